@@ -1,0 +1,70 @@
+/* blockcache.c — see blockcache.h. */
+#include "cpu/blockcache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void blockcache_init(BlockCache *bc, unsigned log2_entries, size_t arena_insns)
+{
+    memset(bc, 0, sizeof *bc);
+    bc->tab = xcalloc((size_t)1 << log2_entries, sizeof *bc->tab);
+    bc->mask = (1u << log2_entries) - 1;
+    bc->arena = xcalloc(arena_insns, sizeof *bc->arena);
+    bc->arena_cap = arena_insns;
+}
+
+void blockcache_destroy(BlockCache *bc)
+{
+    free(bc->tab);
+    free(bc->arena);
+    memset(bc, 0, sizeof *bc);
+}
+
+void blockcache_flush(BlockCache *bc)
+{
+    memset(bc->tab, 0, ((size_t)bc->mask + 1) * sizeof *bc->tab);
+    bc->arena_used = 0;
+    bc->flushes++;
+}
+
+void blockcache_invalidate(BlockCache *bc, uint64_t start, uint64_t end)
+{
+    for (uint32_t i = 0; i <= bc->mask; i++) {
+        BlockEntry *e = &bc->tab[i];
+        if (e->size && e->pc < end && start < e->pc + e->size)
+            memset(e, 0, sizeof *e);
+    }
+}
+
+InsnInfo *blockcache_alloc_info(BlockCache *bc, uint32_t n, bool *flushed)
+{
+    *flushed = false;
+    if (bc->arena_used + n > bc->arena_cap) {
+        if (n > bc->arena_cap) {            /* cannot happen with engine block sizes; grow anyway */
+            bc->arena_cap = n * 2;
+            free(bc->arena);
+            bc->arena = xcalloc(bc->arena_cap, sizeof *bc->arena);
+        }
+        blockcache_flush(bc);
+        *flushed = true;
+    }
+    InsnInfo *p = bc->arena + bc->arena_used;
+    bc->arena_used += n;
+    return p;
+}
+
+uint32_t blockcache_insn_index(const BlockEntry *e, uint64_t pc)
+{
+    if (pc <= e->pc)
+        return 0;
+    uint64_t off = pc - e->pc;
+    uint32_t lo = 0, hi = e->n;
+    while (lo < hi) {       /* first instruction whose end is beyond off */
+        uint32_t mid = (lo + hi) / 2;
+        if ((uint64_t)e->info[mid].off + e->info[mid].len <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

@@ -1,0 +1,63 @@
+/* blockcache.h — decoded translated blocks: instruction count, cycle cost, per-instruction
+ * offsets and costs.  Direct-mapped on the block's start address; a block is identified by
+ * (pc, size) because the engine may translate different blocks starting at the same address.
+ * Per-instruction tables live in an arena that is reset whenever the cache is flushed, so the
+ * hot path never allocates.
+ */
+#ifndef PMUSIM_BLOCKCACHE_H
+#define PMUSIM_BLOCKCACHE_H
+
+#include "sim/common.h"
+
+typedef struct InsnInfo {
+    uint16_t off;                   /* offset from the block start */
+    uint8_t len;
+    uint8_t cost;                   /* cycles */
+} InsnInfo;
+
+typedef struct BlockEntry {
+    uint64_t pc;
+    uint32_t size;                  /* bytes; 0 = empty slot */
+    uint32_t n;                     /* instructions */
+    uint64_t cycles;                /* sum of the instruction costs */
+    InsnInfo *info;                 /* n entries, in the arena */
+} BlockEntry;
+
+typedef struct BlockCache {
+    BlockEntry *tab;
+    uint32_t mask;                  /* entries - 1 */
+    InsnInfo *arena;
+    size_t arena_used, arena_cap;   /* in InsnInfo units */
+    uint64_t decodes, flushes;      /* statistics */
+} BlockCache;
+
+void blockcache_init(BlockCache *bc, unsigned log2_entries, size_t arena_insns);
+void blockcache_destroy(BlockCache *bc);
+void blockcache_flush(BlockCache *bc);
+/* Drop every entry overlapping [start, end). */
+void blockcache_invalidate(BlockCache *bc, uint64_t start, uint64_t end);
+
+static inline uint32_t blockcache_index(const BlockCache *bc, uint64_t pc)
+{
+    return (uint32_t)((pc >> 2) ^ (pc >> 13)) & bc->mask;
+}
+
+/* The entry for (pc, size), or NULL on a miss. */
+static inline BlockEntry *blockcache_lookup(BlockCache *bc, uint64_t pc, uint32_t size)
+{
+    BlockEntry *e = &bc->tab[blockcache_index(bc, pc)];
+    return likely(e->pc == pc && e->size == size) ? e : NULL;
+}
+
+/* Space for n instruction records; flushes the whole cache first when the arena is full
+ * (the caller must then re-fetch any entry pointer it holds). */
+InsnInfo *blockcache_alloc_info(BlockCache *bc, uint32_t n, bool *flushed);
+/* The slot (pc, size) will occupy; the caller fills it. */
+static inline BlockEntry *blockcache_slot(BlockCache *bc, uint64_t pc)
+{
+    return &bc->tab[blockcache_index(bc, pc)];
+}
+/* Index of the instruction starting at or containing pc; e->n if pc is at/after the end. */
+uint32_t blockcache_insn_index(const BlockEntry *e, uint64_t pc);
+
+#endif

@@ -1,0 +1,791 @@
+/* cpu.c — the architecture-independent CPU: engine setup, exact accounting, limits and cuts,
+ * trap sites, the access locator, and the per-CPU run loop.  The design is described at the top
+ * of cpu.h; the numbered comments below refer to it.
+ */
+#include "cpu/cpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/machine.h"
+#include "sim/tunables.h"
+
+/* ------------------------------------------------------------------ CPU models */
+
+static const CpuModel cpu_models[] = {
+    { "generic", ARCH_X86_64, "pmusim,x86-64-generic", UC_CPU_X86_SKYLAKE_CLIENT, 0x00050654 },
+    { "cortex-a57", ARCH_ARM64, "arm,cortex-a57", UC_CPU_ARM64_A57, 0x411fd070 },
+    { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034 },
+    { "cortex-a72", ARCH_ARM64, "arm,cortex-a72", UC_CPU_ARM64_A72, 0x410fd083 },
+    { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_7450_V2_1, 0x80000201 },
+    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80020101 },
+};
+
+const CpuModel *cpu_model_find(Arch arch, const char *name)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(cpu_models); i++)
+        if (cpu_models[i].arch == arch &&
+            (!strcmp(cpu_models[i].name, name) || !strcmp(cpu_models[i].compatible, name)))
+            return &cpu_models[i];
+    return NULL;
+}
+
+const CpuModel *cpu_model_default(Arch arch)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(cpu_models); i++)
+        if (cpu_models[i].arch == arch)
+            return &cpu_models[i];
+    return NULL;
+}
+
+const char *cpu_model_list(Arch arch)
+{
+    static char buf[256];
+    buf[0] = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(cpu_models); i++)
+        if (cpu_models[i].arch == arch) {
+            if (buf[0])
+                strcat(buf, ", ");
+            strcat(buf, cpu_models[i].name);
+        }
+    return buf;
+}
+
+/* ------------------------------------------------------------------ registers and memory */
+
+uint64_t cpu_reg_read(Cpu *c, int reg)
+{
+    uint64_t v = 0;
+    uc_err e = uc_reg_read(c->uc, reg, &v);
+    if (e != UC_ERR_OK)
+        cpu_internal_error(c, "uc_reg_read(%d): %s", reg, uc_strerror(e));
+    return c->ops->arch == ARCH_PPC32 ? (uint32_t)v : v;
+}
+
+void cpu_reg_write(Cpu *c, int reg, uint64_t v)
+{
+    uc_err e = uc_reg_write(c->uc, reg, &v);
+    if (e != UC_ERR_OK)
+        cpu_internal_error(c, "uc_reg_write(%d): %s", reg, uc_strerror(e));
+}
+
+bool cpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len)
+{
+    uint8_t *p = mem_ptr(&c->m->mem, addr, len);
+    if (!p)
+        return false;
+    memcpy(buf, p, len);
+    return true;
+}
+
+bool cpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
+{
+    if (!mem_ptr(&c->m->mem, addr, len))
+        return false;
+    if (mem_page_is_code(&c->m->mem, addr) || mem_page_is_code(&c->m->mem, addr + len - 1)) {
+        RamBlock *b = mem_block(&c->m->mem, addr);
+        if (b && b->rom)
+            return false;
+        codewatch_store(c->m, c, addr, buf, (unsigned)len);
+        return true;
+    }
+    memcpy(mem_ptr(&c->m->mem, addr, len), buf, len);
+    return true;
+}
+
+void cpu_internal_error(Cpu *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pmusim: internal error on cpu%d: ", c->index);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    c->state = CPU_DEAD;
+    machine_exit(c->m, c, EXIT_INTERNAL, "internal-error");
+    uc_emu_stop(c->uc);
+}
+
+/* ------------------------------------------------------------------ trap sites */
+
+static TrapSite *trap_slot(Cpu *c, uint64_t pc)
+{
+    uint32_t mask = c->traps_cap - 1;
+    for (uint32_t i = (uint32_t)(pc * 0x9E3779B97F4A7C15ull >> 40) & mask;; i = (i + 1) & mask)
+        if (c->traps[i].pc == pc || !c->traps[i].len)
+            return &c->traps[i];
+}
+
+static TrapSite *trap_find(Cpu *c, uint64_t pc)
+{
+    TrapSite *t = trap_slot(c, pc);
+    return t->len ? t : NULL;
+}
+
+static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque);
+
+/* Register a trap site; true if it is new (the block must be retranslated). */
+static bool trap_add(Cpu *c, uint64_t pc, int kind, const uint8_t *bytes, unsigned len)
+{
+    TrapSite *t = trap_find(c, pc);
+    if (t && t->live && t->kind == kind && t->len == len && !memcmp(t->bytes, bytes, len))
+        return false;
+    if (t && t->live)
+        uc_hook_del(c->uc, t->hook);
+    if (!t) {
+        if (2 * (c->ntraps + 1) > c->traps_cap) {     /* grow and rehash */
+            TrapSite *old = c->traps;
+            uint32_t oldcap = c->traps_cap;
+            c->traps_cap *= 2;
+            c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
+            for (uint32_t i = 0; i < oldcap; i++)
+                if (old[i].len)
+                    *trap_slot(c, old[i].pc) = old[i];
+            free(old);
+        }
+        t = trap_slot(c, pc);
+        c->ntraps++;
+    }
+    t->pc = pc;
+    t->kind = (uint16_t)kind;
+    t->len = (uint8_t)len;
+    memcpy(t->bytes, bytes, len);
+    uc_err e = uc_hook_add(c->uc, &t->hook, UC_HOOK_CODE, (void *)hook_trap, c, pc, pc);
+    if (e != UC_ERR_OK) {
+        cpu_internal_error(c, "uc_hook_add(trap at 0x%" PRIx64 "): %s", pc, uc_strerror(e));
+        return false;
+    }
+    t->live = true;
+    return true;
+}
+
+static void trap_kill(Cpu *c, TrapSite *t)
+{
+    if (t->live)
+        uc_hook_del(c->uc, t->hook);
+    t->live = false;
+}
+
+/* ------------------------------------------------------------------ accounting */
+
+/* Cost of instructions [from, to) of the current block. */
+static uint64_t block_cost(const BlockEntry *e, uint32_t from, uint32_t to)
+{
+    uint64_t s = 0;
+    for (uint32_t i = from; i < to; i++)
+        s += e->info[i].cost;
+    return s;
+}
+
+/* Set how many instructions of the current block are counted. */
+static void block_set_counted(Cpu *c, uint32_t keep)
+{
+    BlockEntry *e = c->blk;
+    if (keep < c->blk_counted) {
+        c->insns -= c->blk_counted - keep;
+        c->cycles -= block_cost(e, keep, c->blk_counted);
+    } else if (keep > c->blk_counted) {
+        c->insns += keep - c->blk_counted;
+        c->cycles += block_cost(e, c->blk_counted, keep);
+    }
+    c->blk_counted = keep;
+}
+
+void cpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive)
+{
+    BlockEntry *e = c->blk;
+    if (!e || pc < e->pc || pc > e->pc + e->size)
+        return;                     /* not inside the block being executed: nothing to adjust */
+    uint32_t idx = blockcache_insn_index(e, pc);
+    if (inclusive && idx < e->n)
+        idx++;
+    block_set_counted(c, idx);
+}
+
+unsigned cpu_insn_cost(Cpu *c, uint64_t pc)
+{
+    BlockEntry *e = c->blk;
+    if (!e || pc < e->pc || pc >= e->pc + e->size)
+        return 1;
+    uint32_t idx = blockcache_insn_index(e, pc);
+    return idx < e->n ? e->info[idx].cost : 1;
+}
+
+/* ------------------------------------------------------------------ block decoding */
+
+/* Decode the block (pc, size) into the cache: count, costs, trap sites.  Returns NULL when the
+ * block contains new trap sites: the engine has then been asked to stop so the block is
+ * retranslated with their hooks before it runs. */
+static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
+{
+    Machine *m = c->m;
+    const uint8_t *bytes = mem_ptr(&m->mem, pc, size);
+    uint8_t tmp[16];
+    if (!bytes) {
+        /* Code outside RAM/ROM cannot be translated by the engine; be safe anyway. */
+        memset(tmp, 0, sizeof tmp);
+        bytes = tmp;
+        size = size > sizeof tmp ? sizeof tmp : size;
+    }
+    cs_insn *insn = NULL;
+    size_t n = cs_disasm(c->cs, bytes, size, pc, 0, &insn);
+    size_t decoded = 0;
+    for (size_t i = 0; i < n; i++)
+        decoded += insn[i].size;
+    unsigned width = c->ops->arch == ARCH_X86_64 ? 0 : 4;
+    uint32_t extra = 0;         /* instructions Capstone could not decode */
+    if (decoded < size)
+        extra = width ? (uint32_t)((size - decoded) / width) : 1;
+
+    bool flushed;
+    InsnInfo *info = blockcache_alloc_info(&c->bc, (uint32_t)n + extra, &flushed);
+    if (flushed)
+        c->blk = NULL;
+    bool new_traps = false;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        InsnClass cls = insn_classify(c->ops->arch, &insn[i]);
+        uint8_t cost = c->ctab->cost[cls];
+        uint32_t off = (uint32_t)(insn[i].address - pc);
+        info[i] = (InsnInfo){ (uint16_t)off, (uint8_t)insn[i].size, cost };
+        total += cost;
+        int kind = c->ops->trap_kind(c, &insn[i], bytes + off);
+        if (kind && trap_add(c, insn[i].address, kind, bytes + off, insn[i].size))
+            new_traps = true;
+    }
+    for (uint32_t k = 0; k < extra; k++) {
+        uint32_t off = (uint32_t)decoded + k * (width ? width : 1);
+        uint32_t len = width ? width : size - (uint32_t)decoded;
+        info[n + k] = (InsnInfo){ (uint16_t)off, (uint8_t)len, c->ctab->cost[IC_ALU] };
+        total += c->ctab->cost[IC_ALU];
+        /* Fixed-width ISAs: backends also recognise trap sites from the raw word. */
+        int kind = width ? c->ops->trap_kind(c, NULL, bytes + off) : 0;
+        if (kind && trap_add(c, pc + off, kind, bytes + off, len))
+            new_traps = true;
+        if (!width)
+            machine_diag(m, c, pc + off, "undecodable", "Capstone cannot decode the instruction; counted as one");
+    }
+    if (insn)
+        cs_free(insn, n);
+    c->bc.decodes++;
+
+    /* Code seen for the first time outside the image's code: watch it from the next round. */
+    if (!mem_page_is_code(&m->mem, pc) || !mem_page_is_code(&m->mem, pc + size - 1)) {
+        mem_note_code_page(&m->mem, pc);
+        mem_note_code_page(&m->mem, pc + size - 1);
+    }
+    if (!codewatch_overlaps(&m->cw, pc, size) || !codewatch_overlaps(&m->cw, pc + size - 1, 1))
+        codewatch_add_range(&m->cw, pc, pc + size);
+
+    BlockEntry *e = blockcache_slot(&c->bc, pc);
+    *e = (BlockEntry){ pc, size, (uint32_t)n + extra, total, info };
+    if (new_traps) {
+        uc_ctl_remove_cache(c->uc, pc, pc + size);
+        return NULL;
+    }
+    return e;
+}
+
+/* ------------------------------------------------------------------ engine hooks */
+
+/* Test aid (--icount-check): count every instruction with a code hook as a reference. */
+static void hook_icount(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
+{
+    Cpu *c = opaque;
+    if (!c->m->stopping)
+        c->ref_insns++;
+}
+
+/* A code hook is about to stop before the instruction at hand: the reference counter has
+ * already counted it. */
+static void icount_unsee(Cpu *c)
+{
+    if (c->m->cfg.icount_check)
+        c->ref_insns--;
+}
+
+static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
+{
+    c->stop = kind;
+    c->stop_pc = pc;
+    uc_emu_stop(c->uc);
+}
+
+/* (1) The only per-block work on the common path. */
+static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
+{
+    Cpu *c = opaque;
+    if (unlikely(c->in_cut)) {
+        /* Inside a cut only the code hook counts; leaving the block's range ends the cut. */
+        if (pc < c->cut_start || pc >= c->cut_end)
+            stop_at(c, pc, STOP_BOUNDARY);
+        return;
+    }
+    BlockEntry *e = blockcache_lookup(&c->bc, pc, size);
+    if (unlikely(!e)) {
+        e = block_decode(c, pc, size);
+        if (!e) {
+            c->blk = NULL;
+            stop_at(c, pc, STOP_RETRANSLATE);
+            return;
+        }
+    }
+    c->blk = e;
+    if (likely(c->cycles + e->cycles <= c->lim_fast && c->insns + e->n <= c->lim_insns)) {
+        c->cycles += e->cycles;
+        c->insns += e->n;
+        c->blk_counted = e->n;
+        return;
+    }
+    /* (2) a limit is at or inside this block */
+    c->blk_counted = 0;
+    if (c->stop_next_block || c->m->stopping || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
+        c->insns >= c->lim_insns) {
+        stop_at(c, pc, STOP_BOUNDARY);
+    } else if (c->cycles + e->cycles > c->lim_cycles || c->insns + e->n > c->lim_insns) {
+        stop_at(c, pc, STOP_CUT);
+    } else {                        /* only the quantum ends inside: finish the block */
+        c->cycles += e->cycles;
+        c->insns += e->n;
+        c->blk_counted = e->n;
+    }
+}
+
+/* (3) During a cut: count instruction by instruction and stop after the k-th. */
+static void hook_cut(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
+{
+    Cpu *c = opaque;
+    if (c->cut_left == 0) {
+        icount_unsee(c);
+        c->stop = STOP_PRECISE;
+        uc_emu_stop(uc);
+        return;
+    }
+    c->cut_left--;
+    cpu_retire_upto(c, pc, true);
+}
+
+/* (4) A trapped instruction is about to execute. */
+static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
+{
+    Cpu *c = opaque;
+    TrapSite *t = trap_find(c, pc);
+    if (!t || !t->live || c->stop != STOP_NONE)
+        return;
+    if (c->m->stopping) {           /* the run has ended at an earlier instruction */
+        c->stop = STOP_PRECISE;
+        uc_emu_stop(uc);
+        return;
+    }
+    uint8_t now[15];
+    if (!cpu_mem_read(c, pc, now, t->len) || memcmp(now, t->bytes, t->len)) {
+        trap_kill(c, t);            /* the code changed: it is no longer this instruction */
+        return;
+    }
+    if (c->in_cut && c->cut_left == 0) {
+        icount_unsee(c);
+        c->stop = STOP_PRECISE;
+        uc_emu_stop(uc);
+        return;
+    }
+    /* Make the counts exact up to (not including) this instruction, so the handler sees the
+     * precise time; restore the rest of the block if the engine is to execute it after all. */
+    uint32_t counted = c->blk_counted;
+    cpu_retire_upto(c, pc, false);
+    c->stats_traps++;
+    TrapResult r = c->ops->trap(c, pc, t);
+    if (r == TRAP_NATIVE) {
+        if (!c->in_cut && c->blk)
+            block_set_counted(c, counted);
+        return;
+    }
+    if (r == TRAP_DONE) {
+        cpu_retire_upto(c, pc, true);
+        if (c->in_cut && c->cut_left)
+            c->cut_left--;
+    }
+}
+
+static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
+{
+    Cpu *c = opaque;
+    c->stats_exceptions++;
+    c->ops->intr(c, intno);
+}
+
+/* Stores to write-protected (code) pages: the code-write chokepoint does the store. */
+static bool hook_write_prot(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
+                            void *opaque)
+{
+    Cpu *c = opaque;
+    uint8_t bytes[8];
+    unsigned n = size > 8 ? 8 : (unsigned)size;
+    if (arch_big_endian(c->ops->arch))
+        store_be(bytes, n, (uint64_t)value);
+    else
+        store_le(bytes, n, (uint64_t)value);
+    RamBlock *b = mem_block(&c->m->mem, addr);
+    if (b && b->rom) {
+        machine_diag(c->m, c, cpu_access_pc(c, ACC_WRITE, addr, n), "rom-write",
+                     "write of %u bytes to ROM at 0x%" PRIx64 " ignored", n, addr);
+        return true;                /* the engine discards it */
+    }
+    codewatch_store(c->m, c, addr, bytes, n);
+    return true;
+}
+
+static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
+                          void *opaque)
+{
+    Cpu *c = opaque;
+    c->fault_addr = addr;
+    c->fault_write = type == UC_MEM_WRITE_UNMAPPED;
+    c->fault_fetch = type == UC_MEM_FETCH_UNMAPPED;
+    c->fault_pc = c->fault_fetch ? addr
+                                 : cpu_access_pc(c, c->fault_write ? ACC_WRITE : ACC_READ, addr, (unsigned)size);
+    c->fault_pending = true;
+    return false;                   /* the engine stops with an error; cpu_run delivers the fault */
+}
+
+/* ------------------------------------------------------------------ the access locator */
+
+/* Registers are synchronised to the engine state at every memory and I/O access (TCG syncs
+ * globals before operations with side effects), so the instruction that made an access is the
+ * first one of the current block, from where the previous access was found, whose operands
+ * address it.  Consecutive pieces of one access (a 64-bit MMIO access arrives as two 32-bit
+ * callbacks; ldp/stp) match the same instruction because their addresses ascend. */
+uint64_t cpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
+{
+    BlockEntry *e = c->blk;
+    if (!e)
+        return c->ops->get_pc(c);
+    if (c->in_cut)                  /* the code hook has just counted the executing instruction */
+        return e->pc + e->info[c->blk_counted ? c->blk_counted - 1 : 0].off;
+    /* A new execution of a block (insns moves on at every block start) resets the cursor. */
+    if (c->acc_blk != e || c->acc_gen != c->insns) {
+        c->acc_blk = e;
+        c->acc_gen = c->insns;
+        c->acc_idx = 0;
+        c->acc_last = UINT64_MAX;
+    }
+    if (c->acc_last != UINT64_MAX && c->acc_kind == kind && addr > c->acc_addr &&
+        addr < c->acc_addr + 16) {
+        c->acc_addr = addr;
+        return c->acc_last;
+    }
+    const uint8_t *bytes = mem_ptr(&c->m->mem, e->pc, e->size);
+    if (!bytes)
+        return e->pc;
+    uint32_t start = c->acc_idx;
+    for (uint32_t i = start; i < e->n; i++) {
+        uint64_t ipc = e->pc + e->info[i].off;
+        cs_insn *insn = NULL;
+        size_t got = cs_disasm(c->cs, bytes + e->info[i].off, e->info[i].len, ipc, 1, &insn);
+        bool hit = got == 1 && c->ops->insn_accesses(c, insn, kind, addr, size);
+        if (insn)
+            cs_free(insn, got);
+        if (hit) {
+            c->acc_idx = i + 1;
+            c->acc_last = ipc;
+            c->acc_kind = kind;
+            c->acc_addr = addr;
+            return ipc;
+        }
+    }
+    /* Not found (an access the matcher does not understand): the block start is the best we
+     * can say, and it is deterministic. */
+    return e->pc;
+}
+
+/* ------------------------------------------------------------------ create / destroy */
+
+Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Error *err)
+{
+    const CpuOps *ops = m->arch == ARCH_X86_64 ? &x86_64_cpu_ops
+                      : m->arch == ARCH_ARM64 ? &arm64_cpu_ops
+                                              : &ppc32_cpu_ops;
+    Cpu *c = xcalloc(1, ops->size);
+    c->ops = ops;
+    c->m = m;
+    c->index = index;
+    c->hwid = hwid;
+    c->model = model;
+    c->state = CPU_OFF;
+    c->stop_reason = "off";
+    c->ctab = cycle_table_find(ops->arch == ARCH_X86_64 ? "x86-64-generic" : model->name);
+    if (!c->ctab) {
+        error_set(err, "no cycle table for CPU model %s", model->name);
+        goto fail;
+    }
+    blockcache_init(&c->bc, BLOCKCACHE_LOG2, BLOCKCACHE_ARENA);
+    c->traps_cap = 64;
+    c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
+    evq_init(&c->events);
+    evq_init(&c->insn_events);
+
+    uc_err e = uc_open(ops->uc_arch, (uc_mode)ops->uc_mode, &c->uc);
+    if (e != UC_ERR_OK) {
+        error_set(err, "cpu%d: cannot open the engine: %s", index, uc_strerror(e));
+        goto fail;
+    }
+    e = uc_ctl_set_cpu_model(c->uc, model->uc_model);   /* must precede everything else */
+    if (e != UC_ERR_OK) {
+        error_set(err, "cpu%d: engine refuses CPU model %s: %s", index, model->name, uc_strerror(e));
+        goto fail;
+    }
+    /* No `until` address: the engine runs until a hook stops it.  (With an `until`, Unicorn 2.0.1
+     * invalidates its translation after every run by translating it through the guest MMU, and
+     * an unmapped one faults outside the CPU loop.) */
+    e = uc_ctl_exits_enable(c->uc);
+    if (e != UC_ERR_OK) {
+        error_set(err, "cpu%d: cannot disable the engine's exit address: %s", index, uc_strerror(e));
+        goto fail;
+    }
+    if (cs_open(ops->cs_arch, (cs_mode)ops->cs_mode, &c->cs) != CS_ERR_OK) {
+        error_set(err, "cpu%d: cannot open Capstone", index);
+        goto fail;
+    }
+    cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+    if (!mem_map_engine(&m->mem, c->uc, err) || !machine_map_devices(m, c, err))
+        goto fail;
+    uc_hook h;
+    if (uc_hook_add(c->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, c, 1, 0) != UC_ERR_OK ||
+        uc_hook_add(c->uc, &h, UC_HOOK_INTR, (void *)hook_intr, c, 1, 0) != UC_ERR_OK ||
+        uc_hook_add(c->uc, &h, UC_HOOK_MEM_WRITE_PROT, (void *)hook_write_prot, c, 1, 0) != UC_ERR_OK ||
+        uc_hook_add(c->uc, &h, UC_HOOK_MEM_UNMAPPED, (void *)hook_unmapped, c, 1, 0) != UC_ERR_OK) {
+        error_set(err, "cpu%d: cannot install engine hooks", index);
+        goto fail;
+    }
+    if (m->cfg.icount_check &&
+        uc_hook_add(c->uc, &h, UC_HOOK_CODE, (void *)hook_icount, c, 1, 0) != UC_ERR_OK) {
+        error_set(err, "cpu%d: cannot install the reference counter", index);
+        goto fail;
+    }
+    if (!ops->init(c, err))
+        goto fail;
+    return c;
+fail:
+    cpu_destroy(c);
+    return NULL;
+}
+
+void cpu_destroy(Cpu *c)
+{
+    if (!c)
+        return;
+    if (c->ops->destroy)
+        c->ops->destroy(c);
+    if (c->uc)
+        uc_close(c->uc);
+    if (c->cs)
+        cs_close(&c->cs);
+    blockcache_destroy(&c->bc);
+    evq_destroy(&c->events);
+    evq_destroy(&c->insn_events);
+    free(c->traps);
+    free(c);
+}
+
+void cpu_trace_exception(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+                         uint64_t info)
+{
+    Machine *m = c->m;
+    if (!trace_on(&m->trace))
+        return;
+    char sym[128];
+    TraceEvent ev = trace_begin(c->cycles, c->index, kind);
+    trace_hex(&ev, "vector", vector);
+    trace_str(&ev, "name", name);
+    trace_hex(&ev, "from", from);
+    trace_str(&ev, "sym", machine_describe(m, from, sym, sizeof sym));
+    trace_hex(&ev, "to", to);
+    trace_hex(&ev, "info", info);
+    trace_end(&m->trace, &ev);
+}
+
+/* ------------------------------------------------------------------ power and events */
+
+void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, const char *why)
+{
+    c->ops->reset(c, entry, arg0, arg1);
+    c->state = CPU_RUNNING;
+    c->stop_reason = "running";
+    if (trace_on(&c->m->trace)) {
+        TraceEvent ev = trace_begin(c->cycles, c->index, "cpu-start");
+        trace_hex(&ev, "pc", entry);
+        trace_hex(&ev, "hwid", c->hwid);
+        trace_str(&ev, "reason", why);
+        trace_end(&c->m->trace, &ev);
+    }
+}
+
+void cpu_stop(Cpu *c, CpuState state, const char *why)
+{
+    c->state = state;
+    c->stop_reason = why;
+    cpu_request_stop(c);
+    if (trace_on(&c->m->trace)) {
+        TraceEvent ev = trace_begin(c->cycles, c->index, "cpu-stop");
+        trace_hex(&ev, "pc", c->ops->get_pc(c));
+        trace_str(&ev, "reason", why);
+        trace_end(&c->m->trace, &ev);
+    }
+}
+
+void cpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
+{
+    evq_insert(&c->events, ev, cycle, clock_next_seq(&c->m->clock));
+    if (cycle < c->lim_cycles) {    /* a running CPU must notice it (from a hook) */
+        c->lim_cycles = cycle;
+        if (cycle < c->lim_fast)
+            c->lim_fast = cycle;
+    }
+}
+
+void cpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
+{
+    evq_insert(&c->insn_events, ev, insns, clock_next_seq(&c->m->clock));
+    if (insns < c->lim_insns)
+        c->lim_insns = insns;
+}
+
+void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
+{
+    uc_ctl_remove_cache(c->uc, start, end);
+    blockcache_invalidate(&c->bc, start, end);
+    if (c->blk && c->blk->size == 0)
+        c->blk = NULL;
+    for (uint32_t i = 0; i < c->traps_cap; i++) {
+        TrapSite *t = &c->traps[i];
+        if (t->len && t->live && t->pc < end && start < t->pc + t->len)
+            trap_kill(c, t);
+    }
+}
+
+/* ------------------------------------------------------------------ running */
+
+static void cpu_engine_error(Cpu *c, uc_err err);
+
+/* Run the first k instructions of the block at stop_pc exactly. */
+static void run_cut(Cpu *c)
+{
+    BlockEntry *e = c->blk;
+    uint64_t pc = c->stop_pc;
+    if (!e || e->pc != pc)
+        return;
+    uint64_t k = e->n;
+    if (c->insns + k > c->lim_insns)
+        k = c->lim_insns - c->insns;
+    uint64_t t = c->cycles;
+    for (uint32_t i = 0; i < k; i++) {     /* the first instruction that reaches the cycle limit */
+        t += e->info[i].cost;
+        if (t >= c->lim_cycles) {
+            k = i + 1;
+            break;
+        }
+    }
+    if (k == 0)
+        return;
+    c->stats_cuts++;
+    uc_hook h;
+    if (uc_hook_add(c->uc, &h, UC_HOOK_CODE, (void *)hook_cut, c, pc, pc + e->size - 1) != UC_ERR_OK) {
+        cpu_internal_error(c, "cannot add the cut hook");
+        return;
+    }
+    uc_ctl_remove_cache(c->uc, pc, pc + e->size);
+    c->in_cut = true;
+    c->cut_start = pc;
+    c->cut_end = pc + e->size;
+    c->cut_left = (uint32_t)k;
+    c->blk_counted = 0;
+    c->stop = STOP_NONE;
+    uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
+    c->in_cut = false;
+    uc_hook_del(c->uc, h);
+    uc_ctl_remove_cache(c->uc, pc, pc + e->size);   /* back to the hook-free translation */
+    if (c->stop == STOP_BOUNDARY)
+        c->ops->set_pc(c, c->stop_pc);
+    if (err != UC_ERR_OK)
+        cpu_engine_error(c, err);
+}
+
+static void cpu_engine_error(Cpu *c, uc_err err)
+{
+    if (c->fault_pending) {
+        c->fault_pending = false;
+        c->ops->mem_fault(c, c->fault_addr, c->fault_write, c->fault_fetch);
+        return;
+    }
+    if (c->m->stopping)
+        return;
+    cpu_internal_error(c, "engine stopped at pc 0x%" PRIx64 ": %s", c->ops->get_pc(c), uc_strerror(err));
+}
+
+/* One engine run within the current limits. */
+static void engine_run(Cpu *c)
+{
+    c->stop = STOP_NONE;
+    c->stop_next_block = false;
+    c->fault_pending = false;
+    uint64_t pc = c->ops->get_pc(c);
+    uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
+    StopKind stop = c->stop;
+    if (stop == STOP_BOUNDARY || stop == STOP_RETRANSLATE || stop == STOP_CUT)
+        c->ops->set_pc(c, c->stop_pc);     /* the engine's PC is stale after a block-hook stop */
+    if (err != UC_ERR_OK) {
+        cpu_engine_error(c, err);
+        return;
+    }
+    if (stop == STOP_CUT)
+        run_cut(c);
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+void cpu_run(Cpu *c, uint64_t until)
+{
+    Machine *m = c->m;
+    while (!m->stopping) {
+        evq_run_due(&c->events, c->cycles);
+        evq_run_due(&c->insn_events, c->insns);
+        if (m->stopping)
+            break;
+        if (c->state == CPU_RUNNING || c->state == CPU_HALTED)
+            c->ops->take_interrupt(c);
+        uint64_t max_c = m->cfg.max_cycles ? m->cfg.max_cycles : UINT64_MAX;
+        if (c->cycles >= max_c) {
+            if (c->state == CPU_RUNNING)
+                c->stop_reason = "max-cycles";
+            return;
+        }
+        if (c->cycles >= until)
+            return;
+        if (c->state != CPU_RUNNING) {
+            /* asleep or off: time passes until the next event or the end of the quantum */
+            uint64_t t = min64(min64(until, evq_next(&c->events)), max_c);
+            if (t > c->cycles) {
+                c->idle_cycles += t - c->cycles;
+                c->cycles = t;
+            }
+            continue;
+        }
+        c->lim_soft = until;
+        c->lim_cycles = min64(evq_next(&c->events), max_c);
+        c->lim_insns = evq_next(&c->insn_events);
+        if (m->cfg.max_insns) {
+            uint64_t total = machine_total_insns(m);
+            if (total >= m->cfg.max_insns) {
+                c->stop_reason = "max-insns";
+                machine_exit(m, c, EXIT_LIMIT, "max-insns");
+                return;
+            }
+            c->lim_insns = min64(c->lim_insns, c->insns + (m->cfg.max_insns - total));
+        }
+        c->lim_fast = min64(c->lim_soft, c->lim_cycles);
+        engine_run(c);
+    }
+}

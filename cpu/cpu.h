@@ -1,0 +1,239 @@
+/* cpu.h — one simulated CPU: a Unicorn engine over the shared guest RAM, exact instruction and
+ * cycle accounting, and the architecture backend behind CpuOps.
+ *
+ * Accounting.  A UC_HOOK_BLOCK callback runs at the start of every translated block.  It looks
+ * the block up in a direct-mapped cache (blockcache.h: instruction count, cycle cost and
+ * per-instruction offsets/costs, decoded once with Capstone) and adds the whole block to
+ * `insns` and `cycles` before the block executes.  That is the only per-block work on the
+ * common path: one lookup, two compares, two adds.
+ *
+ * Limits.  A run has a soft cycle limit (the end of the scheduling quantum: stop at the first
+ * block boundary at or after it) and hard limits (the next event, in cycles or instructions, and
+ * --max-insns: stop exactly there).  When a block would cross a hard limit the block hook stops
+ * the engine before the block runs and cpu.c "cuts": it re-runs just that block under a
+ * UC_HOOK_CODE hook limited to the block's range that counts instructions one by one and stops
+ * precisely after the k-th — so events land on their exact instruction with no per-instruction
+ * hook on the common path.
+ *
+ * Mid-block stops.  When execution leaves a block early — a trapped instruction emulated by the
+ * backend, an exception raised by the engine — the instructions of the block that did not run
+ * are taken back (cpu_retire_upto), using the per-instruction table of the current block.
+ *
+ * Trap sites.  Instructions the engine gets wrong or makes nondeterministic (rdtsc, rdmsr,
+ * mftb, ...) are found by the backend while a block is decoded; each gets a one-address
+ * UC_HOOK_CODE hook, and the block is retranslated before it first runs, so a trapped
+ * instruction never executes natively.
+ */
+#ifndef PMUSIM_CPU_H
+#define PMUSIM_CPU_H
+
+#include <capstone/capstone.h>
+#include <unicorn/unicorn.h>
+
+#include "cpu/blockcache.h"
+#include "cpu/cycle_model.h"
+#include "sim/clock.h"
+#include "sim/common.h"
+
+typedef struct Machine Machine;
+typedef struct Cpu Cpu;
+typedef struct Blob Blob;
+typedef struct BlobReader BlobReader;
+
+/* A CPU model selectable with --cpu-model. */
+typedef struct CpuModel {
+    const char *name;           /* "cortex-a57" */
+    Arch arch;
+    const char *compatible;     /* cpu node compatible, "arm,cortex-a57" */
+    int uc_model;               /* Unicorn CPU model */
+    uint64_t id;                /* MIDR_EL1 / PVR / CPUID.1:EAX */
+} CpuModel;
+
+const CpuModel *cpu_model_find(Arch arch, const char *name_or_compatible);
+const CpuModel *cpu_model_default(Arch arch);
+/* Comma-separated list of model names for an architecture, for messages. */
+const char *cpu_model_list(Arch arch);
+
+typedef enum CpuState {
+    CPU_OFF,        /* held before release / after PSCI CPU_OFF: executes nothing */
+    CPU_RUNNING,
+    CPU_HALTED,     /* hlt / wfi: sleeps until an interrupt it can take */
+    CPU_DEAD,       /* triple fault, checkstop: never runs again */
+} CpuState;
+
+/* Why the engine returned to cpu_run's loop. */
+typedef enum StopKind {
+    STOP_NONE,
+    STOP_BOUNDARY,      /* at a block boundary (quantum end, requested stop); PC = stop_pc */
+    STOP_CUT,           /* a hard limit falls inside the block at stop_pc: run part of it */
+    STOP_RETRANSLATE,   /* new trap sites in the block at stop_pc: run it again */
+    STOP_PRECISE,       /* stopped by a code hook: PC is exact */
+} StopKind;
+
+/* A trapped instruction site (one per address, per CPU engine). */
+typedef struct TrapSite {
+    uint64_t pc;
+    uc_hook hook;
+    uint16_t kind;              /* backend-defined */
+    uint8_t len;
+    uint8_t bytes[15];          /* the instruction when it was hooked */
+    bool live;
+} TrapSite;
+
+/* The kind of access the access locator looks for. */
+typedef enum AccessKind { ACC_READ, ACC_WRITE, ACC_IN, ACC_OUT } AccessKind;
+
+/* What a backend's trap handler did. */
+typedef enum TrapResult {
+    TRAP_NATIVE,        /* let the engine execute the instruction itself */
+    TRAP_DONE,          /* emulated and retired; the handler set the next PC */
+    TRAP_FAULTED,       /* raised an exception instead; the handler performed the entry */
+} TrapResult;
+
+typedef struct CpuOps {
+    Arch arch;
+    size_t size;                                        /* sizeof the backend struct */
+    uc_arch uc_arch;
+    int uc_mode;
+    cs_arch cs_arch;
+    int cs_mode;
+    /* Arch-specific engine setup after RAM and devices are mapped: hooks, fixed registers. */
+    bool (*init)(Cpu *c, Error *err);
+    /* Entry state (docs/guest-abi.md); arg0/arg1 are the first two argument registers. */
+    void (*reset)(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1);
+    /* Is the decoded instruction a trap site?  0 = no, else a backend kind. */
+    int (*trap_kind)(Cpu *c, const cs_insn *insn, const uint8_t *bytes);
+    /* Emulate a trap site (called before it executes, from the engine's hook). */
+    TrapResult (*trap)(Cpu *c, uint64_t pc, const TrapSite *site);
+    /* An exception the engine raised (UC_HOOK_INTR): account and perform the entry. */
+    void (*intr)(Cpu *c, uint32_t intno);
+    /* Does this instruction, with the current registers, make the access (access locator)? */
+    bool (*insn_accesses)(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size);
+    /* The engine stopped on an access to unmapped memory. */
+    void (*mem_fault)(Cpu *c, uint64_t addr, bool write, bool fetch);
+    /* Between runs: deliver an interrupt that is pending and allowed; true if one was taken. */
+    bool (*take_interrupt)(Cpu *c);
+    uint64_t (*get_pc)(Cpu *c);
+    void (*set_pc)(Cpu *c, uint64_t pc);
+    /* Checkpoint the architectural state (the engine's registers and the backend's). */
+    void (*save)(Cpu *c, Blob *b);
+    bool (*load)(Cpu *c, BlobReader *r);
+    void (*destroy)(Cpu *c);
+} CpuOps;
+
+/* Common state, first member of every backend struct. */
+struct Cpu {
+    const CpuOps *ops;
+    Machine *m;
+    int index;                      /* logical CPU number (DT order) */
+    uint64_t hwid;                  /* APIC ID / MPIDR / PIR from the cpu node */
+    const CpuModel *model;
+    const CycleTable *ctab;
+    uc_engine *uc;
+    csh cs;
+    CpuState state;
+    const char *stop_reason;        /* for --stats: why this CPU stopped */
+
+    uint64_t insns;                 /* retired instructions */
+    uint64_t cycles;                /* local time */
+    uint64_t idle_cycles;           /* part of `cycles` spent halted or off */
+
+    /* limits of the current run */
+    uint64_t lim_fast;              /* min(lim_soft, lim_cycles): the block fast path bound */
+    uint64_t lim_soft;              /* quantum end */
+    uint64_t lim_cycles;            /* next cycle event (hard) */
+    uint64_t lim_insns;             /* next instruction event or --max-insns (hard) */
+
+    /* stop protocol */
+    StopKind stop;
+    uint64_t stop_pc;
+    bool stop_next_block;           /* a hook asked to stop at the next block boundary */
+
+    /* the block being executed */
+    BlockEntry *blk;
+    uint32_t blk_counted;           /* how many of its instructions are in insns/cycles */
+
+    /* cut (precise partial block) */
+    bool in_cut;
+    uint64_t cut_start, cut_end;
+    uint32_t cut_left;
+
+    BlockCache bc;
+    TrapSite *traps;                /* open-addressing table keyed by pc */
+    uint32_t ntraps, traps_cap;
+
+    EventQueue events;              /* keyed by this CPU's cycles */
+    EventQueue insn_events;         /* keyed by this CPU's retired instructions */
+
+    bool nmi_pending, irq_pending;  /* interrupt lines (models raise them; backends take them) */
+
+    /* access locator cursor (see cpu_access_pc) */
+    const BlockEntry *acc_blk;
+    uint64_t acc_gen;               /* insns when the cursor was set: identifies the execution */
+    uint32_t acc_idx;
+    AccessKind acc_kind;
+    uint64_t acc_last, acc_addr;
+
+    /* an access to unmapped memory, found by the engine hook, delivered by cpu_run */
+    bool fault_pending, fault_write, fault_fetch;
+    uint64_t fault_addr, fault_pc;
+
+    uint64_t ref_insns;             /* --icount-check: instructions seen by a code hook */
+    uint64_t stats_traps, stats_cuts, stats_exceptions;
+};
+
+/* Create a CPU for machine m (engine opened, RAM/devices mapped, hooks installed). */
+Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Error *err);
+void cpu_destroy(Cpu *c);
+
+/* Run until the CPU's local time reaches `until` (at block granularity), firing this CPU's
+ * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps or
+ * the machine is stopping. */
+void cpu_run(Cpu *c, uint64_t until);
+
+/* Power a CPU on at `entry` with the arch's entry state (arg registers per the ABI). */
+void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, const char *why);
+void cpu_stop(Cpu *c, CpuState state, const char *why);
+
+/* Schedule an event on this CPU at a cycle or at a retired-instruction count. */
+void cpu_schedule(Cpu *c, Event *ev, uint64_t cycle);
+void cpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns);
+
+/* --- for backends and models, called from engine hooks --- */
+
+/* Keep in the counts only the instructions of the current block that lie before `pc`
+ * (`inclusive`: also the one at pc).  Used when execution leaves the block early. */
+void cpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive);
+/* Ask the engine to stop at the next block boundary (after the current instruction when the
+ * hook also redirected the PC).  Never call uc_emu_stop from a device callback: the PC would
+ * be stale and the stop point unknown. */
+static inline void cpu_request_stop(Cpu *c)
+{
+    c->stop_next_block = true;
+    c->lim_fast = 0;                /* forces the block hook off its fast path */
+}
+/* The instruction of the current block that made a memory or I/O access (exact; see cpu.c). */
+uint64_t cpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size);
+/* The engine or pmusim failed in a way that is not the guest's doing: the run ends. */
+void cpu_internal_error(Cpu *c, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
+/* Cost of the instruction at pc in the current block (1 if unknown). */
+unsigned cpu_insn_cost(Cpu *c, uint64_t pc);
+/* Remove every cached translation and decoded block overlapping [start, end). */
+void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
+
+/* Trace an exception or interrupt entry. */
+void cpu_trace_exception(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+                         uint64_t info);
+
+/* Engine register access that cannot fail on valid ids (failures are internal errors). */
+uint64_t cpu_reg_read(Cpu *c, int reg);
+void cpu_reg_write(Cpu *c, int reg, uint64_t v);
+
+/* Guest memory access by the CPU's backend (physical, through the machine). */
+bool cpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len);
+bool cpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len);
+
+/* The backends, defined in x86_64.c, arm64.c, ppc32.c. */
+extern const CpuOps x86_64_cpu_ops, arm64_cpu_ops, ppc32_cpu_ops;
+
+#endif

@@ -1,0 +1,876 @@
+/* x86_64.c — the x86-64 backend.
+ *
+ * Entry state, exception and interrupt delivery through the guest's IDT (Intel SDM vol. 3A
+ * §6.12–6.14: 64-bit gates, IST, RSP0 on a privilege change, error codes, #DF and triple-fault
+ * escalation, NMI blocking until IRET), and the instructions pmusim emulates because the engine
+ * gets them wrong or makes them nondeterministic: rdtsc/rdtscp (simulated time), rdmsr/wrmsr
+ * (the MSR table of docs/guest-abi.md; unknown MSRs #GP), rdpmc, rdrand/rdseed (#UD), hlt and
+ * mwait (sleep), cpuid (a documented model).  Port I/O goes to the machine's I/O space.
+ *
+ * Linear addresses (IDT, GDT, TSS, the stack) are translated through the guest's page tables
+ * (4-level, 4 KiB/2 MiB/1 GiB pages), so exception entry works under any mapping the guest sets.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "sim/checkpoint.h"
+#include "sim/machine.h"
+
+/* @see Intel SDM vol. 3A table 6-1 */
+enum {
+    X86_DE = 0, X86_DB = 1, X86_NMI = 2, X86_BP = 3, X86_OF = 4, X86_BR = 5, X86_UD = 6, X86_NM = 7,
+    X86_DF = 8, X86_TS = 10, X86_NP = 11, X86_SS = 12, X86_GP = 13, X86_PF = 14, X86_MF = 16,
+    X86_AC = 17, X86_MC = 18, X86_XM = 19,
+};
+
+enum { RFLAGS_TF = 1 << 8, RFLAGS_IF = 1 << 9, RFLAGS_NT = 1 << 14, RFLAGS_RF = 1 << 16, RFLAGS_VM = 1 << 17 };
+
+/* Trap-site kinds. */
+enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND };
+
+/* MSRs. @see Intel SDM vol. 4 */
+enum {
+    MSR_TSC = 0x10, MSR_APIC_BASE = 0x1b, MSR_FEATURE_CONTROL = 0x3a, MSR_BIOS_SIGN_ID = 0x8b,
+    MSR_MTRRCAP = 0xfe, MSR_SYSENTER_CS = 0x174, MSR_SYSENTER_ESP = 0x175, MSR_SYSENTER_EIP = 0x176,
+    MSR_MCG_CAP = 0x179, MSR_MISC_ENABLE = 0x1a0, MSR_PAT = 0x277, MSR_EFER = 0xc0000080,
+    MSR_STAR = 0xc0000081, MSR_LSTAR = 0xc0000082, MSR_CSTAR = 0xc0000083, MSR_FMASK = 0xc0000084,
+    MSR_FS_BASE = 0xc0000100, MSR_GS_BASE = 0xc0000101, MSR_KERNEL_GS_BASE = 0xc0000102,
+    MSR_TSC_AUX = 0xc0000103,
+};
+
+typedef struct X86Cpu {
+    Cpu c;
+    uint64_t tsc_offset;        /* IA32_TSC = cycles + offset */
+    uint64_t tsc_aux;
+    uint64_t apic_base;
+    bool nmi_blocked;           /* from NMI delivery until the next IRET */
+    int delivering;             /* nesting depth of exception delivery (#DF / triple fault) */
+    uint8_t irq_vector;         /* vector of the pending maskable interrupt */
+} X86Cpu;
+
+static X86Cpu *X86(Cpu *c)
+{
+    return (X86Cpu *)c;
+}
+
+/* ------------------------------------------------------------------ linear addresses */
+
+/* Translate a linear address through CR3 (identity when paging is off); false if not mapped. */
+static bool x86_translate(Cpu *c, uint64_t va, uint64_t *pa)
+{
+    uint64_t cr0 = cpu_reg_read(c, UC_X86_REG_CR0);
+    if (!(cr0 & (1ull << 31))) {
+        *pa = va;
+        return true;
+    }
+    uint64_t table = cpu_reg_read(c, UC_X86_REG_CR3) & 0x000ffffffffff000ull;
+    for (int level = 3; level >= 0; level--) {
+        unsigned idx = (va >> (12 + 9 * level)) & 0x1ff;
+        uint8_t raw[8];
+        if (!cpu_mem_read(c, table + idx * 8, raw, 8))
+            return false;
+        uint64_t pte = load_le(raw, 8);
+        if (!(pte & 1))
+            return false;
+        uint64_t frame = pte & 0x000ffffffffff000ull;
+        if (level == 0 || ((pte & 0x80) && (level == 1 || level == 2))) {
+            uint64_t page = 1ull << (12 + 9 * level);
+            *pa = (frame & ~(page - 1)) | (va & (page - 1));
+            return true;
+        }
+        table = frame;
+    }
+    return false;
+}
+
+static bool lin_read(Cpu *c, uint64_t va, void *buf, size_t len)
+{
+    uint8_t *b = buf;
+    while (len) {
+        size_t n = 0x1000 - (va & 0xfff);
+        if (n > len)
+            n = len;
+        uint64_t pa;
+        if (!x86_translate(c, va, &pa) || !cpu_mem_read(c, pa, b, n))
+            return false;
+        va += n;
+        b += n;
+        len -= n;
+    }
+    return true;
+}
+
+static bool lin_write(Cpu *c, uint64_t va, const void *buf, size_t len)
+{
+    const uint8_t *b = buf;
+    while (len) {
+        size_t n = 0x1000 - (va & 0xfff);
+        if (n > len)
+            n = len;
+        uint64_t pa;
+        if (!x86_translate(c, va, &pa) || !cpu_mem_write(c, pa, b, n))
+            return false;
+        va += n;
+        b += n;
+        len -= n;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ exception delivery */
+
+static const char *const x86_exc_names[32] = {
+    "#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "", "#TS", "#NP", "#SS", "#GP",
+    "#PF", "", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
+};
+
+static bool has_error_code(unsigned vec)
+{
+    return vec == X86_DF || vec == X86_TS || vec == X86_NP || vec == X86_SS || vec == X86_GP ||
+           vec == X86_PF || vec == X86_AC || vec == 21;
+}
+
+static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, const char *kind);
+
+/* A fault while delivering: #DF, and a fault while delivering #DF is a triple fault. */
+static void x86_escalate(Cpu *c, unsigned vec, uint64_t err)
+{
+    X86Cpu *x = X86(c);
+    if (x->delivering >= 2 || vec == X86_DF) {
+        machine_diag(c->m, c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
+        cpu_stop(c, CPU_DEAD, "triple-fault");
+        machine_exit(c->m, c, EXIT_HUNG, "triple-fault");
+        return;
+    }
+    x86_deliver(c, x->delivering ? X86_DF : vec, false, true, x->delivering ? 0 : err, "exception");
+}
+
+/* Deliver vector `vec` through the IDT.  RIP must already hold the return address. */
+static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, const char *kind)
+{
+    X86Cpu *x = X86(c);
+    x->delivering++;
+    uint64_t rip = cpu_reg_read(c, UC_X86_REG_RIP);
+    uint64_t rflags = cpu_reg_read(c, UC_X86_REG_RFLAGS);
+    uint64_t cs = cpu_reg_read(c, UC_X86_REG_CS) & 0xffff;
+    uint64_t ss = cpu_reg_read(c, UC_X86_REG_SS) & 0xffff;
+    uint64_t rsp = cpu_reg_read(c, UC_X86_REG_RSP);
+    unsigned cpl = cs & 3;
+    uc_x86_mmr idtr = { 0 }, gdtr = { 0 }, tr = { 0 };
+    uc_reg_read(c->uc, UC_X86_REG_IDTR, &idtr);
+    uc_reg_read(c->uc, UC_X86_REG_GDTR, &gdtr);
+    uc_reg_read(c->uc, UC_X86_REG_TR, &tr);
+
+    uint8_t g[16];
+    if ((uint64_t)vec * 16 + 15 > idtr.limit || !lin_read(c, idtr.base + vec * 16, g, 16)) {
+        x->delivering--;
+        x86_escalate(c, X86_GP, vec * 8 + 2);
+        return;
+    }
+    uint64_t target = load_le(g, 2) | load_le(g + 6, 2) << 16 | load_le(g + 8, 4) << 32;
+    unsigned sel = (unsigned)load_le(g + 2, 2), ist = g[4] & 7, type = g[5] & 0xf, dpl = (g[5] >> 5) & 3;
+    bool present = g[5] & 0x80;
+    if (!present || (type != 0xe && type != 0xf) || (soft && dpl < cpl)) {
+        x->delivering--;
+        x86_escalate(c, !present ? X86_NP : X86_GP, vec * 8 + 2);
+        return;
+    }
+    /* Privilege of the target code segment. */
+    uint8_t desc[8];
+    unsigned new_cpl = cpl;
+    if ((sel & ~7u) == 0 || (sel | 7u) > gdtr.limit || !lin_read(c, gdtr.base + (sel & ~7u), desc, 8)) {
+        x->delivering--;
+        x86_escalate(c, X86_GP, sel & ~3u);
+        return;
+    }
+    new_cpl = (desc[5] >> 5) & 3;
+    uint64_t new_rsp = rsp, new_ss = ss;
+    if (new_cpl < cpl || ist) {
+        uint8_t t[8];
+        uint64_t off = ist ? 0x24 + 8 * (ist - 1) : 4 + 8 * new_cpl;   /* TSS: RSPn at 4, ISTn at 0x24 */
+        if (off + 8 > (uint64_t)tr.limit + 1 || !lin_read(c, tr.base + off, t, 8)) {
+            x->delivering--;
+            x86_escalate(c, X86_TS, tr.selector & ~3u);
+            return;
+        }
+        new_rsp = load_le(t, 8);
+        if (new_cpl < cpl)
+            new_ss = new_cpl;       /* a null selector with RPL = new CPL (SDM §6.14.4) */
+    }
+    new_rsp &= ~0xfull;
+    uint64_t frame[6];
+    int n = 0;
+    if (has_err)
+        frame[n++] = err;
+    frame[n++] = rip;
+    frame[n++] = cs;
+    frame[n++] = rflags;
+    frame[n++] = rsp;
+    frame[n++] = ss;
+    uint8_t bytes[48];
+    for (int i = 0; i < n; i++)
+        store_le(bytes + 8 * i, 8, frame[i]);
+    new_rsp -= 8 * (uint64_t)n;
+    if (!lin_write(c, new_rsp, bytes, 8 * (size_t)n)) {
+        x->delivering--;
+        x86_escalate(c, vec == X86_DF ? X86_DF : X86_SS, 0);
+        return;
+    }
+    rflags &= ~(uint64_t)(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF | RFLAGS_VM);
+    if (type == 0xe)
+        rflags &= ~(uint64_t)RFLAGS_IF;
+    cpu_reg_write(c, UC_X86_REG_RFLAGS, rflags);
+    if (new_ss != ss)
+        cpu_reg_write(c, UC_X86_REG_SS, new_ss);
+    cpu_reg_write(c, UC_X86_REG_RSP, new_rsp);
+    if (sel != cs)
+        cpu_reg_write(c, UC_X86_REG_CS, sel);
+    cpu_reg_write(c, UC_X86_REG_RIP, target);
+    x->delivering--;
+    if (vec == X86_NMI && !soft)
+        x->nmi_blocked = true;
+    cpu_trace_exception(c, kind, vec, vec < 32 && !soft ? x86_exc_names[vec] : "int", rip, target,
+                        has_err ? err : 0);
+}
+
+static void x86_fault(Cpu *c, unsigned vec, uint64_t err)
+{
+    x86_deliver(c, vec, false, has_error_code(vec), err, "exception");
+}
+
+/* ------------------------------------------------------------------ MSRs */
+
+typedef enum MsrKind { MSR_ENGINE, MSR_CONST, MSR_SIM } MsrKind;
+
+typedef struct MsrDef {
+    uint32_t index;
+    const char *name;
+    MsrKind kind;
+    uint64_t value;             /* MSR_CONST */
+    uint64_t reserved;          /* bits that must be written as 0 (#GP otherwise) */
+} MsrDef;
+
+static const MsrDef msr_table[] = {
+    { MSR_TSC, "IA32_TSC", MSR_SIM, 0, 0 },
+    { MSR_APIC_BASE, "IA32_APIC_BASE", MSR_SIM, 0, 0xfffffff0000002ffull },
+    { MSR_FEATURE_CONTROL, "IA32_FEATURE_CONTROL", MSR_CONST, 0, 0 },
+    { MSR_BIOS_SIGN_ID, "IA32_BIOS_SIGN_ID", MSR_CONST, 0, 0 },
+    { MSR_MTRRCAP, "IA32_MTRRCAP", MSR_CONST, 0, 0 },
+    { MSR_SYSENTER_CS, "IA32_SYSENTER_CS", MSR_ENGINE, 0, 0 },
+    { MSR_SYSENTER_ESP, "IA32_SYSENTER_ESP", MSR_ENGINE, 0, 0 },
+    { MSR_SYSENTER_EIP, "IA32_SYSENTER_EIP", MSR_ENGINE, 0, 0 },
+    { MSR_MCG_CAP, "IA32_MCG_CAP", MSR_CONST, 0, 0 },
+    { MSR_MISC_ENABLE, "IA32_MISC_ENABLE", MSR_CONST, 1, 0 },
+    { MSR_PAT, "IA32_PAT", MSR_ENGINE, 0, 0 },
+    { MSR_EFER, "IA32_EFER", MSR_ENGINE, 0, ~0xd01ull },    /* SCE, LME, LMA, NXE */
+    { MSR_STAR, "IA32_STAR", MSR_ENGINE, 0, 0 },
+    { MSR_LSTAR, "IA32_LSTAR", MSR_ENGINE, 0, 0 },
+    { MSR_CSTAR, "IA32_CSTAR", MSR_ENGINE, 0, 0 },
+    { MSR_FMASK, "IA32_FMASK", MSR_ENGINE, 0, 0 },
+    { MSR_FS_BASE, "IA32_FS_BASE", MSR_ENGINE, 0, 0 },
+    { MSR_GS_BASE, "IA32_GS_BASE", MSR_ENGINE, 0, 0 },
+    { MSR_KERNEL_GS_BASE, "IA32_KERNEL_GS_BASE", MSR_ENGINE, 0, 0 },
+    { MSR_TSC_AUX, "IA32_TSC_AUX", MSR_SIM, 0, 0xffffffff00000000ull },
+};
+
+static const MsrDef *msr_find(uint32_t index)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(msr_table); i++)
+        if (msr_table[i].index == index)
+            return &msr_table[i];
+    return NULL;
+}
+
+static uint64_t msr_engine_read(Cpu *c, uint32_t index)
+{
+    uc_x86_msr msr = { index, 0 };
+    uc_reg_read(c->uc, UC_X86_REG_MSR, &msr);
+    return msr.value;
+}
+
+static void msr_engine_write(Cpu *c, uint32_t index, uint64_t v)
+{
+    uc_x86_msr msr = { index, v };
+    uc_reg_write(c->uc, UC_X86_REG_MSR, &msr);
+}
+
+/* false: #GP */
+static bool msr_read(Cpu *c, uint32_t index, uint64_t *v)
+{
+    X86Cpu *x = X86(c);
+    const MsrDef *d = msr_find(index);
+    if (!d)
+        return false;
+    switch (d->kind) {
+    case MSR_CONST:
+        *v = d->value;
+        return true;
+    case MSR_ENGINE:
+        *v = msr_engine_read(c, index);
+        return true;
+    case MSR_SIM:
+        switch (index) {
+        case MSR_TSC: *v = c->cycles + x->tsc_offset; return true;
+        case MSR_APIC_BASE: *v = x->apic_base; return true;
+        case MSR_TSC_AUX: *v = x->tsc_aux; return true;
+        }
+    }
+    return false;
+}
+
+static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
+{
+    X86Cpu *x = X86(c);
+    const MsrDef *d = msr_find(index);
+    if (!d || (v & d->reserved))
+        return false;
+    switch (d->kind) {
+    case MSR_CONST:
+        return true;                /* writes to these read-only values are ignored */
+    case MSR_ENGINE:
+        msr_engine_write(c, index, v);
+        return true;
+    case MSR_SIM:
+        switch (index) {
+        case MSR_TSC: x->tsc_offset = v - c->cycles; return true;
+        case MSR_APIC_BASE: x->apic_base = (x->apic_base & 0x100) | (v & ~0x100ull); return true;
+        case MSR_TSC_AUX: x->tsc_aux = v; return true;
+        }
+    }
+    return false;
+}
+
+static void trace_msr(Cpu *c, uint64_t pc, const char *op, uint32_t index, uint64_t v, bool ok)
+{
+    if (!trace_on(&c->m->trace))
+        return;
+    const MsrDef *d = msr_find(index);
+    TraceEvent ev = trace_begin(c->cycles, c->index, op);
+    trace_hex(&ev, "pc", pc);
+    trace_hex(&ev, "msr", index);
+    trace_str(&ev, "name", d ? d->name : "unknown");
+    if (ok)
+        trace_hex(&ev, "value", v);
+    else
+        trace_str(&ev, "result", "#GP");
+    trace_end(&c->m->trace, &ev);
+}
+
+/* ------------------------------------------------------------------ CPUID */
+
+static void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+    static const char brand[48] = "pmusim x86-64 CPU";
+    memset(r, 0, 4 * sizeof r[0]);
+    uint32_t ncpus = (uint32_t)c->m->ncpus;
+    switch (leaf) {
+    case 0:
+        r[0] = 0xb;
+        memcpy(&r[1], "Genu", 4);
+        memcpy(&r[3], "ineI", 4);
+        memcpy(&r[2], "ntel", 4);
+        break;
+    case 1:
+        r[0] = (uint32_t)c->model->id;
+        r[1] = (uint32_t)(c->hwid & 0xff) << 24 | (ncpus & 0xff) << 16 | 8 << 8;
+        /* SSE3 PCLMULQDQ SSSE3 CX16 SSE4.1 SSE4.2 MOVBE POPCNT */
+        r[2] = 1u << 0 | 1u << 1 | 1u << 9 | 1u << 13 | 1u << 19 | 1u << 20 | 1u << 22 | 1u << 23;
+        /* FPU DE PSE TSC MSR PAE CX8 APIC SEP PGE CMOV PAT PSE36 CLFSH MMX FXSR SSE SSE2 */
+        r[3] = 1u << 0 | 1u << 2 | 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 8 | 1u << 9 | 1u << 11 |
+               1u << 13 | 1u << 15 | 1u << 16 | 1u << 17 | 1u << 19 | 1u << 23 | 1u << 24 | 1u << 25 |
+               1u << 26;
+        if (ncpus > 1)
+            r[3] |= 1u << 28;       /* HTT: EBX[23:16] is valid */
+        break;
+    case 0xb: {
+        unsigned shift = 0;
+        while ((1u << shift) < ncpus)
+            shift++;
+        if (sub == 0) {
+            r[0] = 0;
+            r[1] = 1;
+            r[2] = 1u << 8;
+        } else if (sub == 1) {
+            r[0] = shift;
+            r[1] = ncpus;
+            r[2] = 2u << 8 | 1;
+        } else {
+            r[2] = sub;
+        }
+        r[3] = (uint32_t)c->hwid;
+        break;
+    }
+    case 0x80000000:
+        r[0] = 0x80000008;
+        break;
+    case 0x80000001:
+        r[2] = 1u << 0;                                             /* LAHF/SAHF */
+        r[3] = 1u << 11 | 1u << 20 | 1u << 27 | 1u << 29;          /* SYSCALL NX RDTSCP LM */
+        break;
+    case 0x80000002:
+    case 0x80000003:
+    case 0x80000004:
+        memcpy(r, brand + 16 * (leaf - 0x80000002), 16);
+        break;
+    case 0x80000007:
+        r[3] = 1u << 8;                                             /* invariant TSC */
+        break;
+    case 0x80000008:
+        r[0] = 0x3028;                                              /* 40-bit physical, 48-bit linear */
+        break;
+    }
+}
+
+static int hook_cpuid(uc_engine *uc, void *opaque)
+{
+    Cpu *c = opaque;
+    uint32_t leaf = (uint32_t)cpu_reg_read(c, UC_X86_REG_RAX), sub = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
+    uint32_t r[4];
+    x86_cpuid_values(c, leaf, sub, r);
+    cpu_reg_write(c, UC_X86_REG_RAX, r[0]);
+    cpu_reg_write(c, UC_X86_REG_RBX, r[1]);
+    cpu_reg_write(c, UC_X86_REG_RCX, r[2]);
+    cpu_reg_write(c, UC_X86_REG_RDX, r[3]);
+    return 1;                       /* skip the engine's own CPUID */
+}
+
+/* ------------------------------------------------------------------ port I/O */
+
+static uint32_t hook_in(uc_engine *uc, uint32_t port, int size, void *opaque)
+{
+    Cpu *c = opaque;
+    return (uint32_t)machine_io_read(c->m, c, port, (unsigned)size);
+}
+
+static void hook_out(uc_engine *uc, uint32_t port, int size, uint32_t value, void *opaque)
+{
+    Cpu *c = opaque;
+    machine_io_write(c->m, c, port, (unsigned)size, value);
+}
+
+/* #UD: the engine reports invalid opcodes here and then leaves uc_emu_start. */
+static bool hook_invalid(uc_engine *uc, void *opaque)
+{
+    Cpu *c = opaque;
+    cpu_retire_upto(c, cpu_reg_read(c, UC_X86_REG_RIP), false);
+    x86_fault(c, X86_UD, 0);
+    return true;
+}
+
+/* ------------------------------------------------------------------ CpuOps */
+
+static bool x86_init(Cpu *c, Error *err)
+{
+    uc_hook h;
+    if (uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, c, 1, 0, UC_X86_INS_CPUID) != UC_ERR_OK ||
+        uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_in, c, 1, 0, UC_X86_INS_IN) != UC_ERR_OK ||
+        uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_out, c, 1, 0, UC_X86_INS_OUT) != UC_ERR_OK ||
+        uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, (void *)hook_invalid, c, 1, 0) != UC_ERR_OK)
+        return error_set(err, "cpu%d: cannot install the x86 instruction hooks", c->index);
+    X86(c)->apic_base = 0xfee00000ull | 1u << 11 | (c->index == 0 ? 1u << 8 : 0);
+    return true;
+}
+
+/* docs/guest-abi.md "Entry state": long mode, identity paging from the boot structures. */
+static void x86_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
+{
+    static const int gprs[] = { UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
+                                UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_R8, UC_X86_REG_R9,
+                                UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14,
+                                UC_X86_REG_R15 };
+    for (size_t i = 0; i < ARRAY_SIZE(gprs); i++)
+        cpu_reg_write(c, gprs[i], 0);
+    uc_x86_mmr gdtr = { 0, 0x8000, 23, 0 }, idtr = { 0, 0, 0, 0 };
+    uc_reg_write(c->uc, UC_X86_REG_GDTR, &gdtr);
+    uc_reg_write(c->uc, UC_X86_REG_IDTR, &idtr);
+    cpu_reg_write(c, UC_X86_REG_CR3, 0x9000);
+    cpu_reg_write(c, UC_X86_REG_CR4, 0x20);
+    msr_engine_write(c, MSR_EFER, 0x500);
+    cpu_reg_write(c, UC_X86_REG_CR0, 0x80010033);
+    cpu_reg_write(c, UC_X86_REG_CS, 0x08);
+    static const int data_segs[] = { UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_SS, UC_X86_REG_FS, UC_X86_REG_GS };
+    for (size_t i = 0; i < ARRAY_SIZE(data_segs); i++)
+        cpu_reg_write(c, data_segs[i], 0x10);
+    cpu_reg_write(c, UC_X86_REG_RFLAGS, 0x2);
+    cpu_reg_write(c, UC_X86_REG_RDI, arg0);
+    cpu_reg_write(c, UC_X86_REG_RSI, arg1);
+    cpu_reg_write(c, UC_X86_REG_RIP, entry);
+    X86Cpu *x = X86(c);
+    x->nmi_blocked = false;
+    x->delivering = 0;
+}
+
+static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
+{
+    if (!insn)
+        return 0;
+    switch (insn->id) {
+    case X86_INS_RDTSC: return T_RDTSC;
+    case X86_INS_RDTSCP: return T_RDTSCP;
+    case X86_INS_RDMSR: return T_RDMSR;
+    case X86_INS_WRMSR: return T_WRMSR;
+    case X86_INS_RDPMC: return T_RDPMC;
+    case X86_INS_HLT: return T_HLT;
+    case X86_INS_MWAIT: return T_MWAIT;
+    case X86_INS_IRETQ: return T_IRETQ;
+    case X86_INS_RDRAND:
+    case X86_INS_RDSEED: return T_RDRAND;
+    default: return 0;
+    }
+}
+
+static void set_edx_eax(Cpu *c, uint64_t v)
+{
+    cpu_reg_write(c, UC_X86_REG_RAX, (uint32_t)v);
+    cpu_reg_write(c, UC_X86_REG_RDX, v >> 32);
+}
+
+static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
+{
+    X86Cpu *x = X86(c);
+    unsigned cpl = cpu_reg_read(c, UC_X86_REG_CS) & 3;
+    uint64_t next = pc + t->len;
+    switch (t->kind) {
+    case T_RDTSC:
+    case T_RDTSCP: {
+        uint64_t cr4 = cpu_reg_read(c, UC_X86_REG_CR4);
+        if (cpl && (cr4 & (1u << 2)))       /* CR4.TSD */
+            goto gp;
+        set_edx_eax(c, c->cycles + x->tsc_offset);
+        if (t->kind == T_RDTSCP)
+            cpu_reg_write(c, UC_X86_REG_RCX, (uint32_t)x->tsc_aux);
+        break;
+    }
+    case T_RDMSR: {
+        uint32_t index = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
+        uint64_t v = 0;
+        bool ok = cpl == 0 && msr_read(c, index, &v);
+        trace_msr(c, pc, "rdmsr", index, v, ok);
+        if (!ok)
+            goto gp;
+        set_edx_eax(c, v);
+        break;
+    }
+    case T_WRMSR: {
+        uint32_t index = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
+        uint64_t v = (uint32_t)cpu_reg_read(c, UC_X86_REG_RAX) | cpu_reg_read(c, UC_X86_REG_RDX) << 32;
+        bool ok = cpl == 0 && msr_write(c, index, v);
+        trace_msr(c, pc, "wrmsr", index, v, ok);
+        if (!ok)
+            goto gp;
+        break;
+    }
+    case T_RDPMC:                   /* no performance counters in this model (CPUID.0xA = 0) */
+        goto gp;
+    case T_HLT:
+    case T_MWAIT:
+        if (cpl)
+            goto gp;
+        cpu_reg_write(c, UC_X86_REG_RIP, next);
+        cpu_stop(c, CPU_HALTED, "halted");
+        return TRAP_DONE;
+    case T_IRETQ:
+        /* Executed by the engine; it ends NMI blocking, and a pending interrupt may now be
+         * taken, so stop right after it. */
+        if (x->nmi_blocked) {
+            x->nmi_blocked = false;
+            if (c->nmi_pending)
+                cpu_request_stop(c);
+        }
+        if (c->irq_pending)
+            cpu_request_stop(c);
+        return TRAP_NATIVE;
+    case T_RDRAND:
+        cpu_reg_write(c, UC_X86_REG_RIP, pc);
+        x86_fault(c, X86_UD, 0);
+        return TRAP_FAULTED;
+    }
+    cpu_reg_write(c, UC_X86_REG_RIP, next);
+    return TRAP_DONE;
+gp:
+    cpu_reg_write(c, UC_X86_REG_RIP, pc);
+    x86_fault(c, X86_GP, 0);
+    return TRAP_FAULTED;
+}
+
+/* An exception raised by the engine.  RIP is the return address the architecture defines
+ * (the faulting instruction for faults, the next one for traps and INT n), so the instructions
+ * before it retired. */
+static void x86_intr(Cpu *c, uint32_t intno)
+{
+    uint64_t rip = cpu_reg_read(c, UC_X86_REG_RIP);
+    cpu_retire_upto(c, rip, false);
+    /* INT n with n < 32 reaches us with the same number as the exception: tell them apart by
+     * the instruction before RIP, so software interrupts get no error code. */
+    uint8_t b[2];
+    bool soft = intno == X86_BP || intno == X86_OF ||
+                (rip >= 2 && cpu_mem_read(c, rip - 2, b, 2) && b[0] == 0xcd && b[1] == intno) || intno >= 32;
+    if (soft) {
+        x86_deliver(c, intno, true, false, 0, "exception");
+        return;
+    }
+    uint64_t err = 0;
+    if (intno == X86_PF) {
+        /* The engine does not report the error code: rebuild P and U/S from the fault (the
+         * walk tells whether a translation was present); W/R and I/D are not known here. */
+        uint64_t cr2 = cpu_reg_read(c, UC_X86_REG_CR2), pa;
+        err = (x86_translate(c, cr2, &pa) ? 1 : 0) | ((cpu_reg_read(c, UC_X86_REG_CS) & 3) == 3 ? 4 : 0);
+    }
+    x86_fault(c, intno, err);
+}
+
+static void x86_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
+{
+    /* Physical addresses below 4 GiB are all RAM, devices or unassigned (all ones); only a
+     * guest mapping beyond them gets here: a machine check, as a bus error would be. */
+    uint64_t pc = c->fault_pc;
+    cpu_retire_upto(c, pc, false);
+    cpu_reg_write(c, UC_X86_REG_RIP, pc);
+    machine_diag(c->m, c, pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
+                 fetch ? "fetch" : write ? "write" : "read", addr);
+    x86_fault(c, X86_MC, 0);
+}
+
+static bool x86_take_interrupt(Cpu *c)
+{
+    X86Cpu *x = X86(c);
+    if (c->nmi_pending && !x->nmi_blocked) {
+        c->nmi_pending = false;
+        if (c->state == CPU_HALTED)
+            c->state = CPU_RUNNING, c->stop_reason = "running";
+        x86_deliver(c, X86_NMI, false, false, 0, "nmi");
+        return true;
+    }
+    if (c->irq_pending && (cpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF)) {
+        c->irq_pending = false;
+        if (c->state == CPU_HALTED)
+            c->state = CPU_RUNNING, c->stop_reason = "running";
+        x86_deliver(c, x->irq_vector, false, false, 0, "interrupt");
+        return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ access locator */
+
+static uint64_t x86_reg_value(Cpu *c, x86_reg r)
+{
+    static const struct { x86_reg cs; int uc; } map[] = {
+        { X86_REG_RAX, UC_X86_REG_RAX }, { X86_REG_RBX, UC_X86_REG_RBX }, { X86_REG_RCX, UC_X86_REG_RCX },
+        { X86_REG_RDX, UC_X86_REG_RDX }, { X86_REG_RSI, UC_X86_REG_RSI }, { X86_REG_RDI, UC_X86_REG_RDI },
+        { X86_REG_RBP, UC_X86_REG_RBP }, { X86_REG_RSP, UC_X86_REG_RSP }, { X86_REG_R8, UC_X86_REG_R8 },
+        { X86_REG_R9, UC_X86_REG_R9 }, { X86_REG_R10, UC_X86_REG_R10 }, { X86_REG_R11, UC_X86_REG_R11 },
+        { X86_REG_R12, UC_X86_REG_R12 }, { X86_REG_R13, UC_X86_REG_R13 }, { X86_REG_R14, UC_X86_REG_R14 },
+        { X86_REG_R15, UC_X86_REG_R15 }, { X86_REG_EAX, UC_X86_REG_EAX }, { X86_REG_EBX, UC_X86_REG_EBX },
+        { X86_REG_ECX, UC_X86_REG_ECX }, { X86_REG_EDX, UC_X86_REG_EDX }, { X86_REG_ESI, UC_X86_REG_ESI },
+        { X86_REG_EDI, UC_X86_REG_EDI }, { X86_REG_EBP, UC_X86_REG_EBP }, { X86_REG_ESP, UC_X86_REG_ESP },
+        { X86_REG_DX, UC_X86_REG_DX },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+        if (map[i].cs == r) {
+            uint64_t v = cpu_reg_read(c, map[i].uc);
+            return r >= X86_REG_EAX && r <= X86_REG_ESP ? (uint32_t)v : v;
+        }
+    if (r >= X86_REG_R8D && r <= X86_REG_R15D)
+        return (uint32_t)cpu_reg_read(c, UC_X86_REG_R8 + (r - X86_REG_R8D));
+    return 0;
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
+static bool x86_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
+{
+    const cs_x86 *d = &insn->detail->x86;
+    switch (insn->id) {
+    case X86_INS_IN: case X86_INS_INSB: case X86_INS_INSW: case X86_INS_INSD:
+    case X86_INS_OUT: case X86_INS_OUTSB: case X86_INS_OUTSW: case X86_INS_OUTSD: {
+        bool out = insn->id == X86_INS_OUT || insn->id == X86_INS_OUTSB || insn->id == X86_INS_OUTSW ||
+                   insn->id == X86_INS_OUTSD;
+        if (kind != (out ? ACC_OUT : ACC_IN))
+            return false;
+        for (int i = 0; i < d->op_count; i++)
+            if (d->operands[i].type == X86_OP_IMM)
+                return (uint64_t)d->operands[i].imm == addr;
+        return (x86_reg_value(c, X86_REG_DX) & 0xffff) == addr;
+    }
+    default:
+        break;
+    }
+    if (kind == ACC_IN || kind == ACC_OUT)
+        return false;
+    for (int i = 0; i < d->op_count; i++) {
+        const cs_x86_op *op = &d->operands[i];
+        if (op->type != X86_OP_MEM)
+            continue;
+        uint8_t want = kind == ACC_WRITE ? CS_AC_WRITE : CS_AC_READ;
+        if (op->access && !(op->access & want))
+            continue;
+        uint64_t ea = (uint64_t)op->mem.disp;
+        if (op->mem.base == X86_REG_RIP)
+            ea += insn->address + insn->size;
+        else if (op->mem.base != X86_REG_INVALID)
+            ea += x86_reg_value(c, op->mem.base);
+        if (op->mem.index != X86_REG_INVALID)
+            ea += x86_reg_value(c, op->mem.index) * (uint64_t)op->mem.scale;
+        if (op->mem.segment == X86_REG_FS)
+            ea += cpu_reg_read(c, UC_X86_REG_FS_BASE);
+        else if (op->mem.segment == X86_REG_GS)
+            ea += cpu_reg_read(c, UC_X86_REG_GS_BASE);
+        if (overlaps(ea, op->size ? op->size : 8, addr, size))
+            return true;
+    }
+    /* Implicit stack and string operands. */
+    uint64_t rsp = cpu_reg_read(c, UC_X86_REG_RSP);
+    switch (insn->id) {
+    case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_PUSHFQ:
+        return kind == ACC_WRITE && overlaps(rsp - 8, 8, addr, size);
+    case X86_INS_POP: case X86_INS_RET: case X86_INS_POPFQ: case X86_INS_IRETQ:
+        return kind == ACC_READ && overlaps(rsp, 40, addr, size);
+    case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+        return kind == ACC_WRITE && overlaps(cpu_reg_read(c, UC_X86_REG_RDI), 8, addr, size);
+    case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+        return overlaps(cpu_reg_read(c, kind == ACC_WRITE ? UC_X86_REG_RDI : UC_X86_REG_RSI), 8, addr, size);
+    case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+        return kind == ACC_READ && overlaps(cpu_reg_read(c, UC_X86_REG_RSI), 8, addr, size);
+    default:
+        return false;
+    }
+}
+
+static uint64_t x86_get_pc(Cpu *c)
+{
+    return cpu_reg_read(c, UC_X86_REG_RIP);
+}
+
+static void x86_set_pc(Cpu *c, uint64_t pc)
+{
+    cpu_reg_write(c, UC_X86_REG_RIP, pc);
+}
+
+/* ------------------------------------------------------------------ checkpoints */
+
+static const int x86_saved_regs[] = {
+    UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI, UC_X86_REG_RDI,
+    UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+    UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15, UC_X86_REG_RIP, UC_X86_REG_RFLAGS,
+    UC_X86_REG_CR0, UC_X86_REG_CR2, UC_X86_REG_CR3, UC_X86_REG_CR4, UC_X86_REG_CR8,
+};
+static const int x86_saved_segs[] = { UC_X86_REG_CS, UC_X86_REG_SS, UC_X86_REG_DS, UC_X86_REG_ES,
+                                      UC_X86_REG_FS, UC_X86_REG_GS };
+static const uint32_t x86_saved_msrs[] = { MSR_EFER, MSR_STAR, MSR_LSTAR, MSR_CSTAR, MSR_FMASK, MSR_FS_BASE,
+                                           MSR_GS_BASE, MSR_KERNEL_GS_BASE, MSR_SYSENTER_CS,
+                                           MSR_SYSENTER_ESP, MSR_SYSENTER_EIP, MSR_PAT };
+
+static void save_mmr(Blob *b, Cpu *c, int reg)
+{
+    uc_x86_mmr r = { 0 };
+    uc_reg_read(c->uc, reg, &r);
+    blob_u64(b, r.selector);
+    blob_u64(b, r.base);
+    blob_u64(b, r.limit);
+    blob_u64(b, r.flags);
+}
+
+static void load_mmr(BlobReader *r, Cpu *c, int reg)
+{
+    uc_x86_mmr v;
+    v.selector = (uint16_t)br_u64(r);
+    v.base = br_u64(r);
+    v.limit = (uint32_t)br_u64(r);
+    v.flags = (uint32_t)br_u64(r);
+    uc_reg_write(c->uc, reg, &v);
+}
+
+static void x86_save(Cpu *c, Blob *b)
+{
+    X86Cpu *x = X86(c);
+    for (size_t i = 0; i < ARRAY_SIZE(x86_saved_regs); i++)
+        blob_u64(b, cpu_reg_read(c, x86_saved_regs[i]));
+    for (size_t i = 0; i < ARRAY_SIZE(x86_saved_msrs); i++)
+        blob_u64(b, msr_engine_read(c, x86_saved_msrs[i]));
+    save_mmr(b, c, UC_X86_REG_GDTR);
+    save_mmr(b, c, UC_X86_REG_IDTR);
+    save_mmr(b, c, UC_X86_REG_LDTR);
+    save_mmr(b, c, UC_X86_REG_TR);
+    for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++)
+        blob_u64(b, cpu_reg_read(c, x86_saved_segs[i]));
+    for (int i = 0; i < 16; i++) {
+        uint8_t xmm[16] = { 0 };
+        uc_reg_read(c->uc, UC_X86_REG_XMM0 + i, xmm);
+        blob_put(b, xmm, 16);
+    }
+    blob_u64(b, cpu_reg_read(c, UC_X86_REG_MXCSR));
+    blob_u64(b, x->tsc_offset);
+    blob_u64(b, x->tsc_aux);
+    blob_u64(b, x->apic_base);
+    blob_u8(b, x->nmi_blocked);
+    blob_u8(b, x->irq_vector);
+}
+
+static bool x86_load(Cpu *c, BlobReader *r)
+{
+    X86Cpu *x = X86(c);
+    uint64_t regs[ARRAY_SIZE(x86_saved_regs)];
+    for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
+        regs[i] = br_u64(r);
+    uint64_t msrs[ARRAY_SIZE(x86_saved_msrs)];
+    for (size_t i = 0; i < ARRAY_SIZE(msrs); i++)
+        msrs[i] = br_u64(r);
+    if (!r->ok)
+        return false;
+    /* Mode first (control registers, EFER), then descriptor tables, then selectors (which load
+     * their descriptors from the GDT), then the bases the selectors reset. */
+    cpu_reg_write(c, UC_X86_REG_CR3, regs[20]);
+    cpu_reg_write(c, UC_X86_REG_CR4, regs[21]);
+    msr_engine_write(c, MSR_EFER, msrs[0]);
+    cpu_reg_write(c, UC_X86_REG_CR0, regs[18]);
+    load_mmr(r, c, UC_X86_REG_GDTR);
+    load_mmr(r, c, UC_X86_REG_IDTR);
+    load_mmr(r, c, UC_X86_REG_LDTR);
+    load_mmr(r, c, UC_X86_REG_TR);
+    for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++)
+        cpu_reg_write(c, x86_saved_segs[i], br_u64(r));
+    for (size_t i = 1; i < ARRAY_SIZE(msrs); i++)
+        msr_engine_write(c, x86_saved_msrs[i], msrs[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
+        if (x86_saved_regs[i] != UC_X86_REG_CR0 && x86_saved_regs[i] != UC_X86_REG_CR3 &&
+            x86_saved_regs[i] != UC_X86_REG_CR4)
+            cpu_reg_write(c, x86_saved_regs[i], regs[i]);
+    for (int i = 0; i < 16; i++) {
+        uint8_t xmm[16];
+        br_get(r, xmm, 16);
+        uc_reg_write(c->uc, UC_X86_REG_XMM0 + i, xmm);
+    }
+    cpu_reg_write(c, UC_X86_REG_MXCSR, br_u64(r));
+    x->tsc_offset = br_u64(r);
+    x->tsc_aux = br_u64(r);
+    x->apic_base = br_u64(r);
+    x->nmi_blocked = br_u8(r);
+    x->irq_vector = br_u8(r);
+    return r->ok;
+}
+
+const CpuOps x86_64_cpu_ops = {
+    .arch = ARCH_X86_64,
+    .size = sizeof(X86Cpu),
+    .uc_arch = UC_ARCH_X86,
+    .uc_mode = UC_MODE_64,
+    .cs_arch = CS_ARCH_X86,
+    .cs_mode = CS_MODE_64,
+    .init = x86_init,
+    .reset = x86_reset,
+    .trap_kind = x86_trap_kind,
+    .trap = x86_trap,
+    .intr = x86_intr,
+    .insn_accesses = x86_insn_accesses,
+    .mem_fault = x86_mem_fault,
+    .take_interrupt = x86_take_interrupt,
+    .get_pc = x86_get_pc,
+    .set_pc = x86_set_pc,
+    .save = x86_save,
+    .load = x86_load,
+};

@@ -1,0 +1,77 @@
+/* common.c — architectures, errors, allocation. */
+#include "sim/common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const arch_names[ARCH_COUNT] = {
+    [ARCH_X86_64] = "x86_64",
+    [ARCH_ARM64] = "arm64",
+    [ARCH_PPC32] = "ppc32",
+};
+
+const char *arch_name(Arch a)
+{
+    return a >= 0 && a < ARCH_COUNT ? arch_names[a] : "none";
+}
+
+Arch arch_from_name(const char *name)
+{
+    for (int a = 0; a < ARCH_COUNT; a++)
+        if (!strcmp(name, arch_names[a]))
+            return (Arch)a;
+    if (!strcmp(name, "aarch64"))
+        return ARCH_ARM64;
+    if (!strcmp(name, "x86-64") || !strcmp(name, "amd64"))
+        return ARCH_X86_64;
+    if (!strcmp(name, "ppc") || !strcmp(name, "powerpc"))
+        return ARCH_PPC32;
+    return ARCH_NONE;
+}
+
+bool arch_big_endian(Arch a)
+{
+    return a == ARCH_PPC32;
+}
+
+bool error_set(Error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static void out_of_memory(void)
+{
+    fputs("pmusim: out of host memory\n", stderr);
+    exit(EXIT_INTERNAL);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size ? size : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        out_of_memory();
+    return d;
+}

@@ -1,0 +1,73 @@
+/* common.h — small shared definitions: architectures, errors, byte order helpers.
+ *
+ * Errors: host-side failures (bad files, bad options) are reported through an Error filled by
+ * the function that detected them, naming the file/node/offset, and the caller decides how to
+ * exit.  Guest misbehaviour never uses this path: it becomes an architectural fault plus a
+ * trace diagnostic.
+ */
+#ifndef PMUSIM_COMMON_H
+#define PMUSIM_COMMON_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define PMUSIM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+typedef enum Arch { ARCH_X86_64, ARCH_ARM64, ARCH_PPC32, ARCH_COUNT, ARCH_NONE = -1 } Arch;
+
+const char *arch_name(Arch a);          /* "x86_64", "arm64", "ppc32" */
+Arch arch_from_name(const char *name);  /* ARCH_NONE if unknown */
+bool arch_big_endian(Arch a);
+
+/* One error message; functions return false (or NULL) after filling it. */
+typedef struct Error {
+    char msg[512];
+} Error;
+
+bool error_set(Error *err, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
+
+/* Process exit statuses of pmusim itself (the guest's own status is passed through). */
+enum {
+    EXIT_USAGE = 2,     /* bad option, bad input file */
+    EXIT_LIMIT = 3,     /* --max-insns / --max-cycles ended the run */
+    EXIT_HUNG = 4,      /* every CPU asleep with nothing pending, or the guest died */
+    EXIT_INTERNAL = 5,  /* engine failure */
+};
+
+static inline uint64_t load_be(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+static inline uint64_t load_le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+static inline void store_be(uint8_t *p, unsigned n, uint64_t v)
+{
+    for (unsigned i = n; i-- > 0; v >>= 8)
+        p[i] = (uint8_t)v;
+}
+static inline void store_le(uint8_t *p, unsigned n, uint64_t v)
+{
+    for (unsigned i = 0; i < n; i++, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+/* Allocation that cannot fail silently: out of host memory is not recoverable. */
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+
+#endif

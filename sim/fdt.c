@@ -1,0 +1,707 @@
+/* fdt.c — building and parsing the machine's device tree (see fdt.h, docs/machines.md). */
+#include "sim/fdt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libfdt.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cpu/cpu.h"
+#include "sim/dev/device.h"
+#include "sim/tunables.h"
+
+extern const unsigned char board_x86_64_dtb[], board_arm64_dtb[], board_ppc32_dtb[];
+extern const unsigned int board_x86_64_dtb_len, board_arm64_dtb_len, board_ppc32_dtb_len;
+
+extern char **environ;
+
+/* Where secondaries' spin-table words go on the built-in boards (docs/machines.md). */
+#define SPIN_TABLE_BASE 0xf000ull
+
+const void *dt_board_blob(Arch arch, size_t *len)
+{
+    switch (arch) {
+    case ARCH_X86_64: *len = board_x86_64_dtb_len; return board_x86_64_dtb;
+    case ARCH_ARM64: *len = board_arm64_dtb_len; return board_arm64_dtb;
+    case ARCH_PPC32: *len = board_ppc32_dtb_len; return board_ppc32_dtb;
+    default: *len = 0; return NULL;
+    }
+}
+
+/* ------------------------------------------------------------------ dtc */
+
+static bool read_whole(const char *path, uint8_t **data, size_t *len, Error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return error_set(err, "%s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = xcalloc(1, cap);
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        cap *= 2;
+        buf = xrealloc(buf, cap);
+    }
+    fclose(f);
+    *data = buf;
+    *len = n;
+    return true;
+}
+
+/* Run dtc with the given arguments; its stderr goes to ours. */
+static int run_dtc(char *const argv[], int out_fd)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (out_fd >= 0)
+        posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "dtc", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return -1;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int make_temp(char *path, size_t len, const char *suffix)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, len, "%s/pmusim-XXXXXX%s", dir && *dir ? dir : "/tmp", suffix);
+    return mkstemps(path, (int)strlen(suffix));
+}
+
+void *dt_compile_dts(const char *path, Error *err)
+{
+    char out[4096];
+    int fd = make_temp(out, sizeof out, ".dtb");
+    if (fd < 0) {
+        error_set(err, "cannot create a temporary file: %s", strerror(errno));
+        return NULL;
+    }
+    close(fd);
+    char *argv[] = { "dtc", "-q", "-I", "dts", "-O", "dtb", "-o", out, (char *)path, NULL };
+    int rc = run_dtc(argv, -1);
+    uint8_t *blob = NULL;
+    size_t len = 0;
+    if (rc < 0)
+        error_set(err, "%s: cannot run dtc (install device-tree-compiler)", path);
+    else if (rc != 0)
+        error_set(err, "%s: dtc could not compile it (exit status %d; its message is above)", path, rc);
+    else if (read_whole(out, &blob, &len, err) && len < sizeof(struct fdt_header))
+        error_set(err, "%s: dtc produced no tree", path);
+    unlink(out);
+    if (rc != 0 || len < sizeof(struct fdt_header)) {
+        free(blob);
+        return NULL;
+    }
+    return blob;
+}
+
+bool dt_to_dts(const void *fdt, char **text, Error *err)
+{
+    char in[4096], out[4096];
+    int fd = make_temp(in, sizeof in, ".dtb");
+    if (fd < 0)
+        return error_set(err, "cannot create a temporary file: %s", strerror(errno));
+    bool ok = write(fd, fdt, fdt_totalsize(fdt)) == (ssize_t)fdt_totalsize(fdt);
+    close(fd);
+    int ofd = make_temp(out, sizeof out, ".dts");
+    if (!ok || ofd < 0) {
+        unlink(in);
+        if (ofd >= 0)
+            close(ofd), unlink(out);
+        return error_set(err, "cannot write a temporary file");
+    }
+    char *argv[] = { "dtc", "-q", "-I", "dtb", "-O", "dts", in, NULL };
+    int rc = run_dtc(argv, ofd);
+    close(ofd);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    ok = rc == 0 && read_whole(out, &data, &len, err);
+    unlink(in);
+    unlink(out);
+    if (!ok) {
+        free(data);
+        return rc == 0 ? false : error_set(err, "dtc could not decompile the tree (exit status %d)", rc);
+    }
+    data = xrealloc(data, len + 1);
+    data[len] = 0;
+    *text = (char *)data;
+    return true;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static const char *node_path(const void *fdt, int node, char *buf, int len)
+{
+    if (fdt_get_path(fdt, node, buf, len) < 0)
+        snprintf(buf, (size_t)len, "(node at offset %d)", node);
+    return buf;
+}
+
+static uint64_t read_cells(const fdt32_t *p, int cells)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < cells; i++)
+        v = v << 32 | fdt32_to_cpu(p[i]);
+    return v;
+}
+
+/* A numeric property of 1 or 2 cells; false if absent, error if malformed. */
+static bool prop_u64(const void *fdt, int node, const char *name, uint64_t *v, bool *bad, Error *err)
+{
+    int len;
+    const fdt32_t *p = fdt_getprop(fdt, node, name, &len);
+    if (!p)
+        return false;
+    if (len != 4 && len != 8) {
+        char path[128];
+        *bad = true;
+        error_set(err, "node %s: property %s: expected 1 or 2 cells, found %d bytes",
+                  node_path(fdt, node, path, sizeof path), name, len);
+        return false;
+    }
+    *v = read_cells(p, len / 4);
+    return true;
+}
+
+static bool is_cpu_node(const void *fdt, int node)
+{
+    const char *dt = fdt_getprop(fdt, node, "device_type", NULL);
+    return dt && !strcmp(dt, "cpu");
+}
+
+static int cells_of(const void *fdt, int node, const char *prop, int dflt)
+{
+    const fdt32_t *p = fdt_getprop(fdt, node, prop, NULL);
+    return p ? (int)fdt32_to_cpu(*p) : dflt;
+}
+
+Arch dt_arch(const void *fdt)
+{
+    int len;
+    const char *compat = fdt_getprop(fdt, 0, "compatible", &len);
+    if (!compat)
+        return ARCH_NONE;
+    for (int a = 0; a < ARCH_COUNT; a++) {
+        char want[32];
+        snprintf(want, sizeof want, "pmusim,%s", arch_name((Arch)a));
+        if (fdt_stringlist_contains(compat, len, want))
+            return (Arch)a;
+    }
+    if (fdt_stringlist_contains(compat, len, "linux,dummy-virt"))
+        return ARCH_ARM64;
+    return ARCH_NONE;
+}
+
+/* ------------------------------------------------------------------ building */
+
+static uint64_t clone_hwid(Arch arch, int i)
+{
+    /* arm64: QEMU virt's GICv3 rule, 16 CPUs per Aff1 cluster */
+    return arch == ARCH_ARM64 ? (uint64_t)(i / 16) << 8 | (uint64_t)(i % 16) : (uint64_t)i;
+}
+
+static int find_cpus(const void *fdt, int *nodes, int max)
+{
+    int cpus = fdt_path_offset(fdt, "/cpus"), n = 0, node;
+    if (cpus < 0)
+        return 0;
+    fdt_for_each_subnode(node, fdt, cpus) {
+        if (is_cpu_node(fdt, node) && n < max)
+            nodes[n++] = node;
+    }
+    return n;
+}
+
+/* A copy of a cpu node, so /cpus can be rebuilt in order (libfdt inserts a new subnode before
+ * the existing ones). */
+typedef struct NodeCopy {
+    char name[96];
+    int nprops;
+    struct {
+        char name[64];
+        int len;
+        uint8_t val[256];
+    } props[32];
+} NodeCopy;
+
+static bool copy_node(const void *fdt, int node, NodeCopy *nc, Error *err)
+{
+    snprintf(nc->name, sizeof nc->name, "%s", fdt_get_name(fdt, node, NULL));
+    nc->nprops = 0;
+    int prop;
+    fdt_for_each_property_offset(prop, fdt, node) {
+        const char *pname;
+        int plen;
+        const void *val = fdt_getprop_by_offset(fdt, prop, &pname, &plen);
+        if (nc->nprops == (int)ARRAY_SIZE(nc->props) || plen > (int)sizeof nc->props[0].val ||
+            strlen(pname) >= sizeof nc->props[0].name)
+            return error_set(err, "cpu node %s is too large to clone for --cpus", nc->name);
+        snprintf(nc->props[nc->nprops].name, sizeof nc->props[0].name, "%s", pname);
+        nc->props[nc->nprops].len = plen;
+        memcpy(nc->props[nc->nprops].val, val, (size_t)plen);
+        nc->nprops++;
+    }
+    return true;
+}
+
+static void nc_set(NodeCopy *nc, const char *name, const void *val, int len)
+{
+    int i;
+    for (i = 0; i < nc->nprops; i++)
+        if (!strcmp(nc->props[i].name, name))
+            break;
+    if (i == nc->nprops) {
+        if (nc->nprops == (int)ARRAY_SIZE(nc->props))
+            return;
+        nc->nprops++;
+        snprintf(nc->props[i].name, sizeof nc->props[0].name, "%s", name);
+    }
+    nc->props[i].len = len;
+    memcpy(nc->props[i].val, val, (size_t)len);
+}
+
+static bool set_cpu_count(void *fdt, Arch arch, int want, Error *err)
+{
+    if (want > DESC_MAX_CPUS)
+        return error_set(err, "--cpus %d: at most %d CPUs are supported", want, DESC_MAX_CPUS);
+    int nodes[DESC_MAX_CPUS + 1];
+    int have = find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
+    if (have == 0)
+        return error_set(err, "the machine has no cpu nodes under /cpus to clone for --cpus");
+    int acells = cells_of(fdt, fdt_path_offset(fdt, "/cpus"), "#address-cells", 1);
+    NodeCopy *copies = xcalloc((size_t)want, sizeof *copies);
+    bool ok = true;
+    for (int i = 0; i < want && ok; i++) {
+        ok = copy_node(fdt, nodes[i < have ? i : 0], &copies[i], err);
+        if (!ok || i < have)
+            continue;
+        /* a clone of the first cpu: new hardware id, and a spin-table slot where the board has them */
+        NodeCopy *nc = &copies[i];
+        uint64_t hwid = clone_hwid(arch, i);
+        char *at = strchr(nc->name, '@');
+        if (at)
+            *at = 0;
+        char nm[96];
+        snprintf(nm, sizeof nm, "%s@%" PRIx64, nc->name, hwid);
+        snprintf(nc->name, sizeof nc->name, "%s", nm);
+        uint8_t reg[8];
+        store_be(reg, (unsigned)acells * 4, hwid);
+        nc_set(nc, "reg", reg, acells * 4);
+        if (arch != ARCH_ARM64) {
+            uint64_t stride = arch == ARCH_PPC32 ? 32 : 8;
+            uint8_t rel[8];
+            store_be(rel, 8, SPIN_TABLE_BASE + stride * (uint64_t)i);
+            nc_set(nc, "enable-method", "spin-table", sizeof "spin-table");
+            nc_set(nc, "cpu-release-addr", rel, 8);
+        }
+    }
+    /* Delete every cpu node, then insert the copies last-first: each lands before the others. */
+    for (int i = have - 1; ok && i >= 0; i--) {
+        find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
+        if (fdt_del_node(fdt, nodes[i]) < 0)
+            ok = error_set(err, "cannot rebuild /cpus");
+    }
+    for (int i = want - 1; ok && i >= 0; i--) {
+        int nn = fdt_add_subnode(fdt, fdt_path_offset(fdt, "/cpus"), copies[i].name);
+        if (nn < 0) {
+            ok = error_set(err, "cannot add cpu node %s: %s", copies[i].name, fdt_strerror(nn));
+            break;
+        }
+        for (int k = copies[i].nprops - 1; k >= 0 && ok; k--) {     /* setprop prepends */
+            nn = fdt_path_offset(fdt, "/cpus");
+            nn = fdt_subnode_offset(fdt, nn, copies[i].name);
+            int rc = fdt_setprop(fdt, nn, copies[i].props[k].name, copies[i].props[k].val, copies[i].props[k].len);
+            if (rc < 0)
+                ok = error_set(err, "cannot set %s on %s: %s", copies[i].props[k].name, copies[i].name,
+                               fdt_strerror(rc));
+        }
+    }
+    free(copies);
+    return ok;
+}
+
+static bool set_cpu_model(void *fdt, Arch arch, const char *name, Error *err)
+{
+    const CpuModel *model = cpu_model_find(arch, name);
+    if (!model)
+        return error_set(err, "--cpu-model %s: unknown for %s (known: %s)", name, arch_name(arch), cpu_model_list(arch));
+    int nodes[DESC_MAX_CPUS + 1];
+    int n = find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
+    for (int i = 0; i < n; i++) {
+        n = find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
+        int rc = fdt_setprop_string(fdt, nodes[i], "compatible", model->compatible);
+        if (rc >= 0 && arch == ARCH_PPC32) {           /* Linux names ppc cpu nodes after the CPU */
+            n = find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
+            const char *old = fdt_get_name(fdt, nodes[i], NULL);
+            const char *at = strchr(old, '@');
+            char nm[96];
+            snprintf(nm, sizeof nm, "%s%s", model->compatible, at ? at : "");
+            rc = fdt_set_name(fdt, nodes[i], nm);
+        }
+        if (rc < 0)
+            return error_set(err, "cannot set the CPU model: %s", fdt_strerror(rc));
+    }
+    return true;
+}
+
+void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
+{
+    uint8_t *src = NULL;
+    size_t srclen = 0;
+    const char *what = opt->machine_file;
+    if (!what) {
+        const void *b = dt_board_blob(arch, &srclen);
+        src = xcalloc(1, srclen);
+        memcpy(src, b, srclen);
+        what = "built-in board";
+    } else {
+        if (!read_whole(what, &src, &srclen, err))
+            return NULL;
+        if (srclen < 4 || fdt_magic(src) != FDT_MAGIC) {        /* not a blob: DTS source */
+            free(src);
+            src = dt_compile_dts(what, err);
+            if (!src)
+                return NULL;
+            srclen = fdt_totalsize(src);
+        }
+    }
+    int rc = srclen >= sizeof(struct fdt_header) ? fdt_check_full(src, srclen) : -FDT_ERR_TRUNCATED;
+    if (rc < 0) {
+        error_set(err, "%s: malformed device tree blob: %s", what, fdt_strerror(rc));
+        free(src);
+        return NULL;
+    }
+    Arch tarch = dt_arch(src);
+    if (tarch != ARCH_NONE && tarch != arch) {
+        error_set(err, "%s: the tree describes a %s machine but the guest is %s (root compatible)", what,
+                  arch_name(tarch), arch_name(arch));
+        free(src);
+        return NULL;
+    }
+    size_t cap = fdt_totalsize(src) + 0x8000;
+    void *fdt = xcalloc(1, cap);
+    rc = fdt_open_into(src, fdt, (int)cap);
+    free(src);
+    if (rc < 0) {
+        error_set(err, "%s: cannot open the device tree: %s", what, fdt_strerror(rc));
+        free(fdt);
+        return NULL;
+    }
+    if (opt->ncpus && !set_cpu_count(fdt, arch, opt->ncpus, err))
+        goto fail;
+    if (opt->cpu_model && !set_cpu_model(fdt, arch, opt->cpu_model, err))
+        goto fail;
+    if (opt->bootargs) {
+        int chosen = fdt_path_offset(fdt, "/chosen");
+        if (chosen < 0)
+            chosen = fdt_add_subnode(fdt, 0, "chosen");
+        rc = chosen < 0 ? chosen : fdt_setprop_string(fdt, chosen, "bootargs", opt->bootargs);
+        if (rc < 0) {
+            error_set(err, "cannot set /chosen/bootargs: %s", fdt_strerror(rc));
+            goto fail;
+        }
+    }
+    return fdt;
+fail:
+    free(fdt);
+    return NULL;
+}
+
+bool dt_reserve(void *fdt, uint64_t addr, uint64_t size, Error *err)
+{
+    int rc = fdt_add_mem_rsv(fdt, addr, size);
+    return rc < 0 ? error_set(err, "cannot add a /memreserve/ entry: %s", fdt_strerror(rc)) : true;
+}
+
+uint64_t dt_finish(void *fdt)
+{
+    fdt_pack(fdt);
+    return fdt_totalsize(fdt);
+}
+
+/* ------------------------------------------------------------------ parsing */
+
+/* Compatibles present in the boards but not modelled yet (accesses read zero, trace says so). */
+static const char *const described_only[] = { "arm,gic-v3", "intel,ce4100-lapic" };
+/* Compatibles consumed by pmusim itself rather than by a device model. */
+static const char *const handled_elsewhere[] = { "arm,armv8-timer", "arm,armv8-pmuv3", "arm,psci-1.0",
+                                                 "arm,psci-0.2", "arm,psci", "isa", "pmusim,rom" };
+
+static bool in_list(const char *const *list, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(list[i], s))
+            return true;
+    return false;
+}
+
+/* The first string of `compatible` pmusim knows, or NULL. */
+static const char *known_compatible(const void *fdt, int node, bool *described, bool *elsewhere)
+{
+    int len;
+    const char *list = fdt_getprop(fdt, node, "compatible", &len);
+    *described = *elsewhere = false;
+    for (int i = 0; list && i < fdt_stringlist_count(fdt, node, "compatible"); i++) {
+        const char *s = fdt_stringlist_get(fdt, node, "compatible", i, NULL);
+        if (!s)
+            break;
+        if (device_find(s))
+            return s;
+        if (in_list(described_only, ARRAY_SIZE(described_only), s)) {
+            *described = true;
+            return s;
+        }
+        if (in_list(handled_elsewhere, ARRAY_SIZE(handled_elsewhere), s)) {
+            *elsewhere = true;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+static bool parse_reg(const void *fdt, int node, int acells, int scells, uint64_t *base, uint64_t *size, int idx,
+                      Error *err)
+{
+    int len;
+    const fdt32_t *p = fdt_getprop(fdt, node, "reg", &len);
+    char path[128];
+    int stride = (acells + scells) * 4;
+    if (!p)
+        return error_set(err, "node %s: property reg is missing", node_path(fdt, node, path, sizeof path));
+    if (acells < 1 || acells > 2 || scells < 0 || scells > 2 || len % stride)
+        return error_set(err, "node %s: property reg: %d bytes do not fit #address-cells=%d #size-cells=%d",
+                         node_path(fdt, node, path, sizeof path), len, acells, scells);
+    if ((idx + 1) * stride > len)
+        return false;
+    *base = read_cells(p + idx * (acells + scells), acells);
+    *size = read_cells(p + idx * (acells + scells) + acells, scells);
+    return true;
+}
+
+static bool parse_cpus(const void *fdt, Arch arch, MachineDesc *d, Error *err)
+{
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    if (cpus < 0)
+        return error_set(err, "node /cpus is missing");
+    int acells = cells_of(fdt, cpus, "#address-cells", 1), node;
+    char path[128];
+    fdt_for_each_subnode(node, fdt, cpus) {
+        if (!is_cpu_node(fdt, node))
+            continue;
+        node_path(fdt, node, path, sizeof path);
+        if (d->ncpus == DESC_MAX_CPUS)
+            return error_set(err, "node %s: more than %d CPUs", path, DESC_MAX_CPUS);
+        CpuDesc *cd = &d->cpus[d->ncpus];
+        snprintf(cd->path, sizeof cd->path, "%s", path);
+        int len;
+        const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
+        if (!reg || len != acells * 4)
+            return error_set(err, "node %s: property reg: expected %d cell(s) (the CPU's hardware id)", path, acells);
+        cd->hwid = read_cells(reg, acells);
+        const char *compat = fdt_getprop(fdt, node, "compatible", NULL);
+        cd->model = compat ? cpu_model_find(arch, compat) : cpu_model_default(arch);
+        if (!cd->model)
+            return error_set(err, "node %s: property compatible: CPU \"%s\" is not supported for %s (known: %s)",
+                             path, compat, arch_name(arch), cpu_model_list(arch));
+        bool bad = false;
+        if (!prop_u64(fdt, node, "clock-frequency", &cd->clock_hz, &bad, err)) {
+            if (bad)
+                return false;
+            return error_set(err, "node %s: property clock-frequency is missing (the core clock in Hz)", path);
+        }
+        if (cd->clock_hz == 0)
+            return error_set(err, "node %s: property clock-frequency: must not be 0", path);
+        if (arch == ARCH_PPC32 && !prop_u64(fdt, node, "timebase-frequency", &cd->timebase_hz, &bad, err)) {
+            if (bad)
+                return false;
+            return error_set(err, "node %s: property timebase-frequency is missing", path);
+        }
+        if (arch == ARCH_PPC32 && (cd->timebase_hz == 0 || cd->timebase_hz > cd->clock_hz))
+            return error_set(err, "node %s: property timebase-frequency: must be between 1 and clock-frequency", path);
+        prop_u64(fdt, node, "pmusim,tpidr-el1", &cd->tpidr_el1, &bad, err);
+        if (bad)
+            return false;
+        const char *em = fdt_getprop(fdt, node, "enable-method", NULL);
+        if (d->ncpus == 0)
+            cd->enable = ENABLE_BOOT;
+        else if (!em)
+            return error_set(err, "node %s: property enable-method is missing: a secondary CPU needs one", path);
+        else if (!strcmp(em, "psci") && arch == ARCH_ARM64)
+            cd->enable = ENABLE_PSCI;
+        else if (!strcmp(em, "spin-table")) {
+            cd->enable = ENABLE_SPIN_TABLE;
+            if (!prop_u64(fdt, node, "cpu-release-addr", &cd->release_addr, &bad, err))
+                return bad ? false : error_set(err, "node %s: property cpu-release-addr is missing", path);
+        } else
+            return error_set(err, "node %s: property enable-method: \"%s\" is not supported for %s", path, em,
+                             arch_name(arch));
+        if (d->ncpus && cd->clock_hz != d->cpus[0].clock_hz)
+            return error_set(err, "node %s: property clock-frequency: all CPUs must share one clock", path);
+        for (int i = 0; i < d->ncpus; i++)
+            if (d->cpus[i].hwid == cd->hwid)
+                return error_set(err, "node %s: property reg: hardware id 0x%" PRIx64 " is used twice", path, cd->hwid);
+        d->ncpus++;
+    }
+    if (!d->ncpus)
+        return error_set(err, "node /cpus has no cpu nodes (device_type = \"cpu\")");
+    return true;
+}
+
+static bool add_dev(MachineDesc *d, const void *fdt, int node, const char *compat, uint64_t base, uint64_t size,
+                    bool io, bool described, Error *err)
+{
+    char path[128];
+    node_path(fdt, node, path, sizeof path);
+    if (d->ndevs == DESC_MAX_DEVS)
+        return error_set(err, "node %s: too many devices", path);
+    DevDesc *dd = &d->devs[d->ndevs++];
+    snprintf(dd->path, sizeof dd->path, "%s", path);
+    snprintf(dd->compatible, sizeof dd->compatible, "%s", compat);
+    dd->base = base;
+    dd->size = size;
+    dd->io = io;
+    dd->described_only = described;
+    bool bad = false;
+    prop_u64(fdt, node, "clock-frequency", &dd->clock_hz, &bad, err);
+    return !bad;
+}
+
+static bool parse_isa(const void *fdt, int isa, Arch arch, MachineDesc *d, Error *err)
+{
+    char path[128];
+    node_path(fdt, isa, path, sizeof path);
+    int len;
+    const fdt32_t *ranges = fdt_getprop(fdt, isa, "ranges", &len);
+    if (ranges && len > 0) {
+        /* <1 0 cpu-address size>: the I/O space mapped into memory (ppc32 PReP). */
+        int pac = cells_of(fdt, 0, "#address-cells", 2);
+        if (len != (3 + pac) * 4 || fdt32_to_cpu(ranges[0]) != 1 || fdt32_to_cpu(ranges[1]) != 0)
+            return error_set(err, "node %s: property ranges: expected <1 0 cpu-address size> for the I/O space", path);
+        d->isa_window = true;
+        d->isa_base = read_cells(ranges + 2, pac);
+        d->isa_size = fdt32_to_cpu(ranges[2 + pac]);
+    } else if (arch != ARCH_X86_64) {
+        return error_set(err, "node %s: without ranges the ISA I/O space needs x86 port instructions", path);
+    }
+    int node;
+    fdt_for_each_subnode(node, fdt, isa) {
+        const char *status = fdt_getprop(fdt, node, "status", NULL);
+        if (status && strcmp(status, "okay") && strcmp(status, "ok"))
+            continue;
+        bool described, elsewhere;
+        const char *compat = known_compatible(fdt, node, &described, &elsewhere);
+        node_path(fdt, node, path, sizeof path);
+        if (!compat) {
+            const char *c0 = fdt_getprop(fdt, node, "compatible", NULL);
+            return error_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path,
+                             c0 ? c0 : "(none)");
+        }
+        const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
+        if (!reg || len != 12)
+            return error_set(err, "node %s: property reg: expected <space address size> (3 cells)", path);
+        uint32_t space = fdt32_to_cpu(reg[0]);
+        if (space != 1)
+            return error_set(err, "node %s: property reg: only I/O space (1) ISA devices are supported", path);
+        if (!add_dev(d, fdt, node, compat, fdt32_to_cpu(reg[1]), fdt32_to_cpu(reg[2]), true, described, err))
+            return false;
+    }
+    return true;
+}
+
+bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
+{
+    memset(d, 0, sizeof *d);
+    err->msg[0] = 0;
+    d->arch = arch;
+    const char *model = fdt_getprop(fdt, 0, "model", NULL);
+    snprintf(d->model, sizeof d->model, "%s", model ? model : "(unnamed)");
+    int acells = cells_of(fdt, 0, "#address-cells", 2), scells = cells_of(fdt, 0, "#size-cells", 1);
+    if (!parse_cpus(fdt, arch, d, err))
+        return false;
+    char path[128];
+    int node;
+    fdt_for_each_subnode(node, fdt, 0) {
+        node_path(fdt, node, path, sizeof path);
+        const char *name = fdt_get_name(fdt, node, NULL);
+        const char *status = fdt_getprop(fdt, node, "status", NULL);
+        if (status && strcmp(status, "okay") && strcmp(status, "ok"))
+            continue;
+        const char *dtype = fdt_getprop(fdt, node, "device_type", NULL);
+        if (dtype && !strcmp(dtype, "memory")) {
+            uint64_t base, size;
+            for (int i = 0; parse_reg(fdt, node, acells, scells, &base, &size, i, err); i++) {
+                if (d->nmem == DESC_MAX_MEM)
+                    return error_set(err, "node %s: too many memory ranges", path);
+                d->mem[d->nmem++] = (MemDesc){ base, size, false };
+            }
+            if (err->msg[0])
+                return false;
+            continue;
+        }
+        if (!strcmp(name, "cpus") || !strcmp(name, "chosen") || !strcmp(name, "aliases") ||
+            !strcmp(name, "reserved-memory"))
+            continue;
+        bool described, elsewhere;
+        const char *compat = known_compatible(fdt, node, &described, &elsewhere);
+        const char *c0 = fdt_getprop(fdt, node, "compatible", NULL);
+        if (!c0)
+            continue;               /* describes nothing pmusim models */
+        if (!compat)
+            return error_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path, c0);
+        if (!strcmp(compat, "isa")) {
+            if (!parse_isa(fdt, node, arch, d, err))
+                return false;
+        } else if (!strncmp(compat, "arm,psci", 8)) {
+            const char *method = fdt_getprop(fdt, node, "method", NULL);
+            if (arch != ARCH_ARM64)
+                return error_set(err, "node %s: PSCI is an arm64 interface", path);
+            if (!method || strcmp(method, "hvc"))
+                return error_set(err, "node %s: property method: \"%s\" is not supported (pmusim implements PSCI"
+                                 " through HVC)", path, method ? method : "(missing)");
+            d->psci = true;
+        } else if (!strcmp(compat, "arm,armv8-timer")) {
+            bool bad = false;
+            if (!prop_u64(fdt, node, "clock-frequency", &d->timer_hz, &bad, err))
+                return bad ? false : error_set(err, "node %s: property clock-frequency is missing (CNTFRQ_EL0)", path);
+            if (!d->timer_hz || d->timer_hz > d->cpus[0].clock_hz)
+                return error_set(err, "node %s: property clock-frequency: must be between 1 and the CPU clock", path);
+        } else if (!strcmp(compat, "pmusim,rom")) {
+            uint64_t base, size;
+            if (!parse_reg(fdt, node, acells, scells, &base, &size, 0, err))
+                return false;
+            if (d->nmem == DESC_MAX_MEM)
+                return error_set(err, "node %s: too many memory ranges", path);
+            d->mem[d->nmem++] = (MemDesc){ base, size, true };
+        } else if (!elsewhere) {
+            uint64_t base, size;
+            for (int i = 0; parse_reg(fdt, node, acells, scells, &base, &size, i, err); i++)
+                if (!add_dev(d, fdt, node, compat, base, size, false, described, err))
+                    return false;
+            if (err->msg[0])
+                return false;
+        }
+    }
+    if (!d->nmem)
+        return error_set(err, "the tree has no memory node (device_type = \"memory\")");
+    if (arch == ARCH_ARM64 && !d->timer_hz)
+        return error_set(err, "node /timer (arm,armv8-timer) with clock-frequency is missing");
+    for (int i = 0; i < d->ncpus; i++)
+        if (d->cpus[i].enable == ENABLE_PSCI && !d->psci)
+            return error_set(err, "node %s: enable-method \"psci\" but the tree has no psci node", d->cpus[i].path);
+    return true;
+}

@@ -1,0 +1,83 @@
+/* fdt.h — the machine description: built-in boards, --machine files, option edits, parsing.
+ *
+ * dt_build() produces the effective flattened device tree: the built-in board for the
+ * architecture (sim/boards/<arch>.dts, compiled in) or the --machine file (a .dts is compiled
+ * with dtc), edited by --cpus/--cpu-model/--bootargs.  dt_parse() turns it into a
+ * MachineDesc, refusing anything pmusim cannot model with a message naming node and property.
+ */
+#ifndef PMUSIM_FDT_H
+#define PMUSIM_FDT_H
+
+#include "sim/common.h"
+
+#define DESC_MAX_CPUS 16
+#define DESC_MAX_MEM 8
+#define DESC_MAX_DEVS 32
+
+typedef struct CpuModel CpuModel;
+
+typedef enum EnableMethod { ENABLE_BOOT, ENABLE_PSCI, ENABLE_SPIN_TABLE } EnableMethod;
+
+typedef struct CpuDesc {
+    char path[128];
+    uint64_t hwid;                  /* reg */
+    const CpuModel *model;
+    uint64_t clock_hz;
+    uint64_t timebase_hz;           /* ppc32 */
+    EnableMethod enable;
+    uint64_t release_addr;          /* spin table */
+    uint64_t tpidr_el1;             /* arm64: pmusim,tpidr-el1 */
+} CpuDesc;
+
+typedef struct MemDesc {
+    uint64_t base, size;
+    bool rom;
+} MemDesc;
+
+typedef struct DevDesc {
+    char path[128];
+    char compatible[64];            /* the compatible string pmusim matched */
+    uint64_t base, size;            /* MMIO address, or I/O port when io */
+    bool io;
+    uint64_t clock_hz;              /* clock-frequency if present, else 0 */
+    bool described_only;            /* present in the tree, not modelled yet */
+} DevDesc;
+
+typedef struct MachineDesc {
+    Arch arch;
+    char model[96];
+    CpuDesc cpus[DESC_MAX_CPUS];
+    int ncpus;
+    MemDesc mem[DESC_MAX_MEM];
+    int nmem;
+    DevDesc devs[DESC_MAX_DEVS];
+    int ndevs;
+    bool psci;                      /* arm64 psci node with method "hvc" */
+    uint64_t timer_hz;              /* arm64 generic counter frequency */
+    bool isa_window;                /* ppc32: ISA I/O space mapped into memory */
+    uint64_t isa_base, isa_size;
+} MachineDesc;
+
+typedef struct FdtOptions {
+    const char *machine_file;       /* NULL: the built-in board */
+    int ncpus;                      /* 0: keep */
+    const char *cpu_model;          /* NULL: keep */
+    const char *bootargs;           /* NULL: keep */
+} FdtOptions;
+
+/* The effective tree (malloc'ed, with room to grow) for `arch`. */
+void *dt_build(Arch arch, const FdtOptions *opt, Error *err);
+/* Architecture a tree is for, from its root compatible; ARCH_NONE if it does not say. */
+Arch dt_arch(const void *fdt);
+bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err);
+/* Add a /memreserve/ entry (the tree must have room: dt_build leaves some). */
+bool dt_reserve(void *fdt, uint64_t addr, uint64_t size, Error *err);
+/* Pack the tree; returns its size. */
+uint64_t dt_finish(void *fdt);
+/* Compile DTS text to a DTB and back, through dtc. */
+void *dt_compile_dts(const char *path, Error *err);
+bool dt_to_dts(const void *fdt, char **text, Error *err);
+/* The built-in board blob for an architecture. */
+const void *dt_board_blob(Arch arch, size_t *len);
+
+#endif

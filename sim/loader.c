@@ -1,0 +1,398 @@
+/* loader.c — ELF and raw image parsing (see loader.h). */
+#include "sim/loader.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Reader {
+    const Image *im;
+    Error *err;
+    bool ok;
+} Reader;
+
+static bool read_file(const char *path, uint8_t **data, size_t *size, Error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return error_set(err, "%s: %s", path, strerror(errno));
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 1 << 16;
+            if (cap > ((size_t)1 << 32)) {
+                fclose(f);
+                free(buf);
+                return error_set(err, "%s: file larger than 4 GiB", path);
+            }
+            buf = xrealloc(buf, cap);
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return error_set(err, "%s: read error", path);
+    }
+    *data = buf;
+    *size = len;
+    return true;
+}
+
+/* Read an n-byte field at off, in the file's byte order; records the first out-of-range read. */
+static uint64_t rd(Reader *r, uint64_t off, unsigned n, const char *what)
+{
+    const Image *im = r->im;
+    if (off > im->size || n > im->size - off) {
+        if (r->ok)
+            error_set(r->err, "%s: offset 0x%" PRIx64 ": %s extends past the end of the file (%zu bytes)",
+                      im->path, off, what, im->size);
+        r->ok = false;
+        return 0;
+    }
+    return im->big_endian ? load_be(im->data + off, n) : load_le(im->data + off, n);
+}
+
+/* Field of an ELF structure at `base`, laid out per class. */
+#define EF(r, base, st, fld, what)                                                              \
+    rd((r), (base) + ((r)->im->is64 ? offsetof(Elf64_##st, fld) : offsetof(Elf32_##st, fld)),  \
+       (r)->im->is64 ? sizeof(((Elf64_##st *)0)->fld) : sizeof(((Elf32_##st *)0)->fld), (what))
+
+static Arch arch_of_machine(unsigned m)
+{
+    switch (m) {
+    case EM_X86_64: return ARCH_X86_64;
+    case EM_AARCH64: return ARCH_ARM64;
+    case EM_PPC: return ARCH_PPC32;
+    default: return ARCH_NONE;
+    }
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const Symbol *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    if (x->func != y->func)         /* functions win over labels at the same address */
+        return x->func ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+typedef struct Shdr {
+    uint64_t name, type, flags, addr, offset, size, link, entsize;
+} Shdr;
+
+static Shdr read_shdr(Reader *r, uint64_t shoff, uint64_t shentsize, uint64_t i)
+{
+    uint64_t b = shoff + i * shentsize;
+    Shdr s;
+    s.name = EF(r, b, Shdr, sh_name, "section header");
+    s.type = EF(r, b, Shdr, sh_type, "section header");
+    s.flags = EF(r, b, Shdr, sh_flags, "section header");
+    s.addr = EF(r, b, Shdr, sh_addr, "section header");
+    s.offset = EF(r, b, Shdr, sh_offset, "section header");
+    s.size = EF(r, b, Shdr, sh_size, "section header");
+    s.link = EF(r, b, Shdr, sh_link, "section header");
+    s.entsize = EF(r, b, Shdr, sh_entsize, "section header");
+    return s;
+}
+
+static bool in_file(const Image *im, uint64_t off, uint64_t len)
+{
+    return off <= im->size && len <= im->size - off;
+}
+
+static bool load_symbols(Image *im, Reader *r, uint64_t shoff, uint64_t shentsize, uint64_t shnum)
+{
+    for (uint64_t i = 0; i < shnum && r->ok; i++) {
+        Shdr sh = read_shdr(r, shoff, shentsize, i);
+        if (!r->ok || sh.type != SHT_SYMTAB)
+            continue;
+        size_t esz = im->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+        if (sh.entsize != esz || !in_file(im, sh.offset, sh.size))
+            return error_set(r->err, "%s: section %" PRIu64 " (.symtab) at offset 0x%" PRIx64
+                             ": bad entry size or extends past the end of the file", im->path, i, sh.offset);
+        if (sh.link >= shnum)
+            return error_set(r->err, "%s: .symtab links to section %" PRIu64 ", which does not exist",
+                             im->path, sh.link);
+        Shdr str = read_shdr(r, shoff, shentsize, sh.link);
+        if (!r->ok)
+            return false;
+        if (!in_file(im, str.offset, str.size) || str.size == 0)
+            return error_set(r->err, "%s: string table at offset 0x%" PRIx64 " extends past the end of the file",
+                             im->path, str.offset);
+        im->strings = xcalloc(1, str.size + 1);
+        memcpy(im->strings, im->data + str.offset, str.size);
+        uint64_t n = sh.size / esz;
+        im->syms = xcalloc(n ? n : 1, sizeof *im->syms);
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t b = sh.offset + k * esz;
+            uint64_t name = EF(r, b, Sym, st_name, "symbol");
+            uint64_t info = EF(r, b, Sym, st_info, "symbol");
+            uint64_t shndx = EF(r, b, Sym, st_shndx, "symbol");
+            uint64_t value = EF(r, b, Sym, st_value, "symbol");
+            uint64_t size = EF(r, b, Sym, st_size, "symbol");
+            if (!r->ok)
+                return false;
+            unsigned type = info & 0xf;
+            if (shndx == SHN_UNDEF || shndx == SHN_ABS || name == 0)
+                continue;
+            if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE)
+                continue;
+            if (name >= str.size)
+                return error_set(r->err, "%s: symbol %" PRIu64 " at offset 0x%" PRIx64
+                                 ": name offset %" PRIu64 " is outside the string table",
+                                 im->path, k, b, name);
+            const char *nm = im->strings + name;
+            if (nm[0] == '$' || nm[0] == '.')      /* mapping symbols and local labels */
+                continue;
+            Symbol *s = &im->syms[im->nsyms++];
+            s->addr = value;
+            s->size = size;
+            s->name = nm;
+            s->func = type == STT_FUNC;
+        }
+        qsort(im->syms, (size_t)im->nsyms, sizeof *im->syms, cmp_sym);
+        break;
+    }
+    return r->ok;
+}
+
+bool image_load_elf(Image *im, const char *path, Error *err)
+{
+    memset(im, 0, sizeof *im);
+    im->path = xstrdup(path);
+    im->arch = ARCH_NONE;
+    if (!read_file(path, &im->data, &im->size, err))
+        return false;
+    if (im->size < EI_NIDENT || memcmp(im->data, ELFMAG, SELFMAG))
+        return error_set(err, "%s: offset 0: not an ELF file (bad magic)", path);
+    unsigned cls = im->data[EI_CLASS], dat = im->data[EI_DATA];
+    if (cls != ELFCLASS32 && cls != ELFCLASS64)
+        return error_set(err, "%s: offset 0x%x: bad ELF class %u", path, EI_CLASS, cls);
+    if (dat != ELFDATA2LSB && dat != ELFDATA2MSB)
+        return error_set(err, "%s: offset 0x%x: bad ELF data encoding %u", path, EI_DATA, dat);
+    im->is64 = cls == ELFCLASS64;
+    im->big_endian = dat == ELFDATA2MSB;
+    size_t ehsz = im->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+    if (im->size < ehsz)
+        return error_set(err, "%s: offset 0: file too small for an ELF header (%zu bytes)", path, im->size);
+
+    Reader r = { im, err, true };
+    uint64_t type = EF(&r, 0, Ehdr, e_type, "ELF header");
+    uint64_t machine = EF(&r, 0, Ehdr, e_machine, "ELF header");
+    im->entry = EF(&r, 0, Ehdr, e_entry, "ELF header");
+    uint64_t phoff = EF(&r, 0, Ehdr, e_phoff, "ELF header");
+    uint64_t phentsize = EF(&r, 0, Ehdr, e_phentsize, "ELF header");
+    uint64_t phnum = EF(&r, 0, Ehdr, e_phnum, "ELF header");
+    uint64_t shoff = EF(&r, 0, Ehdr, e_shoff, "ELF header");
+    uint64_t shentsize = EF(&r, 0, Ehdr, e_shentsize, "ELF header");
+    uint64_t shnum = EF(&r, 0, Ehdr, e_shnum, "ELF header");
+    if (type != ET_EXEC && type != ET_DYN)
+        return error_set(err, "%s: offset 0x10: ELF type %" PRIu64 " is not an executable", path, type);
+    im->arch = arch_of_machine((unsigned)machine);
+    if (im->arch == ARCH_NONE)
+        return error_set(err, "%s: offset 0x12: ELF machine %" PRIu64 " is not x86_64, aarch64 or ppc", path, machine);
+    bool want64 = im->arch != ARCH_PPC32;
+    if (im->is64 != want64 || im->big_endian != arch_big_endian(im->arch))
+        return error_set(err, "%s: a %s ELF must be %s %s-endian", path, arch_name(im->arch),
+                         want64 ? "64-bit" : "32-bit", arch_big_endian(im->arch) ? "big" : "little");
+    size_t phsz = im->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+    if (phnum == 0)
+        return error_set(err, "%s: no program headers: nothing to load", path);
+    if (phentsize != phsz)
+        return error_set(err, "%s: offset 0x%" PRIx64 ": program header size %" PRIu64 " (expected %zu)",
+                         path, phoff, phentsize, phsz);
+    if (!in_file(im, phoff, phnum * phsz))
+        return error_set(err, "%s: offset 0x%" PRIx64 ": %" PRIu64 " program headers extend past the end of the file",
+                         path, phoff, phnum);
+
+    im->segs = xcalloc(phnum, sizeof *im->segs);
+    for (uint64_t i = 0; i < phnum; i++) {
+        uint64_t b = phoff + i * phsz;
+        if (EF(&r, b, Phdr, p_type, "program header") != PT_LOAD)
+            continue;
+        Segment s;
+        s.offset = EF(&r, b, Phdr, p_offset, "program header");
+        s.vaddr = EF(&r, b, Phdr, p_vaddr, "program header");
+        s.paddr = EF(&r, b, Phdr, p_paddr, "program header");
+        s.filesz = EF(&r, b, Phdr, p_filesz, "program header");
+        s.memsz = EF(&r, b, Phdr, p_memsz, "program header");
+        s.flags = (uint32_t)EF(&r, b, Phdr, p_flags, "program header");
+        if (!r.ok)
+            return false;
+        if (s.memsz == 0)
+            continue;
+        if (s.filesz > s.memsz)
+            return error_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
+                             ": file size 0x%" PRIx64 " exceeds memory size 0x%" PRIx64,
+                             path, b, i, s.filesz, s.memsz);
+        if (!in_file(im, s.offset, s.filesz))
+            return error_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
+                             ": segment data [0x%" PRIx64 ", +0x%" PRIx64 ") extends past the end of the file",
+                             path, b, i, s.offset, s.filesz);
+        if (s.paddr + s.memsz < s.paddr || (!im->is64 && s.paddr + s.memsz > 0x100000000ull))
+            return error_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
+                             ": segment wraps around the address space", path, b, i);
+        im->segs[im->nsegs++] = s;
+    }
+    if (!im->nsegs)
+        return error_set(err, "%s: no loadable segments", path);
+
+    /* Section headers are optional (stripped images): code ranges then come from PF_X. */
+    if (shoff && shnum) {
+        size_t shsz = im->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+        if (shentsize != shsz || !in_file(im, shoff, shnum * shsz))
+            return error_set(err, "%s: offset 0x%" PRIx64 ": %" PRIu64
+                             " section headers are malformed or extend past the end of the file",
+                             path, shoff, shnum);
+        im->code = xcalloc(shnum, sizeof *im->code);
+        for (uint64_t i = 0; i < shnum; i++) {
+            Shdr sh = read_shdr(&r, shoff, shentsize, i);
+            if (!r.ok)
+                return false;
+            if (sh.type == SHT_PROGBITS && (sh.flags & SHF_EXECINSTR) && (sh.flags & SHF_ALLOC) && sh.size)
+                im->code[im->ncode++] = (Range){ sh.addr, sh.addr + sh.size };
+        }
+        if (!load_symbols(im, &r, shoff, shentsize, shnum))
+            return false;
+    }
+    if (!im->ncode) {
+        im->code = xrealloc(im->code, (size_t)im->nsegs * sizeof *im->code);
+        for (int i = 0; i < im->nsegs; i++)
+            if (im->segs[i].flags & PF_X)
+                im->code[im->ncode++] = (Range){ im->segs[i].vaddr, im->segs[i].vaddr + im->segs[i].memsz };
+    }
+    /* Code ranges are physical for the code-write watch: translate link to load addresses. */
+    for (int c = 0; c < im->ncode; c++)
+        for (int i = 0; i < im->nsegs; i++) {
+            const Segment *s = &im->segs[i];
+            if (im->code[c].start >= s->vaddr && im->code[c].start < s->vaddr + s->memsz) {
+                uint64_t delta = s->paddr - s->vaddr;
+                im->code[c].start += delta;
+                im->code[c].end += delta;
+                break;
+            }
+        }
+    return true;
+}
+
+bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, uint64_t entry, Error *err)
+{
+    memset(im, 0, sizeof *im);
+    im->path = xstrdup(path);
+    im->arch = arch;
+    im->raw = true;
+    im->is64 = arch != ARCH_PPC32;
+    im->big_endian = arch_big_endian(arch);
+    if (!read_file(path, &im->data, &im->size, err))
+        return false;
+    if (im->size == 0)
+        return error_set(err, "%s: empty file", path);
+    im->segs = xcalloc(1, sizeof *im->segs);
+    im->segs[0] = (Segment){ load_addr, load_addr, 0, im->size, im->size, PF_R | PF_W | PF_X };
+    im->nsegs = 1;
+    im->code = xcalloc(1, sizeof *im->code);
+    im->code[0] = (Range){ load_addr, load_addr + im->size };
+    im->ncode = 1;
+    im->entry = entry;
+    return true;
+}
+
+void image_free(Image *im)
+{
+    free(im->path);
+    free(im->data);
+    free(im->segs);
+    free(im->syms);
+    free(im->strings);
+    free(im->code);
+    memset(im, 0, sizeof *im);
+}
+
+const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off)
+{
+    int lo = 0, hi = im->nsyms - 1, best = -1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (im->syms[mid].addr <= addr) {
+            best = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if (best < 0)
+        return NULL;
+    /* Several symbols at one address: the first in sort order (functions first). */
+    while (best > 0 && im->syms[best - 1].addr == im->syms[best].addr)
+        best--;
+    const Symbol *s = &im->syms[best];
+    if (s->size && addr >= s->addr + s->size && addr - s->addr > 0x10000)
+        return NULL;
+    if (off)
+        *off = addr - s->addr;
+    return s;
+}
+
+bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr)
+{
+    for (int i = 0; i < im->nsyms; i++)
+        if (!strcmp(im->syms[i].name, name)) {
+            *addr = im->syms[i].addr;
+            return true;
+        }
+    return false;
+}
+
+const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len)
+{
+    uint64_t off = 0;
+    const Symbol *s = im ? image_symbol_at(im, addr, &off) : NULL;
+    if (!s)
+        snprintf(buf, len, "0x%" PRIx64, addr);
+    else if (off)
+        snprintf(buf, len, "%s+0x%" PRIx64, s->name, off);
+    else
+        snprintf(buf, len, "%s", s->name);
+    return buf;
+}
+
+bool image_section(const Image *im, const char *name, uint64_t *addr, const uint8_t **data, uint64_t *size)
+{
+    if (im->raw)
+        return false;
+    Error err;
+    Reader r = { im, &err, true };
+    uint64_t shoff = EF(&r, 0, Ehdr, e_shoff, "ELF header");
+    uint64_t shentsize = EF(&r, 0, Ehdr, e_shentsize, "ELF header");
+    uint64_t shnum = EF(&r, 0, Ehdr, e_shnum, "ELF header");
+    uint64_t shstrndx = EF(&r, 0, Ehdr, e_shstrndx, "ELF header");
+    if (!r.ok || !shoff || shstrndx >= shnum)
+        return false;
+    Shdr strs = read_shdr(&r, shoff, shentsize, shstrndx);
+    if (!r.ok || !in_file(im, strs.offset, strs.size))
+        return false;
+    size_t nlen = strlen(name);
+    for (uint64_t i = 0; i < shnum; i++) {
+        Shdr sh = read_shdr(&r, shoff, shentsize, i);
+        if (!r.ok)
+            return false;
+        if (sh.name + nlen + 1 > strs.size || memcmp(im->data + strs.offset + sh.name, name, nlen + 1))
+            continue;
+        if (sh.type == SHT_NOBITS || !in_file(im, sh.offset, sh.size))
+            return false;
+        *addr = sh.addr;
+        *data = im->data + sh.offset;
+        *size = sh.size;
+        return true;
+    }
+    return false;
+}

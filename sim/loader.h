@@ -1,0 +1,58 @@
+/* loader.h — guest images: ELF32/ELF64 of either byte order, or raw binaries.
+ *
+ * Parsing is defensive: every offset and size read from the file is checked against the file
+ * before use, and a malformed file is refused with a message naming the file, the offset and
+ * what is wrong.  Loading into guest memory is the machine's job (it knows RAM and ROM).
+ */
+#ifndef PMUSIM_LOADER_H
+#define PMUSIM_LOADER_H
+
+#include "sim/common.h"
+
+typedef struct Segment {
+    uint64_t paddr, vaddr;      /* load (physical) and link address */
+    uint64_t offset;            /* in the file */
+    uint64_t filesz, memsz;
+    uint32_t flags;             /* PF_X | PF_W | PF_R */
+} Segment;
+
+typedef struct Symbol {
+    uint64_t addr, size;
+    const char *name;           /* points into Image.strings */
+    bool func;
+} Symbol;
+
+typedef struct Range {
+    uint64_t start, end;        /* [start, end) */
+} Range;
+
+typedef struct Image {
+    char *path;
+    Arch arch;
+    bool is64, big_endian, raw;
+    uint64_t entry;
+    uint8_t *data;              /* the whole file */
+    size_t size;
+    Segment *segs;
+    int nsegs;
+    Symbol *syms;               /* sorted by address */
+    int nsyms;
+    char *strings;              /* copy of the symbol string table */
+    Range *code;                /* executable sections (SHF_EXECINSTR) or PF_X segments */
+    int ncode;
+} Image;
+
+bool image_load_elf(Image *im, const char *path, Error *err);
+bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, uint64_t entry, Error *err);
+void image_free(Image *im);
+
+/* The symbol containing addr (or the closest one below it); NULL if none.  *off = addr - sym. */
+const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off);
+/* Address of a symbol by name, false if absent. */
+bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr);
+/* "name+0x1c" or "0x..." into buf. */
+const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len);
+/* A section's contents by name (for tables such as __mcount_loc); false if absent. */
+bool image_section(const Image *im, const char *name, uint64_t *addr, const uint8_t **data, uint64_t *size);
+
+#endif

@@ -1,0 +1,660 @@
+/* machine.c — building a machine from its device tree and running it (see machine.h). */
+#include "sim/machine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libfdt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/checkpoint.h"
+#include "sim/dev/device.h"
+#include "sim/tunables.h"
+
+/* x86 boot structures (docs/machines.md). */
+#define X86_BOOT_BASE 0x8000ull
+#define X86_GDT 0x8000ull
+#define X86_PML4 0x9000ull
+#define X86_PDPT 0xa000ull
+#define X86_PD 0xb000ull
+#define SPIN_PAGE 0xf000ull
+#define LOW_DTB 0x10000ull          /* x86_64 and ppc32 */
+
+/* ePAPR magic and spin-table layout (ePAPR 1.1 §5.5.2). */
+#define EPAPR_MAGIC 0x45504150ull
+
+/* ------------------------------------------------------------------ diagnostics, console */
+
+const char *machine_describe(Machine *m, uint64_t addr, char *buf, size_t len)
+{
+    return image_describe(&m->image, addr, buf, len);
+}
+
+void machine_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
+{
+    if (!trace_on(&m->trace))
+        return;
+    char msg[256], sym[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    TraceEvent ev = trace_begin(c ? c->cycles : m->clock.now, c ? c->index : -1, "diag");
+    trace_str(&ev, "what", what);
+    if (c) {
+        trace_hex(&ev, "pc", pc);
+        trace_str(&ev, "sym", machine_describe(m, pc, sym, sizeof sym));
+    }
+    trace_str(&ev, "msg", msg);
+    trace_end(&m->trace, &ev);
+}
+
+static void console_write_all(Console *con)
+{
+    size_t off = 0;
+    while (off < con->len) {
+        ssize_t w = write(con->fd, con->buf + off, con->len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    con->len = 0;
+}
+
+void console_putc(Machine *m, uint8_t ch)
+{
+    Console *con = &m->console;
+    if (m->stopping)
+        return;                     /* after the instruction that ended the run */
+    con->buf[con->len++] = (char)ch;
+    con->bytes++;
+    if (con->len == sizeof con->buf || (ch == '\n' && con->line_flush))
+        console_write_all(con);
+}
+
+void console_flush(Machine *m)
+{
+    console_write_all(&m->console);
+}
+
+/* ------------------------------------------------------------------ exit */
+
+uint64_t machine_total_insns(const Machine *m)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < m->ncpus; i++)
+        t += m->cpus[i]->insns;
+    return t;
+}
+
+Cpu *machine_cpu_by_hwid(Machine *m, uint64_t hwid)
+{
+    for (int i = 0; i < m->ncpus; i++)
+        if (m->cpus[i]->hwid == hwid)
+            return m->cpus[i];
+    return NULL;
+}
+
+void machine_exit(Machine *m, Cpu *c, int status, const char *reason)
+{
+    if (m->stopping)
+        return;
+    uint64_t pc = 0;
+    if (c) {
+        /* The instruction that caused the exit is the last one retired. */
+        if (m->acc.valid) {
+            pc = cpu_access_pc(c, m->acc.kind, m->acc.addr, m->acc.size);
+            cpu_retire_upto(c, pc, true);
+        } else {
+            pc = c->ops->get_pc(c);
+        }
+        c->stop_reason = reason;
+        cpu_request_stop(c);
+    }
+    m->stopping = true;
+    m->exit_status = status;
+    m->exit_reason = reason;
+    m->exit_cpu = c ? c->index : -1;
+    if (trace_on(&m->trace)) {
+        char sym[128];
+        TraceEvent ev = trace_begin(c ? c->cycles : m->clock.now, c ? c->index : -1, "exit");
+        trace_dec(&ev, "status", (uint64_t)status);
+        trace_str(&ev, "reason", reason);
+        if (c) {
+            trace_hex(&ev, "pc", pc);
+            trace_str(&ev, "sym", machine_describe(m, pc, sym, sizeof sym));
+        }
+        trace_end(&m->trace, &ev);
+    }
+}
+
+/* ------------------------------------------------------------------ I/O and MMIO dispatch */
+
+static Device *find_device(Machine *m, bool io, uint64_t addr)
+{
+    for (int i = 0; i < m->ndevs; i++) {
+        Device *d = m->devs[i];
+        if (d->io == io && addr - d->base < d->size)
+            return d;
+    }
+    return NULL;
+}
+
+static uint64_t all_ones(unsigned size)
+{
+    return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+}
+
+static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned size)
+{
+    if (m->stopping)
+        return all_ones(size);
+    Device *d = find_device(m, io, addr);
+    m->acc = (AccessCtx){ true, io ? ACC_IN : ACC_READ, addr, size };
+    uint64_t v;
+    if (d) {
+        v = d->ops->read(d, c, addr - d->base, size);
+    } else {
+        v = all_ones(size);
+        machine_diag(m, c, cpu_access_pc(c, m->acc.kind, addr, size), io ? "unassigned-io" : "unassigned",
+                     "read of %u bytes at %s 0x%" PRIx64 ": no device", size, io ? "port" : "address", addr);
+    }
+    m->acc.valid = false;
+    return v;
+}
+
+static void dispatch_write(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned size, uint64_t val)
+{
+    if (m->stopping)
+        return;
+    Device *d = find_device(m, io, addr);
+    m->acc = (AccessCtx){ true, io ? ACC_OUT : ACC_WRITE, addr, size };
+    if (d)
+        d->ops->write(d, c, addr - d->base, size, val);
+    else
+        machine_diag(m, c, cpu_access_pc(c, m->acc.kind, addr, size), io ? "unassigned-io" : "unassigned",
+                     "write of %u bytes (0x%" PRIx64 ") at %s 0x%" PRIx64 ": no device", size, val,
+                     io ? "port" : "address", addr);
+    m->acc.valid = false;
+}
+
+uint64_t machine_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size)
+{
+    return dispatch_read(m, c, true, port, size);
+}
+
+void machine_io_write(Machine *m, Cpu *c, uint64_t port, unsigned size, uint64_t val)
+{
+    dispatch_write(m, c, true, port, size, val);
+}
+
+/* One engine's view of one MMIO window. */
+typedef struct MmioCtx {
+    Machine *m;
+    int cpu;
+    uint64_t base;
+    enum { WIN_DEVICE, WIN_ISA, WIN_UNASSIGNED, WIN_DESCRIBED } kind;
+    Device *dev;                /* WIN_DEVICE */
+    const char *name;           /* WIN_DESCRIBED: the node */
+} MmioCtx;
+
+static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size, void *opaque)
+{
+    MmioCtx *x = opaque;
+    Machine *m = x->m;
+    Cpu *c = m->cpus[x->cpu];
+    switch (x->kind) {
+    case WIN_ISA:
+        return dispatch_read(m, c, true, off, size);
+    case WIN_DESCRIBED:
+        if (!m->stopping)
+            machine_diag(m, c, cpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
+                         "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
+        return 0;
+    default:
+        return dispatch_read(m, c, false, x->base + off, size);
+    }
+}
+
+static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val, void *opaque)
+{
+    MmioCtx *x = opaque;
+    Machine *m = x->m;
+    Cpu *c = m->cpus[x->cpu];
+    switch (x->kind) {
+    case WIN_ISA:
+        dispatch_write(m, c, true, off, size, val);
+        break;
+    case WIN_DESCRIBED:
+        if (!m->stopping)
+            machine_diag(m, c, cpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
+                         "write of 0x%" PRIx64 " to %s +0x%" PRIx64 " (%u bytes): not modelled yet, ignored", val,
+                         x->name, off, size);
+        break;
+    default:
+        dispatch_write(m, c, false, x->base + off, size, val);
+        break;
+    }
+}
+
+static bool map_window(Machine *m, Cpu *c, uint64_t base, uint64_t size, int kind, Device *dev, const char *name,
+                       Error *err)
+{
+    uint64_t start = base & ~(GUEST_PAGE - 1), end = (base + size + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
+    MmioCtx *x = xcalloc(1, sizeof *x);
+    *x = (MmioCtx){ m, c->index, start, kind, dev, name };
+    if (m->nmmio_ctx == m->mmio_ctx_cap) {
+        m->mmio_ctx_cap = m->mmio_ctx_cap ? 2 * m->mmio_ctx_cap : 32;
+        m->mmio_ctx = xrealloc(m->mmio_ctx, (size_t)m->mmio_ctx_cap * sizeof *m->mmio_ctx);
+    }
+    m->mmio_ctx[m->nmmio_ctx++] = x;
+    uc_err e = uc_mmio_map(c->uc, start, end - start, mmio_read, x, mmio_write, x);
+    if (e != UC_ERR_OK)
+        return error_set(err, "cpu%d: cannot map %s at 0x%" PRIx64 ": %s", c->index, name, start, uc_strerror(e));
+    return true;
+}
+
+typedef struct Span {
+    uint64_t start, end;
+} Span;
+
+static int cmp_span(const void *a, const void *b)
+{
+    const Span *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+bool machine_map_devices(Machine *m, Cpu *c, Error *err)
+{
+    Span used[DESC_MAX_DEVS + MEM_MAX_BLOCKS + 2];
+    int nused = 0;
+    for (int i = 0; i < m->mem.n; i++)
+        used[nused++] = (Span){ m->mem.blk[i].base, m->mem.blk[i].base + m->mem.blk[i].size };
+    for (int i = 0; i < m->desc.ndevs; i++) {
+        const DevDesc *dd = &m->desc.devs[i];
+        if (dd->io)
+            continue;
+        int kind = dd->described_only ? WIN_DESCRIBED : WIN_DEVICE;
+        if (!map_window(m, c, dd->base, dd->size, kind, find_device(m, false, dd->base), dd->path, err))
+            return false;
+        used[nused++] = (Span){ dd->base & ~(GUEST_PAGE - 1), (dd->base + dd->size + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1) };
+    }
+    if (m->desc.isa_window) {
+        if (!map_window(m, c, m->desc.isa_base, m->desc.isa_size, WIN_ISA, NULL, "ISA I/O window", err))
+            return false;
+        used[nused++] = (Span){ m->desc.isa_base, m->desc.isa_base + m->desc.isa_size };
+    }
+    if (m->arch == ARCH_X86_64) {
+        /* Everything else below 4 GiB reads as all ones on a PC (unassigned). */
+        qsort(used, (size_t)nused, sizeof used[0], cmp_span);
+        uint64_t at = 0;
+        for (int i = 0; i <= nused; i++) {
+            uint64_t next = i < nused ? used[i].start : 1ull << 32;
+            if (next > (1ull << 32))
+                next = 1ull << 32;
+            if (next > at && !map_window(m, c, at, next - at, WIN_UNASSIGNED, NULL, "unassigned", err))
+                return false;
+            if (i < nused && used[i].end > at)
+                at = used[i].end;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ building */
+
+static bool place_dtb(Machine *m, uint64_t *addr, Error *err)
+{
+    uint64_t want = m->arch == ARCH_ARM64 ? m->desc.mem[0].base : LOW_DTB;
+    uint64_t top = 0;
+    bool clash = false;
+    for (int i = 0; i < m->image.nsegs; i++) {
+        const Segment *s = &m->image.segs[i];
+        if (s->paddr < want + DTB_MAX_SIZE && want < s->paddr + s->memsz)
+            clash = true;
+        RamBlock *b = mem_block(&m->mem, s->paddr);
+        if (b && !b->rom && s->paddr + s->memsz > top)
+            top = s->paddr + s->memsz;
+    }
+    if (clash)
+        want = (top + DTB_ALIGN - 1) & ~(DTB_ALIGN - 1);
+    if (!mem_ptr(&m->mem, want, DTB_MAX_SIZE))
+        return error_set(err, "no room in RAM for the device tree at 0x%" PRIx64, want);
+    *addr = want;
+    return true;
+}
+
+static bool load_image(Machine *m, Error *err)
+{
+    for (int i = 0; i < m->image.nsegs; i++) {
+        const Segment *s = &m->image.segs[i];
+        uint8_t *dst = mem_ptr(&m->mem, s->paddr, s->memsz);
+        if (!dst)
+            return error_set(err, "%s: segment at 0x%" PRIx64 "+0x%" PRIx64 " is not inside RAM or ROM of the machine",
+                             m->image.path, s->paddr, s->memsz);
+        memcpy(dst, m->image.data + s->offset, s->filesz);
+        memset(dst + s->filesz, 0, s->memsz - s->filesz);
+    }
+    if (!mem_ptr(&m->mem, m->image.entry, 4))
+        return error_set(err, "%s: entry point 0x%" PRIx64 " is not in RAM or ROM", m->image.path, m->image.entry);
+    for (int i = 0; i < m->image.ncode; i++) {
+        codewatch_add_range(&m->cw, m->image.code[i].start, m->image.code[i].end);
+        mem_mark_code(&m->mem, m->image.code[i].start, m->image.code[i].end);
+    }
+    return true;
+}
+
+/* GDT and identity page tables for the x86 entry state (docs/machines.md). */
+static bool write_x86_boot(Machine *m, Error *err)
+{
+    uint8_t *p = mem_ptr(&m->mem, X86_BOOT_BASE, 0x7000);
+    if (!p)
+        return error_set(err, "x86_64 boards need RAM at 0x8000-0xffff for the boot structures");
+    memset(p, 0, 0x7000);
+    store_le(p + 0x08, 8, 0x00af9a000000ffffull);          /* 0x08: 64-bit code */
+    store_le(p + 0x10, 8, 0x00cf92000000ffffull);          /* 0x10: data */
+    store_le(p + (X86_PML4 - X86_BOOT_BASE), 8, X86_PDPT | 3);
+    for (unsigned g = 0; g < 4; g++) {
+        store_le(p + (X86_PDPT - X86_BOOT_BASE) + 8 * g, 8, (X86_PD + 0x1000 * g) | 3);
+        for (unsigned j = 0; j < 512; j++) {
+            uint64_t pa = ((uint64_t)g << 30) | ((uint64_t)j << 21);
+            uint64_t pte = pa | 0x83;                       /* present, writable, 2 MiB */
+            if (pa >= 0xfe000000ull)
+                pte |= 0x18;                                /* PWT|PCD: device space */
+            store_le(p + (X86_PD - X86_BOOT_BASE) + 0x1000 * g + 8 * j, 8, pte);
+        }
+    }
+    return true;
+}
+
+/* Spin tables start "held" (docs/machines.md). */
+static bool init_spin_tables(Machine *m, Error *err)
+{
+    for (int i = 0; i < m->desc.ncpus; i++) {
+        const CpuDesc *cd = &m->desc.cpus[i];
+        if (cd->enable != ENABLE_SPIN_TABLE)
+            continue;
+        unsigned len = m->arch == ARCH_PPC32 ? 24 : 8;
+        uint8_t *p = mem_ptr(&m->mem, cd->release_addr, len);
+        if (!p || (RamBlock *)mem_block(&m->mem, cd->release_addr)->rom)
+            return error_set(err, "node %s: property cpu-release-addr: 0x%" PRIx64 " is not in RAM", cd->path,
+                             cd->release_addr);
+        memset(p, 0, len);
+        if (m->arch == ARCH_PPC32) {
+            store_be(p, 8, 1);                      /* entry_addr: bit 0 set = held */
+            store_be(p + 20, 4, cd->hwid);          /* pir */
+        }
+    }
+    return true;
+}
+
+static bool reserve_regions(Machine *m, Error *err)
+{
+    if (m->arch == ARCH_X86_64) {
+        /* the board's /memreserve/ already covers 0x8000-0xffff; a custom tree may not */
+        bool have = false;
+        int n = fdt_num_mem_rsv(m->fdt);
+        for (int i = 0; i < n; i++) {
+            uint64_t a, s;
+            fdt_get_mem_rsv(m->fdt, i, &a, &s);
+            if (a <= X86_BOOT_BASE && a + s >= X86_BOOT_BASE + 0x8000)
+                have = true;
+        }
+        if (!have && !dt_reserve(m->fdt, X86_BOOT_BASE, 0x8000, err))
+            return false;
+    } else if (m->arch == ARCH_PPC32) {
+        for (int i = 0; i < m->desc.ncpus; i++)
+            if (m->desc.cpus[i].enable == ENABLE_SPIN_TABLE) {
+                if (!dt_reserve(m->fdt, SPIN_PAGE, 0x1000, err))
+                    return false;
+                break;
+            }
+    }
+    return dt_reserve(m->fdt, m->fdt_addr, DTB_MAX_SIZE, err);
+}
+
+bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    m->exit_cpu = -1;
+    trace_init(&m->trace);
+    codewatch_init(&m->cw);
+    m->console.fd = STDOUT_FILENO;
+
+    if (cfg->kernel) {
+        bool ok = cfg->raw ? image_load_raw(&m->image, cfg->kernel, cfg->arch, cfg->load_addr,
+                                            cfg->entry_set ? cfg->entry : cfg->load_addr, err)
+                           : image_load_elf(&m->image, cfg->kernel, err);
+        if (!ok)
+            return false;
+        if (cfg->arch != ARCH_NONE && cfg->arch != m->image.arch)
+            return error_set(err, "%s: a %s image, but --arch %s", cfg->kernel, arch_name(m->image.arch),
+                             arch_name(cfg->arch));
+        if (cfg->entry_set)
+            m->image.entry = cfg->entry;
+        m->arch = m->image.arch;
+    } else {
+        m->arch = cfg->arch;
+    }
+    if (m->arch == ARCH_NONE)
+        return error_set(err, "no architecture: give a kernel ELF or --arch");
+
+    FdtOptions fo = { cfg->machine_file, cfg->ncpus, cfg->cpu_model, cfg->bootargs };
+    m->fdt = dt_build(m->arch, &fo, err);
+    if (!m->fdt)
+        return false;
+    if (!dt_parse(m->fdt, m->arch, &m->desc, err)) {
+        char tmp[sizeof err->msg];
+        memcpy(tmp, err->msg, sizeof tmp);
+        return error_set(err, "%s: %.480s", cfg->machine_file ? cfg->machine_file : "built-in board", tmp);
+    }
+    for (int i = 0; i < m->desc.nmem; i++)
+        if (!mem_add(&m->mem, m->desc.mem[i].base, m->desc.mem[i].size, m->desc.mem[i].rom, err))
+            return false;
+    clock_init(&m->clock, cfg->quantum ? cfg->quantum : DEFAULT_QUANTUM, m->desc.cpus[0].clock_hz);
+
+    if (cfg->kernel && !load_image(m, err))
+        return false;
+    if (m->arch == ARCH_X86_64 && !write_x86_boot(m, err))
+        return false;
+    if (!init_spin_tables(m, err))
+        return false;
+    if (!place_dtb(m, &m->fdt_addr, err) || !reserve_regions(m, err))
+        return false;
+    m->fdt_size = dt_finish(m->fdt);
+    if (m->fdt_size > DTB_MAX_SIZE)
+        return error_set(err, "the device tree is %" PRIu64 " bytes; at most %llu are supported", m->fdt_size,
+                         DTB_MAX_SIZE);
+    memcpy(mem_ptr(&m->mem, m->fdt_addr, m->fdt_size), m->fdt, m->fdt_size);
+
+    for (int i = 0; i < m->desc.ndevs; i++) {
+        const DevDesc *dd = &m->desc.devs[i];
+        if (dd->described_only)
+            continue;
+        if (m->ndevs == MAX_DEVICES)
+            return error_set(err, "too many devices");
+        Device *d = device_find(dd->compatible)(m, dd, err);
+        if (!d)
+            return false;
+        m->devs[m->ndevs++] = d;
+    }
+
+    if (cfg->trace_file) {
+        TraceSink *s = trace_text_sink_open(cfg->trace_file, err);
+        if (!s)
+            return false;
+        trace_add_sink(&m->trace, s);
+    }
+    if (cfg->console_file) {
+        m->console.fd = open(cfg->console_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (m->console.fd < 0)
+            return error_set(err, "%s: cannot create the console file: %s", cfg->console_file, strerror(errno));
+        m->console.own_fd = true;
+    } else {
+        m->console.line_flush = isatty(STDOUT_FILENO);
+    }
+
+    m->ncpus = m->desc.ncpus;
+    for (int i = 0; i < m->ncpus; i++) {
+        const CpuDesc *cd = &m->desc.cpus[i];
+        m->cpus[i] = cpu_create(m, i, cd->hwid, cd->model, err);
+        if (!m->cpus[i]) {
+            m->ncpus = i;
+            return false;
+        }
+    }
+    return true;
+}
+
+void machine_boot(Machine *m)
+{
+    Cpu *boot = m->cpus[0];
+    cpu_start(boot, m->image.entry, m->fdt_addr, boot->hwid, "boot");
+}
+
+void machine_destroy(Machine *m)
+{
+    for (int i = 0; i < m->ncpus; i++)
+        cpu_destroy(m->cpus[i]);
+    for (int i = 0; i < m->ndevs; i++) {
+        if (m->devs[i]->ops->destroy)
+            m->devs[i]->ops->destroy(m->devs[i]);
+        else
+            free(m->devs[i]);
+    }
+    for (int i = 0; i < m->nmmio_ctx; i++)
+        free(m->mmio_ctx[i]);
+    free(m->mmio_ctx);
+    console_flush(m);
+    if (m->console.own_fd)
+        close(m->console.fd);
+    trace_close(&m->trace);
+    clock_destroy(&m->clock);
+    codewatch_destroy(&m->cw);
+    mem_destroy(&m->mem);
+    image_free(&m->image);
+    free(m->fdt);
+    memset(m, 0, sizeof *m);
+}
+
+bool machine_dump_dtb(Machine *m, Error *err)
+{
+    char *text;
+    if (!dt_to_dts(m->fdt, &text, err))
+        return false;
+    fputs(text, stdout);
+    free(text);
+    return true;
+}
+
+/* ------------------------------------------------------------------ running */
+
+/* A CPU held by a spin table starts once its release word says so (docs/machines.md). */
+static void poll_spin_table(Machine *m, Cpu *c)
+{
+    const CpuDesc *cd = &m->desc.cpus[c->index];
+    if (cd->enable != ENABLE_SPIN_TABLE || c->state != CPU_OFF || c->insns)
+        return;
+    if (m->arch == ARCH_PPC32) {
+        const uint8_t *p = mem_ptr(&m->mem, cd->release_addr, 24);
+        uint64_t entry = load_be(p, 8);
+        if (entry & 1)
+            return;
+        uint64_t r3 = load_be(p + 8, 8), pir = load_be(p + 20, 4);
+        c->hwid = pir;
+        cpu_start(c, (uint32_t)entry, r3, 0, "spin-table");
+        return;
+    }
+    uint64_t entry = load_le(mem_ptr(&m->mem, cd->release_addr, 8), 8);
+    if (entry)
+        cpu_start(c, entry, m->fdt_addr, c->hwid, "spin-table");
+}
+
+/* Pages that became code during the round: write-protect them in every engine and drop any
+ * stale translation another engine may hold. */
+static void apply_code_pages(Machine *m)
+{
+    GuestMem *gm = &m->mem;
+    for (int i = 0; i < gm->npending; i++) {
+        uint64_t page = gm->pending[i];
+        RamBlock *b = mem_block(gm, page);
+        uint8_t *f = &b->pflags[(page - b->base) / GUEST_PAGE];
+        *f = (uint8_t)((*f & ~PAGE_CODE_PENDING) | PAGE_CODE);
+        for (int k = 0; k < m->ncpus; k++) {
+            uc_mem_protect(m->cpus[k]->uc, page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
+            cpu_invalidate_code(m->cpus[k], page, page + GUEST_PAGE);
+        }
+    }
+    gm->npending = 0;
+}
+
+static bool machine_hung(Machine *m)
+{
+    if (m->clock.global.n)
+        return false;
+    for (int i = 0; i < m->ncpus; i++) {
+        Cpu *c = m->cpus[i];
+        if (c->state == CPU_RUNNING || c->events.n || c->insn_events.n || c->nmi_pending || c->irq_pending)
+            return false;
+    }
+    return true;
+}
+
+int machine_run(Machine *m)
+{
+    while (!m->stopping) {
+        uint64_t end = m->clock.now + m->clock.quantum;
+        if (m->cfg.max_cycles && end > m->cfg.max_cycles)
+            end = m->cfg.max_cycles;
+        for (int i = 0; i < m->ncpus && !m->stopping; i++) {
+            Cpu *c = m->cpus[i];
+            poll_spin_table(m, c);
+            cpu_run(c, end);
+            apply_code_pages(m);
+        }
+        if (m->stopping)
+            break;
+        evq_run_due(&m->clock.global, end);
+        m->clock.now = end;
+        if (m->interrupted) {
+            machine_exit(m, NULL, 130, "interrupted");
+            break;
+        }
+        if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
+            machine_exit(m, NULL, EXIT_LIMIT, "max-cycles");
+            break;
+        }
+        if (machine_hung(m)) {
+            machine_exit(m, NULL, EXIT_HUNG, "all-cpus-asleep");
+            break;
+        }
+        if (m->cfg.save_file && !m->saved && m->clock.now >= m->cfg.save_at) {
+            Error err = { { 0 } };
+            m->saved = true;
+            if (!checkpoint_save(m, m->cfg.save_file, &err)) {
+                fprintf(stderr, "pmusim: %s\n", err.msg);
+                machine_exit(m, NULL, EXIT_USAGE, "checkpoint-failed");
+                break;
+            }
+        }
+    }
+    console_flush(m);
+    trace_flush_all();
+    return m->exit_status;
+}
+
+void machine_print_stats(Machine *m)
+{
+    for (int i = 0; i < m->ncpus; i++) {
+        Cpu *c = m->cpus[i];
+        const char *why = c->stop_reason;
+        if (c->state == CPU_RUNNING && (i != m->exit_cpu))
+            why = m->exit_cpu < 0 && m->exit_reason ? m->exit_reason : "running";
+        fprintf(stderr, "cpu%d: insns=%" PRIu64 " cycles=%" PRIu64 " exit=%s\n", i, c->insns, c->cycles, why);
+    }
+}

@@ -1,0 +1,130 @@
+/* machine.h — a machine built from a device tree: memory, CPUs, devices, one clock, one trace.
+ *
+ * Data flow.  machine_create() loads the guest image, builds the effective device tree
+ * (fdt.h: board + options), creates RAM/ROM, loads the image, writes the DTB and the boot
+ * structures into guest RAM, creates the devices the tree names and one Cpu (one Unicorn
+ * engine) per cpu node.  machine_run() advances time in rounds of one quantum: each CPU in
+ * order runs to the round's end (cpu_run), held CPUs check their release, machine-wide events
+ * fire, pages that became code are write-protected in every engine, and a checkpoint is taken
+ * when asked.  Devices never touch CPU state: they call back into the machine (console, exit,
+ * CPU power) or raise lines on a CPU.
+ */
+#ifndef PMUSIM_MACHINE_H
+#define PMUSIM_MACHINE_H
+
+#include "cpu/cpu.h"
+#include "sim/clock.h"
+#include "sim/fdt.h"
+#include "sim/loader.h"
+#include "sim/mem.h"
+#include "tracer/codewatch.h"
+#include "tracer/trace.h"
+
+#define MAX_CPUS 16
+#define MAX_DEVICES 32
+
+typedef struct Device Device;
+
+/* Everything the command line can ask of a run. */
+typedef struct MachineConfig {
+    const char *kernel;             /* ELF or raw image */
+    Arch arch;                      /* --arch, or from the ELF */
+    bool raw;                       /* --load-addr given: a raw binary */
+    uint64_t load_addr, entry;
+    bool entry_set;
+    const char *machine_file;       /* --machine FILE.dts|FILE.dtb */
+    int ncpus;                      /* --cpus (0 = as in the tree) */
+    const char *cpu_model;          /* --cpu-model */
+    const char *bootargs;           /* --bootargs */
+    uint64_t quantum;               /* --quantum, cycles */
+    uint64_t max_insns, max_cycles; /* 0 = unlimited */
+    const char *trace_file;
+    const char *console_file;
+    bool stats;
+    bool semihosting;
+    const char *save_file;          /* --save-at CYCLE:FILE */
+    uint64_t save_at;
+    const char *restore_file;
+    bool icount_check;              /* test aid: count every instruction with a code hook too */
+} MachineConfig;
+
+/* The device access being dispatched (so machine_exit can find the exact instruction). */
+typedef struct AccessCtx {
+    bool valid;
+    AccessKind kind;
+    uint64_t addr;
+    unsigned size;
+} AccessCtx;
+
+typedef struct Console {
+    int fd;
+    bool own_fd;
+    bool line_flush;                /* flush on newline (interactive) */
+    uint64_t bytes;                 /* written so far (checkpoints record it) */
+    size_t len;
+    char buf[4096];
+} Console;
+
+struct Machine {
+    MachineConfig cfg;
+    Arch arch;
+    Image image;
+    void *fdt;                      /* the effective tree (as handed to the guest) */
+    uint64_t fdt_addr, fdt_size;
+    MachineDesc desc;
+    GuestMem mem;
+    Cpu *cpus[MAX_CPUS];
+    int ncpus;
+    Device *devs[MAX_DEVICES];
+    int ndevs;
+    Clock clock;
+    Trace trace;
+    CodeWatch cw;
+    Console console;
+
+    bool stopping;                  /* no CPU runs again once set */
+    int exit_status;
+    const char *exit_reason;
+    int exit_cpu;
+    bool interrupted;               /* SIGINT/SIGTERM */
+    bool saved;                     /* --save-at done */
+    AccessCtx acc;
+    struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
+    int nmmio_ctx, mmio_ctx_cap;
+};
+
+bool machine_create(Machine *m, const MachineConfig *cfg, Error *err);
+/* Start the boot CPU at the image entry (not done when restoring a checkpoint). */
+void machine_boot(Machine *m);
+/* Map the device windows (and, on x86, unassigned space) into a CPU's engine. */
+bool machine_map_devices(Machine *m, Cpu *c, Error *err);
+void machine_destroy(Machine *m);
+/* Run to the end; returns pmusim's exit status. */
+int machine_run(Machine *m);
+/* Print the effective tree as DTS on stdout (through dtc). */
+bool machine_dump_dtb(Machine *m, Error *err);
+void machine_print_stats(Machine *m);
+
+/* End the run: the guest powered off, asked to exit, or a limit was reached.  `cpu` is the
+ * CPU whose instruction caused it, or NULL. */
+void machine_exit(Machine *m, Cpu *cpu, int status, const char *reason);
+/* Total instructions retired by every CPU. */
+uint64_t machine_total_insns(const Machine *m);
+/* A CPU by hardware id (APIC ID / MPIDR / PIR), or NULL. */
+Cpu *machine_cpu_by_hwid(Machine *m, uint64_t hwid);
+
+/* Console output (a UART transmitted a byte). */
+void console_putc(Machine *m, uint8_t c);
+void console_flush(Machine *m);
+
+/* I/O port space (x86 IN/OUT, the ppc32 ISA window). */
+uint64_t machine_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size);
+void machine_io_write(Machine *m, Cpu *c, uint64_t port, unsigned size, uint64_t val);
+
+/* A diagnostic about something the guest did wrong (or pmusim does not model), in the trace. */
+void machine_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...) PMUSIM_PRINTF(5, 6);
+
+/* Symbolic form of a guest address for reports ("func+0x10"). */
+const char *machine_describe(Machine *m, uint64_t addr, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,108 @@
+/* mem.c — guest RAM/ROM blocks and code-page protection (see mem.h). */
+#include "sim/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+bool mem_add(GuestMem *gm, uint64_t base, uint64_t size, bool rom, Error *err)
+{
+    if (gm->n == MEM_MAX_BLOCKS)
+        return error_set(err, "too many memory ranges (at most %d)", MEM_MAX_BLOCKS);
+    if (!size || (base | size) & (GUEST_PAGE - 1))
+        return error_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " is empty or not 4 KiB aligned", base, size);
+    if (base + size < base)
+        return error_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " wraps around", base, size);
+    for (int i = 0; i < gm->n; i++)
+        if (base < gm->blk[i].base + gm->blk[i].size && gm->blk[i].base < base + size)
+            return error_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " overlaps another one", base, size);
+    void *host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (host == MAP_FAILED)
+        return error_set(err, "cannot allocate %" PRIu64 " MiB of guest memory", size >> 20);
+    RamBlock *b = &gm->blk[gm->n++];
+    b->base = base;
+    b->size = size;
+    b->host = host;
+    b->rom = rom;
+    b->pflags = xcalloc(size / GUEST_PAGE, 1);
+    return true;
+}
+
+void mem_destroy(GuestMem *gm)
+{
+    for (int i = 0; i < gm->n; i++) {
+        munmap(gm->blk[i].host, gm->blk[i].size);
+        free(gm->blk[i].pflags);
+    }
+    free(gm->pending);
+    memset(gm, 0, sizeof *gm);
+}
+
+RamBlock *mem_block(GuestMem *gm, uint64_t addr)
+{
+    for (int i = 0; i < gm->n; i++)
+        if (addr - gm->blk[i].base < gm->blk[i].size)
+            return &gm->blk[i];
+    return NULL;
+}
+
+uint8_t *mem_ptr(GuestMem *gm, uint64_t addr, uint64_t len)
+{
+    RamBlock *b = mem_block(gm, addr);
+    if (!b || len > b->size - (addr - b->base))
+        return NULL;
+    return b->host + (addr - b->base);
+}
+
+static uint32_t page_perms(const RamBlock *b, uint64_t page)
+{
+    if (b->rom || (b->pflags[page] & PAGE_CODE))
+        return UC_PROT_READ | UC_PROT_EXEC;
+    return UC_PROT_ALL;
+}
+
+bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err)
+{
+    for (int i = 0; i < gm->n; i++) {
+        const RamBlock *b = &gm->blk[i];
+        uint64_t pages = b->size / GUEST_PAGE;
+        for (uint64_t p = 0; p < pages;) {     /* one mapping per run of equal protection */
+            uint32_t perms = page_perms(b, p);
+            uint64_t q = p + 1;
+            while (q < pages && page_perms(b, q) == perms)
+                q++;
+            uc_err e = uc_mem_map_ptr(uc, b->base + p * GUEST_PAGE, (q - p) * GUEST_PAGE, perms,
+                                      b->host + p * GUEST_PAGE);
+            if (e != UC_ERR_OK)
+                return error_set(err, "mapping guest memory at 0x%" PRIx64 ": %s", b->base + p * GUEST_PAGE,
+                                 uc_strerror(e));
+            p = q;
+        }
+    }
+    return true;
+}
+
+void mem_mark_code(GuestMem *gm, uint64_t start, uint64_t end)
+{
+    for (uint64_t a = start & ~(GUEST_PAGE - 1); a < end; a += GUEST_PAGE) {
+        RamBlock *b = mem_block(gm, a);
+        if (b)
+            b->pflags[(a - b->base) / GUEST_PAGE] |= PAGE_CODE;
+    }
+}
+
+void mem_note_code_page(GuestMem *gm, uint64_t addr)
+{
+    RamBlock *b = mem_block(gm, addr);
+    if (!b || b->rom)
+        return;
+    uint8_t *f = &b->pflags[(addr - b->base) / GUEST_PAGE];
+    if (*f & (PAGE_CODE | PAGE_CODE_PENDING))
+        return;
+    *f |= PAGE_CODE_PENDING;
+    if (gm->npending == gm->pending_cap) {
+        gm->pending_cap = gm->pending_cap ? gm->pending_cap * 2 : 16;
+        gm->pending = xrealloc(gm->pending, (size_t)gm->pending_cap * sizeof *gm->pending);
+    }
+    gm->pending[gm->npending++] = addr & ~(GUEST_PAGE - 1);
+}

@@ -1,0 +1,48 @@
+/* mem.h — guest physical memory: RAM and ROM blocks backed by host buffers shared by every
+ * CPU's engine (uc_mem_map_ptr), and the per-page "code" flag that write-protects a page in
+ * every engine so stores to it reach the code-write chokepoint (tracer/codewatch.h).
+ */
+#ifndef PMUSIM_MEM_H
+#define PMUSIM_MEM_H
+
+#include <unicorn/unicorn.h>
+
+#include "sim/common.h"
+
+#define GUEST_PAGE ((uint64_t)4096)
+#define MEM_MAX_BLOCKS 8
+
+enum { PAGE_CODE = 1, PAGE_CODE_PENDING = 2 };
+
+typedef struct RamBlock {
+    uint64_t base, size;
+    uint8_t *host;
+    bool rom;
+    uint8_t *pflags;                /* per page: PAGE_CODE, PAGE_CODE_PENDING */
+} RamBlock;
+
+typedef struct GuestMem {
+    RamBlock blk[MEM_MAX_BLOCKS];
+    int n;
+    uint64_t *pending;              /* pages that became code during the current run */
+    int npending, pending_cap;
+} GuestMem;
+
+bool mem_add(GuestMem *gm, uint64_t base, uint64_t size, bool rom, Error *err);
+void mem_destroy(GuestMem *gm);
+RamBlock *mem_block(GuestMem *gm, uint64_t addr);
+/* Host pointer for [addr, addr+len) if it lies inside one block, else NULL. */
+uint8_t *mem_ptr(GuestMem *gm, uint64_t addr, uint64_t len);
+/* Map every block into an engine with the current page protections. */
+bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err);
+/* Mark [start, end) as code now (before engines exist, or with every engine stopped). */
+void mem_mark_code(GuestMem *gm, uint64_t start, uint64_t end);
+/* A CPU executed from a page not yet marked: remember it for mem_apply_pending(). */
+static inline bool mem_page_is_code(GuestMem *gm, uint64_t addr)
+{
+    RamBlock *b = mem_block(gm, addr);
+    return !b || b->rom || (b->pflags[(addr - b->base) / GUEST_PAGE] & (PAGE_CODE | PAGE_CODE_PENDING));
+}
+void mem_note_code_page(GuestMem *gm, uint64_t addr);
+
+#endif

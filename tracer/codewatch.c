@@ -1,0 +1,141 @@
+/* codewatch.c — the code-write chokepoint (see codewatch.h). */
+#include "tracer/codewatch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/machine.h"
+
+void codewatch_init(CodeWatch *cw)
+{
+    memset(cw, 0, sizeof *cw);
+}
+
+void codewatch_destroy(CodeWatch *cw)
+{
+    free(cw->ranges);
+    memset(cw, 0, sizeof *cw);
+}
+
+/* Insert [start, end), merging with neighbours; ranges stay sorted and disjoint. */
+void codewatch_add_range(CodeWatch *cw, uint64_t start, uint64_t end)
+{
+    if (start >= end)
+        return;
+    int i = 0;
+    while (i < cw->n && cw->ranges[i].end < start)
+        i++;
+    int j = i;
+    while (j < cw->n && cw->ranges[j].start <= end) {
+        if (cw->ranges[j].start < start)
+            start = cw->ranges[j].start;
+        if (cw->ranges[j].end > end)
+            end = cw->ranges[j].end;
+        j++;
+    }
+    if (i == j) {                               /* no overlap: insert at i */
+        if (cw->n == cw->cap) {
+            cw->cap = cw->cap ? cw->cap * 2 : 16;
+            cw->ranges = xrealloc(cw->ranges, (size_t)cw->cap * sizeof *cw->ranges);
+        }
+        memmove(&cw->ranges[i + 1], &cw->ranges[i], (size_t)(cw->n - i) * sizeof *cw->ranges);
+        cw->n++;
+    } else {                                    /* ranges i..j-1 collapse into i */
+        memmove(&cw->ranges[i + 1], &cw->ranges[j], (size_t)(cw->n - j) * sizeof *cw->ranges);
+        cw->n -= j - i - 1;
+    }
+    cw->ranges[i] = (Range){ start, end };
+}
+
+bool codewatch_overlaps(const CodeWatch *cw, uint64_t addr, uint64_t size)
+{
+    int lo = 0, hi = cw->n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (cw->ranges[mid].end <= addr)
+            lo = mid + 1;
+        else if (cw->ranges[mid].start >= addr + size)
+            hi = mid - 1;
+        else
+            return true;
+    }
+    return false;
+}
+
+void codewatch_listen(CodeWatch *cw, CodeWriteListener fn, void *opaque)
+{
+    if (cw->nlisteners < (int)ARRAY_SIZE(cw->listeners)) {
+        cw->listeners[cw->nlisteners].fn = fn;
+        cw->listeners[cw->nlisteners].opaque = opaque;
+        cw->nlisteners++;
+    }
+}
+
+static void record(Machine *m, Cpu *c, uint64_t pc, uint64_t addr, const uint8_t *old, const uint8_t *new,
+                   unsigned size)
+{
+    CodeWatch *cw = &m->cw;
+    CodeWrite w = { c ? c->index : -1, pc, c ? c->cycles : m->clock.now, addr, size, { 0 }, { 0 } };
+    memcpy(w.old_bytes, old, size);
+    memcpy(w.new_bytes, new, size);
+    cw->writes++;
+    for (int i = 0; i < cw->nlisteners; i++)
+        cw->listeners[i].fn(cw->listeners[i].opaque, &w);
+    if (trace_on(&m->trace)) {
+        char sym[128];
+        TraceEvent ev = trace_begin(w.cycle, w.cpu, "code-write");
+        trace_hex(&ev, "addr", addr);
+        trace_str(&ev, "at", machine_describe(m, addr, sym, sizeof sym));
+        trace_dec(&ev, "size", size);
+        trace_bytes(&ev, "old", old, size);
+        trace_bytes(&ev, "new", new, size);
+        if (c) {
+            char wsym[128];
+            trace_hex(&ev, "pc", pc);
+            trace_str(&ev, "sym", machine_describe(m, pc, wsym, sizeof wsym));
+        }
+        trace_end(&m->trace, &ev);
+    }
+}
+
+static void invalidate_all(Machine *m, uint64_t start, uint64_t end)
+{
+    for (int i = 0; i < m->ncpus; i++)
+        cpu_invalidate_code(m->cpus[i], start, end);
+}
+
+void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
+{
+    uint8_t *dst = mem_ptr(&m->mem, addr, size);
+    if (!dst)
+        return;
+    if (!codewatch_overlaps(&m->cw, addr, size)) {
+        memcpy(dst, bytes, size);       /* data that shares a page with code */
+        return;
+    }
+    uint8_t old[16];
+    memcpy(old, dst, size);
+    memcpy(dst, bytes, size);
+    if (!m->stopping)
+        record(m, c, cpu_access_pc(c, ACC_WRITE, addr, size), addr, old, bytes, size);
+    invalidate_all(m, addr, addr + size);
+}
+
+void codewatch_host_write(Machine *m, uint64_t addr, const void *bytes, size_t size)
+{
+    uint8_t *dst = mem_ptr(&m->mem, addr, size);
+    if (!dst)
+        return;
+    for (size_t off = 0; off < size; off += 16) {       /* recorded in pieces of 16 bytes */
+        unsigned n = size - off > 16 ? 16 : (unsigned)(size - off);
+        if (codewatch_overlaps(&m->cw, addr + off, n)) {
+            uint8_t old[16];
+            memcpy(old, dst + off, n);
+            memcpy(dst + off, (const uint8_t *)bytes + off, n);
+            record(m, NULL, 0, addr + off, old, (const uint8_t *)bytes + off, n);
+        } else {
+            memcpy(dst + off, (const uint8_t *)bytes + off, n);
+        }
+    }
+    invalidate_all(m, addr, addr + size);
+}

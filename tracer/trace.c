@@ -1,0 +1,220 @@
+/* trace.c — event building, dispatch to sinks, and the text sink (docs/trace-format.md). */
+#include "tracer/trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void trace_init(Trace *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void trace_add_sink(Trace *t, TraceSink *s)
+{
+    if (t->nsinks < (int)ARRAY_SIZE(t->sinks))
+        t->sinks[t->nsinks++] = s;
+}
+
+void trace_close(Trace *t)
+{
+    for (int i = 0; i < t->nsinks; i++)
+        t->sinks[i]->close(t->sinks[i]);
+    t->nsinks = 0;
+}
+
+void trace_emit(Trace *t, const TraceEvent *ev)
+{
+    for (int i = 0; i < t->nsinks; i++)
+        t->sinks[i]->emit(t->sinks[i], ev);
+}
+
+static TraceField *add_field(TraceEvent *ev, const char *key, TraceFieldType type)
+{
+    if (ev->nfields == TRACE_MAX_FIELDS)
+        return NULL;
+    TraceField *f = &ev->f[ev->nfields++];
+    memset(f, 0, sizeof *f);
+    f->key = key;
+    f->type = type;
+    return f;
+}
+
+void trace_hex(TraceEvent *ev, const char *key, uint64_t v)
+{
+    TraceField *f = add_field(ev, key, TF_HEX);
+    if (f)
+        f->u = v;
+}
+
+void trace_dec(TraceEvent *ev, const char *key, uint64_t v)
+{
+    TraceField *f = add_field(ev, key, TF_DEC);
+    if (f)
+        f->u = v;
+}
+
+void trace_str(TraceEvent *ev, const char *key, const char *s)
+{
+    TraceField *f = add_field(ev, key, TF_STR);
+    if (f)
+        f->s = s ? s : "";
+}
+
+void trace_bytes(TraceEvent *ev, const char *key, const void *p, unsigned n)
+{
+    TraceField *f = add_field(ev, key, TF_BYTES);
+    if (f) {
+        f->s = p;
+        f->n = n;
+    }
+}
+
+/* ------------------------------------------------------------------ text sink */
+
+#define TEXT_BUF (1 << 16)
+
+typedef struct TextSink {
+    TraceSink sink;
+    int fd;
+    char *path;
+    size_t len;
+    char buf[TEXT_BUF];
+    struct TextSink *next_open;     /* list of open sinks, for trace_flush_all() */
+} TextSink;
+
+static TextSink *open_text_sinks;
+
+static void text_write_all(TextSink *s)
+{
+    size_t off = 0;
+    while (off < s->len) {
+        ssize_t w = write(s->fd, s->buf + off, s->len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;      /* disk full: nothing better to do than drop */
+        off += (size_t)w;
+    }
+    s->len = 0;
+}
+
+static void text_put(TextSink *s, const char *p, size_t n)
+{
+    if (s->len + n > TEXT_BUF)
+        text_write_all(s);
+    if (n > TEXT_BUF)
+        n = TEXT_BUF;
+    memcpy(s->buf + s->len, p, n);
+    s->len += n;
+}
+
+/* Some values (quoted strings) must stay one token: spaces and quotes are escaped. */
+static size_t format_str(char *o, size_t cap, const char *s)
+{
+    size_t k = 0;
+    bool plain = *s != 0;
+    for (const char *p = s; *p; p++)
+        if (*p == ' ' || *p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
+            plain = false;
+    if (plain)
+        return (size_t)snprintf(o, cap, "%s", s);
+    if (k < cap)
+        o[k++] = '"';
+    for (const char *p = s; *p && k + 5 < cap; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\') {
+            o[k++] = '\\';
+            o[k++] = (char)c;
+        } else if (c < 0x20) {
+            k += (size_t)snprintf(o + k, cap - k, "\\x%02x", c);
+        } else {
+            o[k++] = (char)c;
+        }
+    }
+    if (k < cap)
+        o[k++] = '"';
+    return k;
+}
+
+static void text_emit(TraceSink *sink, const TraceEvent *ev)
+{
+    TextSink *s = (TextSink *)sink;
+    char line[1024];
+    size_t k;
+    if (ev->cpu >= 0)
+        k = (size_t)snprintf(line, sizeof line, "%" PRIu64 " cpu%d %s", ev->cycle, ev->cpu, ev->kind);
+    else
+        k = (size_t)snprintf(line, sizeof line, "%" PRIu64 " machine %s", ev->cycle, ev->kind);
+    for (int i = 0; i < ev->nfields && k < sizeof line - 80; i++) {
+        const TraceField *f = &ev->f[i];
+        k += (size_t)snprintf(line + k, sizeof line - k, " %s=", f->key);
+        switch (f->type) {
+        case TF_HEX:
+            k += (size_t)snprintf(line + k, sizeof line - k, "0x%" PRIx64, f->u);
+            break;
+        case TF_DEC:
+            k += (size_t)snprintf(line + k, sizeof line - k, "%" PRIu64, f->u);
+            break;
+        case TF_STR:
+            k += format_str(line + k, sizeof line - k - 1, f->s);
+            break;
+        case TF_BYTES:
+            for (unsigned j = 0; j < f->n && k + 3 < sizeof line; j++)
+                k += (size_t)snprintf(line + k, sizeof line - k, "%02x", (const uint8_t)f->s[j]);
+            if (!f->n)
+                k += (size_t)snprintf(line + k, sizeof line - k, "-");
+            break;
+        }
+    }
+    if (k > sizeof line - 2)
+        k = sizeof line - 2;
+    line[k++] = '\n';
+    text_put(s, line, k);
+}
+
+static void text_flush(TraceSink *sink)
+{
+    text_write_all((TextSink *)sink);
+}
+
+static void text_close(TraceSink *sink)
+{
+    TextSink *s = (TextSink *)sink;
+    text_write_all(s);
+    close(s->fd);
+    for (TextSink **pp = &open_text_sinks; *pp; pp = &(*pp)->next_open)
+        if (*pp == s) {
+            *pp = s->next_open;
+            break;
+        }
+    free(s->path);
+    free(s);
+}
+
+TraceSink *trace_text_sink_open(const char *path, Error *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        error_set(err, "%s: cannot create trace file: %s", path, strerror(errno));
+        return NULL;
+    }
+    TextSink *s = xcalloc(1, sizeof *s);
+    s->sink.emit = text_emit;
+    s->sink.flush = text_flush;
+    s->sink.close = text_close;
+    s->fd = fd;
+    s->path = xstrdup(path);
+    s->next_open = open_text_sinks;
+    open_text_sinks = s;
+    return &s->sink;
+}
+
+void trace_flush_all(void)
+{
+    for (TextSink *s = open_text_sinks; s; s = s->next_open)
+        text_write_all(s);
+}
