@@ -14,12 +14,12 @@
 /* ------------------------------------------------------------------ CPU models */
 
 static const CpuModel cpu_models[] = {
-    { "generic", ARCH_X86_64, "pmusim,x86-64-generic", UC_CPU_X86_SKYLAKE_CLIENT, 0x00050654 },
-    { "cortex-a57", ARCH_ARM64, "arm,cortex-a57", UC_CPU_ARM64_A57, 0x411fd070 },
-    { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034 },
-    { "cortex-a72", ARCH_ARM64, "arm,cortex-a72", UC_CPU_ARM64_A72, 0x410fd083 },
-    { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_7450_V2_1, 0x80000201 },
-    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80020101 },
+    { "generic", ARCH_X86_64, "pmusim,x86-64-generic", UC_CPU_X86_SKYLAKE_CLIENT, 0x00050654, 0 },
+    { "cortex-a57", ARCH_ARM64, "arm,cortex-a57", UC_CPU_ARM64_A57, 0x411fd070, 0x01 },
+    { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034, 0x03 },
+    { "cortex-a72", ARCH_ARM64, "arm,cortex-a72", UC_CPU_ARM64_A72, 0x410fd083, 0x02 },
+    { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_7450_V2_1, 0x80000201, 0 },
+    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80020101, 0 },
 };
 
 const CpuModel *cpu_model_find(Arch arch, const char *name)
@@ -203,6 +203,26 @@ void cpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive)
     block_set_counted(c, idx);
 }
 
+static uint32_t counted_from(Cpu *c, uint64_t pc)
+{
+    BlockEntry *e = c->blk;
+    if (!e || pc < e->pc || pc >= e->pc + e->size)
+        return c->blk_counted;
+    uint32_t idx = blockcache_insn_index(e, pc);
+    return idx < c->blk_counted ? idx : c->blk_counted;
+}
+
+uint64_t cpu_cycles_at(Cpu *c, uint64_t pc)
+{
+    uint32_t idx = counted_from(c, pc);
+    return c->cycles - (c->blk ? block_cost(c->blk, idx, c->blk_counted) : 0);
+}
+
+uint64_t cpu_insns_at(Cpu *c, uint64_t pc)
+{
+    return c->insns - (c->blk_counted - counted_from(c, pc));
+}
+
 unsigned cpu_insn_cost(Cpu *c, uint64_t pc)
 {
     BlockEntry *e = c->blk;
@@ -293,7 +313,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
 static void hook_icount(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
-    if (!c->m->stopping)
+    if (!c->m->stopping && !c->quiet)
         c->ref_insns++;
 }
 
@@ -339,6 +359,8 @@ static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         return;
     }
     /* (2) a limit is at or inside this block */
+    if (c->quiet)
+        return;
     c->blk_counted = 0;
     if (c->stop_next_block || c->m->stopping || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
         c->insns >= c->lim_insns) {
@@ -371,7 +393,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     TrapSite *t = trap_find(c, pc);
-    if (!t || !t->live || c->stop != STOP_NONE)
+    if (!t || !t->live || c->stop != STOP_NONE || c->quiet)
         return;
     if (c->m->stopping) {           /* the run has ended at an earlier instruction */
         c->stop = STOP_PRECISE;
@@ -587,10 +609,25 @@ void cpu_destroy(Cpu *c)
     free(c);
 }
 
-void cpu_trace_exception(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
                          uint64_t info)
 {
     Machine *m = c->m;
+    c->cycles += c->ctab->cost[IC_TRAP];
+    if (c->insns == c->exc_insns && to == c->exc_to) {
+        if (++c->exc_repeats == EXCEPTION_LOOP_LIMIT) {
+            machine_diag(m, c, from, "exception-loop",
+                         "exception at 0x%" PRIx64 " recurs without an instruction retiring: stopping the CPU", to);
+            cpu_stop(c, CPU_DEAD, "exception-loop");
+            if (m->ncpus == 1)
+                machine_exit(m, c, EXIT_HUNG, "exception-loop");
+            return;
+        }
+    } else {
+        c->exc_repeats = 0;
+    }
+    c->exc_insns = c->insns;
+    c->exc_to = to;
     if (!trace_on(&m->trace))
         return;
     char sym[128];
@@ -648,6 +685,20 @@ void cpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
     evq_insert(&c->insn_events, ev, insns, clock_next_seq(&c->m->clock));
     if (insns < c->lim_insns)
         c->lim_insns = insns;
+}
+
+void cpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
+{
+    uint64_t fast = c->lim_fast;
+    BlockEntry *blk = c->blk;
+    uint32_t counted = c->blk_counted;
+    c->quiet = true;
+    c->lim_fast = 0;                /* keeps the block hook off its counting fast path */
+    uc_emu_start(c->uc, pc, 0, 0, count);
+    c->quiet = false;
+    c->lim_fast = fast;
+    c->blk = blk;
+    c->blk_counted = counted;
 }
 
 void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)

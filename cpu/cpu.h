@@ -47,6 +47,7 @@ typedef struct CpuModel {
     const char *compatible;     /* cpu node compatible, "arm,cortex-a57" */
     int uc_model;               /* Unicorn CPU model */
     uint64_t id;                /* MIDR_EL1 / PVR / CPUID.1:EAX */
+    uint8_t pmu_idcode;         /* arm64: PMCR_EL0.IDCODE */
 } CpuModel;
 
 const CpuModel *cpu_model_find(Arch arch, const char *name_or_compatible);
@@ -153,6 +154,8 @@ struct Cpu {
     BlockEntry *blk;
     uint32_t blk_counted;           /* how many of its instructions are in insns/cycles */
 
+    bool quiet;                     /* a pmusim-internal run (cpu_quiet_run): hooks do nothing */
+
     /* cut (precise partial block) */
     bool in_cut;
     uint64_t cut_start, cut_end;
@@ -166,6 +169,8 @@ struct Cpu {
     EventQueue insn_events;         /* keyed by this CPU's retired instructions */
 
     bool nmi_pending, irq_pending;  /* interrupt lines (models raise them; backends take them) */
+    bool start_pending;             /* PSCI CPU_ON accepted: starts at its next quantum */
+    uint64_t start_entry, start_arg;
 
     /* access locator cursor (see cpu_access_pc) */
     const BlockEntry *acc_blk;
@@ -179,6 +184,8 @@ struct Cpu {
     uint64_t fault_addr, fault_pc;
 
     uint64_t ref_insns;             /* --icount-check: instructions seen by a code hook */
+    uint64_t exc_insns, exc_to;     /* the last exception entry: retired count and target */
+    unsigned exc_repeats;
     uint64_t stats_traps, stats_cuts, stats_exceptions;
 };
 
@@ -216,13 +223,23 @@ static inline void cpu_request_stop(Cpu *c)
 uint64_t cpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size);
 /* The engine or pmusim failed in a way that is not the guest's doing: the run ends. */
 void cpu_internal_error(Cpu *c, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
+/* Local time and retired-instruction count at the start of the instruction at pc of the
+ * current block (from a hook that did not stop the block: a sysreg or I/O hook). */
+uint64_t cpu_cycles_at(Cpu *c, uint64_t pc);
+uint64_t cpu_insns_at(Cpu *c, uint64_t pc);
 /* Cost of the instruction at pc in the current block (1 if unknown). */
 unsigned cpu_insn_cost(Cpu *c, uint64_t pc);
+/* Run `count` instructions at pc for pmusim's own purposes (e.g. reading a register the
+ * engine has no API for): nothing is counted, trapped or traced.  The engine drops its
+ * translations afterwards (a count-limited run), so keep this off hot paths. */
+void cpu_quiet_run(Cpu *c, uint64_t pc, size_t count);
 /* Remove every cached translation and decoded block overlapping [start, end). */
 void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
 
-/* Trace an exception or interrupt entry. */
-void cpu_trace_exception(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+/* Every exception or interrupt entry goes through here: it is traced, costs cycles (the cycle
+ * table's trap cost), and an entry that recurs at the same vector without a single instruction
+ * retiring in between (a handler faulting on itself) stops the CPU instead of spinning forever. */
+void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
                          uint64_t info);
 
 /* Engine register access that cannot fail on valid ids (failures are internal errors). */

@@ -230,7 +230,7 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
     x->delivering--;
     if (vec == X86_NMI && !soft)
         x->nmi_blocked = true;
-    cpu_trace_exception(c, kind, vec, vec < 32 && !soft ? x86_exc_names[vec] : "int", rip, target,
+    cpu_exception_taken(c, kind, vec, vec < 32 && !soft ? x86_exc_names[vec] : "int", rip, target,
                         has_err ? err : 0);
 }
 

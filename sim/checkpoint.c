@@ -172,6 +172,9 @@ static void save_cpu(Cpu *c, Blob *b)
     blob_u64(b, c->idle_cycles);
     blob_u8(b, c->nmi_pending);
     blob_u8(b, c->irq_pending);
+    blob_u8(b, c->start_pending);
+    blob_u64(b, c->start_entry);
+    blob_u64(b, c->start_arg);
     c->ops->save(c, b);
 }
 
@@ -185,6 +188,9 @@ static bool load_cpu(Cpu *c, BlobReader *r)
     c->idle_cycles = br_u64(r);
     c->nmi_pending = br_u8(r);
     c->irq_pending = br_u8(r);
+    c->start_pending = br_u8(r);
+    c->start_entry = br_u64(r);
+    c->start_arg = br_u64(r);
     return r->ok && c->state <= CPU_DEAD && c->ops->load(c, r);
 }
 

@@ -101,15 +101,19 @@ Cpu *machine_cpu_by_hwid(Machine *m, uint64_t hwid)
 
 void machine_exit(Machine *m, Cpu *c, int status, const char *reason)
 {
+    machine_exit_at(m, c, UINT64_MAX, status, reason);
+}
+
+void machine_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *reason)
+{
     if (m->stopping)
         return;
-    uint64_t pc = 0;
     if (c) {
         /* The instruction that caused the exit is the last one retired. */
         if (m->acc.valid) {
             pc = cpu_access_pc(c, m->acc.kind, m->acc.addr, m->acc.size);
             cpu_retire_upto(c, pc, true);
-        } else {
+        } else if (pc == UINT64_MAX) {
             pc = c->ops->get_pc(c);
         }
         c->stop_reason = reason;
@@ -149,34 +153,38 @@ static uint64_t all_ones(unsigned size)
     return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
 }
 
-static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned size)
+/* `cpu_addr` is the access as the CPU made it (the ISA window turns memory accesses into port
+ * accesses): what the access locator must look for. */
+static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned size, AccessKind kind,
+                              uint64_t cpu_addr)
 {
     if (m->stopping)
         return all_ones(size);
     Device *d = find_device(m, io, addr);
-    m->acc = (AccessCtx){ true, io ? ACC_IN : ACC_READ, addr, size };
+    m->acc = (AccessCtx){ true, kind, cpu_addr, size };
     uint64_t v;
     if (d) {
         v = d->ops->read(d, c, addr - d->base, size);
     } else {
         v = all_ones(size);
-        machine_diag(m, c, cpu_access_pc(c, m->acc.kind, addr, size), io ? "unassigned-io" : "unassigned",
+        machine_diag(m, c, cpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
                      "read of %u bytes at %s 0x%" PRIx64 ": no device", size, io ? "port" : "address", addr);
     }
     m->acc.valid = false;
     return v;
 }
 
-static void dispatch_write(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned size, uint64_t val)
+static void dispatch_write(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned size, uint64_t val,
+                           AccessKind kind, uint64_t cpu_addr)
 {
     if (m->stopping)
         return;
     Device *d = find_device(m, io, addr);
-    m->acc = (AccessCtx){ true, io ? ACC_OUT : ACC_WRITE, addr, size };
+    m->acc = (AccessCtx){ true, kind, cpu_addr, size };
     if (d)
         d->ops->write(d, c, addr - d->base, size, val);
     else
-        machine_diag(m, c, cpu_access_pc(c, m->acc.kind, addr, size), io ? "unassigned-io" : "unassigned",
+        machine_diag(m, c, cpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
                      "write of %u bytes (0x%" PRIx64 ") at %s 0x%" PRIx64 ": no device", size, val,
                      io ? "port" : "address", addr);
     m->acc.valid = false;
@@ -184,12 +192,12 @@ static void dispatch_write(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned 
 
 uint64_t machine_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size)
 {
-    return dispatch_read(m, c, true, port, size);
+    return dispatch_read(m, c, true, port, size, ACC_IN, port);
 }
 
 void machine_io_write(Machine *m, Cpu *c, uint64_t port, unsigned size, uint64_t val)
 {
-    dispatch_write(m, c, true, port, size, val);
+    dispatch_write(m, c, true, port, size, val, ACC_OUT, port);
 }
 
 /* One engine's view of one MMIO window. */
@@ -209,14 +217,14 @@ static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size, void *opaq
     Cpu *c = m->cpus[x->cpu];
     switch (x->kind) {
     case WIN_ISA:
-        return dispatch_read(m, c, true, off, size);
+        return dispatch_read(m, c, true, off, size, ACC_READ, x->base + off);
     case WIN_DESCRIBED:
         if (!m->stopping)
             machine_diag(m, c, cpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
                          "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
         return 0;
     default:
-        return dispatch_read(m, c, false, x->base + off, size);
+        return dispatch_read(m, c, false, x->base + off, size, ACC_READ, x->base + off);
     }
 }
 
@@ -227,7 +235,7 @@ static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val,
     Cpu *c = m->cpus[x->cpu];
     switch (x->kind) {
     case WIN_ISA:
-        dispatch_write(m, c, true, off, size, val);
+        dispatch_write(m, c, true, off, size, val, ACC_WRITE, x->base + off);
         break;
     case WIN_DESCRIBED:
         if (!m->stopping)
@@ -236,7 +244,7 @@ static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val,
                          x->name, off, size);
         break;
     default:
-        dispatch_write(m, c, false, x->base + off, size, val);
+        dispatch_write(m, c, false, x->base + off, size, val, ACC_WRITE, x->base + off);
         break;
     }
 }
@@ -514,7 +522,8 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
 void machine_boot(Machine *m)
 {
     Cpu *boot = m->cpus[0];
-    cpu_start(boot, m->image.entry, m->fdt_addr, boot->hwid, "boot");
+    /* second argument register: x86 RSI = APIC ID; ppc32 r6 = the ePAPR magic (docs/guest-abi.md) */
+    cpu_start(boot, m->image.entry, m->fdt_addr, m->arch == ARCH_PPC32 ? EPAPR_MAGIC : boot->hwid, "boot");
 }
 
 void machine_destroy(Machine *m)
@@ -554,10 +563,16 @@ bool machine_dump_dtb(Machine *m, Error *err)
 
 /* ------------------------------------------------------------------ running */
 
-/* A CPU held by a spin table starts once its release word says so (docs/machines.md). */
-static void poll_spin_table(Machine *m, Cpu *c)
+/* A held CPU starts once released: by a PSCI CPU_ON accepted earlier, or when its spin-table
+ * word says so (docs/machines.md).  Checked at the start of its quantum: a deterministic point. */
+static void poll_power_on(Machine *m, Cpu *c)
 {
     const CpuDesc *cd = &m->desc.cpus[c->index];
+    if (c->start_pending) {
+        c->start_pending = false;
+        cpu_start(c, c->start_entry, c->start_arg, 0, "psci-cpu-on");
+        return;
+    }
     if (cd->enable != ENABLE_SPIN_TABLE || c->state != CPU_OFF || c->insns)
         return;
     if (m->arch == ARCH_PPC32) {
@@ -599,7 +614,8 @@ static bool machine_hung(Machine *m)
         return false;
     for (int i = 0; i < m->ncpus; i++) {
         Cpu *c = m->cpus[i];
-        if (c->state == CPU_RUNNING || c->events.n || c->insn_events.n || c->nmi_pending || c->irq_pending)
+        if (c->state == CPU_RUNNING || c->start_pending || c->events.n || c->insn_events.n || c->nmi_pending ||
+            c->irq_pending)
             return false;
     }
     return true;
@@ -613,7 +629,7 @@ int machine_run(Machine *m)
             end = m->cfg.max_cycles;
         for (int i = 0; i < m->ncpus && !m->stopping; i++) {
             Cpu *c = m->cpus[i];
-            poll_spin_table(m, c);
+            poll_power_on(m, c);
             cpu_run(c, end);
             apply_code_pages(m);
         }

@@ -108,6 +108,8 @@ void machine_print_stats(Machine *m);
 /* End the run: the guest powered off, asked to exit, or a limit was reached.  `cpu` is the
  * CPU whose instruction caused it, or NULL. */
 void machine_exit(Machine *m, Cpu *cpu, int status, const char *reason);
+/* The same, naming the instruction that caused it (when the PC has already moved on). */
+void machine_exit_at(Machine *m, Cpu *cpu, uint64_t pc, int status, const char *reason);
 /* Total instructions retired by every CPU. */
 uint64_t machine_total_insns(const Machine *m);
 /* A CPU by hardware id (APIC ID / MPIDR / PIR), or NULL. */

@@ -20,4 +20,8 @@
 #define DTB_ALIGN 0x10000ull
 #define DTB_MAX_SIZE 0x10000ull
 
+/* Exception entries to the same vector with no instruction retired in between before pmusim
+ * declares the CPU stuck (a handler that faults on its first instruction). */
+#define EXCEPTION_LOOP_LIMIT 64
+
 #endif

@@ -1,0 +1,675 @@
+/* arm64.c — the AArch64 backend.
+ *
+ * Entry state (EL1h, MMU off), exception entry to EL1 through VBAR_EL1 with ELR/SPSR/ESR/FAR
+ * (Arm ARM DDI 0487 D1.10), PSCI 1.0 over HVC (Arm DEN 0022), and the system registers the
+ * engine gets wrong or makes nondeterministic: MPIDR_EL1 (per CPU, from the tree), MIDR_EL1
+ * (per model), the generic timer (counts simulated time; D11), the PMUv3 registers
+ * (pmu/pmu_armv8.c).  MRS/MSR reach us through the engine's sysreg hook, which syncs the PC, so
+ * every access gets the exact time of its instruction.  WFI sleeps.
+ *
+ * Limitation of the engine (shared/docs/unicorn-2.0.1.md): exception entry from EL0 does not
+ * refresh the engine's cached exception level, so guests run at EL1.
+ */
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "pmu/pmu_armv8.h"
+#include "sim/checkpoint.h"
+#include "sim/machine.h"
+
+/* QEMU's exception numbers as the engine reports them (target/arm/cpu.h). */
+enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4, EXCP_BKPT = 7,
+       EXCP_HVC = 11, EXCP_SMC = 13 };
+
+/* ESR_ELx.EC values. @see DDI 0487 D13.2.37 */
+enum { EC_UNKNOWN = 0x00, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_IABT_CUR = 0x21, EC_DABT_CUR = 0x25,
+       EC_BRK64 = 0x3c };
+
+enum { PSTATE_I = 1 << 7, PSTATE_EL1H = 0x3c5 };
+
+/* PSCI function ids and return codes (DEN 0022D §5). */
+enum {
+    PSCI_VERSION = 0x84000000, PSCI_CPU_SUSPEND = 0x84000001, PSCI_CPU_OFF = 0x84000002,
+    PSCI_CPU_ON = 0x84000003, PSCI_AFFINITY_INFO = 0x84000004, PSCI_MIGRATE_INFO_TYPE = 0x84000006,
+    PSCI_SYSTEM_OFF = 0x84000008, PSCI_SYSTEM_RESET = 0x84000009, PSCI_FEATURES = 0x8400000a,
+    PSCI_64 = 0x40000000,
+};
+enum { PSCI_SUCCESS = 0, PSCI_NOT_SUPPORTED = -1, PSCI_INVALID_PARAMS = -2, PSCI_ALREADY_ON = -4,
+       PSCI_INVALID_ADDRESS = -9 };
+
+#define SYSREG(op0, op1, crn, crm, op2) ((op0) << 14 | (op1) << 11 | (crn) << 7 | (crm) << 3 | (op2))
+enum {
+    MIDR_EL1 = SYSREG(3, 0, 0, 0, 0), MPIDR_EL1 = SYSREG(3, 0, 0, 0, 5),
+    CNTKCTL_EL1 = SYSREG(3, 0, 14, 1, 0), CNTFRQ_EL0 = SYSREG(3, 3, 14, 0, 0),
+    CNTPCT_EL0 = SYSREG(3, 3, 14, 0, 1), CNTVCT_EL0 = SYSREG(3, 3, 14, 0, 2),
+    CNTP_TVAL_EL0 = SYSREG(3, 3, 14, 2, 0), CNTP_CTL_EL0 = SYSREG(3, 3, 14, 2, 1),
+    CNTP_CVAL_EL0 = SYSREG(3, 3, 14, 2, 2), CNTV_TVAL_EL0 = SYSREG(3, 3, 14, 3, 0),
+    CNTV_CTL_EL0 = SYSREG(3, 3, 14, 3, 1), CNTV_CVAL_EL0 = SYSREG(3, 3, 14, 3, 2),
+};
+enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
+
+/* Trap-site kinds. */
+enum { T_WFI = 1 };
+#define INSN_WFI 0xd503207fu
+#define INSN_HLT_SEMIHOST 0xd45e0000u   /* hlt #0xf000 */
+
+typedef struct ArmTimer {
+    uint64_t ctl, cval;
+} ArmTimer;
+
+typedef struct Arm64Cpu {
+    Cpu c;
+    ArmPmu pmu;
+    ArmTimer ptimer, vtimer;
+    uint64_t cntkctl;
+} Arm64Cpu;
+
+static Arm64Cpu *A64(Cpu *c)
+{
+    return (Arm64Cpu *)c;
+}
+
+static uint64_t cp_read(Cpu *c, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2)
+{
+    uc_arm64_cp_reg r = { crn, crm, op0, op1, op2, 0 };
+    uc_reg_read(c->uc, UC_ARM64_REG_CP_REG, &r);
+    return r.val;
+}
+
+static void cp_write(Cpu *c, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2, uint64_t v)
+{
+    uc_arm64_cp_reg r = { crn, crm, op0, op1, op2, v };
+    uc_reg_write(c->uc, UC_ARM64_REG_CP_REG, &r);
+}
+
+static uint32_t insn_at(Cpu *c, uint64_t pc)
+{
+    uint8_t b[4];
+    return cpu_mem_read(c, pc, b, 4) ? (uint32_t)load_le(b, 4) : 0;
+}
+
+/* ------------------------------------------------------------------ exception entry */
+
+static void a64_take(Cpu *c, const char *kind, uint64_t ret, unsigned vec, unsigned ec, uint32_t iss,
+                     bool far_valid, uint64_t far)
+{
+    uint64_t pstate = cpu_reg_read(c, UC_ARM64_REG_PSTATE);
+    unsigned el = (pstate >> 2) & 3;
+    uint64_t base = cpu_reg_read(c, UC_ARM64_REG_VBAR_EL1) + (el == 1 ? (pstate & 1 ? 0x200 : 0) : 0x400);
+    cpu_reg_write(c, UC_ARM64_REG_ELR_EL1, ret);
+    cp_write(c, 3, 0, 4, 0, 0, (uint32_t)pstate);                   /* SPSR_EL1 */
+    if (vec == 0) {
+        cpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | 1u << 25 | iss);
+        if (far_valid)
+            cpu_reg_write(c, UC_ARM64_REG_FAR_EL1, far);
+    }
+    cpu_reg_write(c, UC_ARM64_REG_PSTATE, (pstate & 0xf0000000u) | PSTATE_EL1H);
+    cpu_reg_write(c, UC_ARM64_REG_PC, base + vec);
+    cpu_exception_taken(c, kind, base + vec, vec == 0 ? "sync" : "irq", ret, base + vec,
+                        vec == 0 ? (uint64_t)ec << 26 | iss : 0);
+}
+
+static void a64_undef(Cpu *c, uint64_t pc)
+{
+    a64_take(c, "exception", pc, 0, EC_UNKNOWN, 0, false, 0);
+}
+
+/* ------------------------------------------------------------------ PSCI */
+
+static const char *psci_name(uint32_t fn)
+{
+    switch (fn & ~(uint32_t)PSCI_64) {
+    case PSCI_VERSION: return "PSCI_VERSION";
+    case PSCI_CPU_SUSPEND: return "CPU_SUSPEND";
+    case PSCI_CPU_OFF: return "CPU_OFF";
+    case PSCI_CPU_ON: return "CPU_ON";
+    case PSCI_AFFINITY_INFO: return "AFFINITY_INFO";
+    case PSCI_MIGRATE_INFO_TYPE: return "MIGRATE_INFO_TYPE";
+    case PSCI_SYSTEM_OFF: return "SYSTEM_OFF";
+    case PSCI_SYSTEM_RESET: return "SYSTEM_RESET";
+    case PSCI_FEATURES: return "PSCI_FEATURES";
+    default: return "unknown";
+    }
+}
+
+static bool psci_implemented(uint32_t fn)
+{
+    switch (fn) {
+    case PSCI_VERSION: case PSCI_CPU_OFF: case PSCI_CPU_ON: case PSCI_CPU_ON | PSCI_64:
+    case PSCI_AFFINITY_INFO: case PSCI_AFFINITY_INFO | PSCI_64: case PSCI_MIGRATE_INFO_TYPE:
+    case PSCI_SYSTEM_OFF: case PSCI_SYSTEM_RESET: case PSCI_FEATURES:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Handle a PSCI call; the HVC has retired and PC points after it. */
+static void psci_call(Cpu *c)
+{
+    Machine *m = c->m;
+    uint32_t fn = (uint32_t)cpu_reg_read(c, UC_ARM64_REG_X0);
+    uint64_t a1 = cpu_reg_read(c, UC_ARM64_REG_X1), a2 = cpu_reg_read(c, UC_ARM64_REG_X2),
+             a3 = cpu_reg_read(c, UC_ARM64_REG_X3);
+    bool is64 = fn & PSCI_64;
+    if (!is64) {
+        a1 = (uint32_t)a1;
+        a2 = (uint32_t)a2;
+        a3 = (uint32_t)a3;
+    }
+    int64_t ret = PSCI_NOT_SUPPORTED;
+    Cpu *t;
+    switch (fn) {
+    case PSCI_VERSION:
+        ret = 0x10000;                                      /* 1.0 */
+        break;
+    case PSCI_CPU_ON:
+    case PSCI_CPU_ON | PSCI_64:
+        t = machine_cpu_by_hwid(m, a1 & 0xff00ffffffull);
+        if (!t || m->desc.cpus[t->index].enable != ENABLE_PSCI)
+            ret = PSCI_INVALID_PARAMS;
+        else if (t->state != CPU_OFF || t->start_pending)
+            ret = PSCI_ALREADY_ON;
+        else if (!mem_ptr(&m->mem, a2, 4))
+            ret = PSCI_INVALID_ADDRESS;
+        else {
+            t->start_pending = true;                        /* starts at its next quantum */
+            t->start_entry = a2;
+            t->start_arg = a3;
+            ret = PSCI_SUCCESS;
+        }
+        break;
+    case PSCI_AFFINITY_INFO:
+    case PSCI_AFFINITY_INFO | PSCI_64:
+        t = machine_cpu_by_hwid(m, a1 & 0xff00ffffffull);
+        if (!t || a2 != 0)
+            ret = PSCI_INVALID_PARAMS;
+        else
+            ret = t->start_pending ? 2 : t->state == CPU_OFF ? 1 : 0;   /* ON_PENDING, OFF, ON */
+        break;
+    case PSCI_MIGRATE_INFO_TYPE:
+        ret = 2;                                            /* no trusted OS to migrate */
+        break;
+    case PSCI_FEATURES:
+        ret = psci_implemented((uint32_t)a1) ? 0 : PSCI_NOT_SUPPORTED;
+        break;
+    default:
+        break;
+    }
+    if (trace_on(&m->trace)) {
+        TraceEvent ev = trace_begin(c->cycles, c->index, "psci");
+        trace_str(&ev, "fn", psci_name(fn));
+        trace_hex(&ev, "id", fn);
+        trace_hex(&ev, "x1", a1);
+        trace_hex(&ev, "x2", a2);
+        trace_hex(&ev, "x3", a3);
+        if (fn != PSCI_SYSTEM_OFF && fn != PSCI_SYSTEM_RESET && fn != PSCI_CPU_OFF)
+            trace_hex(&ev, "ret", (uint64_t)ret);
+        trace_end(&m->trace, &ev);
+    }
+    switch (fn) {
+    case PSCI_CPU_OFF:
+        cpu_stop(c, CPU_OFF, "psci-cpu-off");
+        return;
+    case PSCI_SYSTEM_OFF:
+        machine_exit_at(m, c, cpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-off");
+        return;
+    case PSCI_SYSTEM_RESET:
+        machine_exit_at(m, c, cpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-reset");
+        return;
+    }
+    cpu_reg_write(c, UC_ARM64_REG_X0, is64 ? (uint64_t)ret : (uint32_t)ret);
+}
+
+static bool is_psci_id(uint64_t x0)
+{
+    uint32_t fn = (uint32_t)x0;
+    return x0 <= 0xffffffffull && ((fn & 0xffffffe0u) == 0x84000000u || (fn & 0xffffffe0u) == 0xc4000000u);
+}
+
+/* ------------------------------------------------------------------ semihosting */
+
+/* hlt #0xf000 with --semihosting: SYS_WRITEC, SYS_WRITE0, SYS_EXIT, SYS_EXIT_EXTENDED. */
+static bool semihosting_call(Cpu *c, uint64_t pc)
+{
+    uint64_t op = cpu_reg_read(c, UC_ARM64_REG_X0), arg = cpu_reg_read(c, UC_ARM64_REG_X1);
+    uint8_t b[16];
+    switch (op) {
+    case 0x03:                                              /* SYS_WRITEC */
+        if (cpu_mem_read(c, arg, b, 1))
+            console_putc(c->m, b[0]);
+        break;
+    case 0x04:                                              /* SYS_WRITE0 */
+        for (int i = 0; i < 4096 && cpu_mem_read(c, arg + i, b, 1) && b[0]; i++)
+            console_putc(c->m, b[0]);
+        break;
+    case 0x18:                                              /* SYS_EXIT: x1 = reason, or a block */
+    case 0x20: {                                            /* SYS_EXIT_EXTENDED: x1 -> {reason, code} */
+        uint64_t reason = arg, code = 0;
+        if (op == 0x20 || cpu_mem_read(c, arg, b, 16)) {
+            if (cpu_mem_read(c, arg, b, 16)) {
+                reason = load_le(b, 8);
+                code = load_le(b + 8, 8);
+            }
+        }
+        cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+        machine_exit(c->m, c, reason == 0x20026 ? (int)(code & 0xff) : 1, "semihosting-exit");
+        return true;
+    }
+    default:
+        return false;
+    }
+    cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    return true;
+}
+
+/* ------------------------------------------------------------------ system registers */
+
+static uint64_t counter_at(Cpu *c, uint64_t pc)
+{
+    return muldiv64(cpu_cycles_at(c, pc), c->m->desc.timer_hz, c->m->clock.freq_hz);
+}
+
+static uint64_t timer_ctl(const ArmTimer *t, uint64_t count)
+{
+    return (t->ctl & (CNT_ENABLE | CNT_IMASK)) | ((t->ctl & CNT_ENABLE) && count >= t->cval ? CNT_ISTATUS : 0);
+}
+
+static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigned op1, unsigned crn, unsigned crm,
+                        unsigned op2, uint64_t *v)
+{
+    Arm64Cpu *a = A64(c);
+    switch (key) {
+    case MIDR_EL1: *v = c->model->id; return true;
+    case MPIDR_EL1: *v = 0x80000000ull | c->hwid; return true;
+    case CNTFRQ_EL0: *v = c->m->desc.timer_hz; return true;
+    case CNTPCT_EL0:
+    case CNTVCT_EL0: *v = counter_at(c, pc); return true;
+    case CNTKCTL_EL1: *v = a->cntkctl; return true;
+    case CNTP_CTL_EL0: *v = timer_ctl(&a->ptimer, counter_at(c, pc)); return true;
+    case CNTV_CTL_EL0: *v = timer_ctl(&a->vtimer, counter_at(c, pc)); return true;
+    case CNTP_CVAL_EL0: *v = a->ptimer.cval; return true;
+    case CNTV_CVAL_EL0: *v = a->vtimer.cval; return true;
+    case CNTP_TVAL_EL0: *v = (uint32_t)(a->ptimer.cval - counter_at(c, pc)); return true;
+    case CNTV_TVAL_EL0: *v = (uint32_t)(a->vtimer.cval - counter_at(c, pc)); return true;
+    }
+    if (armv8_pmu_owns(op0, op1, crn, crm, op2))
+        return armv8_pmu_read(&a->pmu, op0, op1, crn, crm, op2, cpu_cycles_at(c, pc), cpu_insns_at(c, pc), v);
+    return false;
+}
+
+/* 1: handled; 0: not ours (the engine does it); -1: UNDEFINED */
+static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigned op1, unsigned crn, unsigned crm,
+                        unsigned op2, uint64_t v)
+{
+    Arm64Cpu *a = A64(c);
+    uint64_t now;
+    switch (key) {
+    case MIDR_EL1: case MPIDR_EL1: case CNTPCT_EL0: case CNTVCT_EL0:
+        return -1;                                          /* read-only */
+    case CNTFRQ_EL0:
+        return 1;                                           /* writable only at the highest EL */
+    case CNTKCTL_EL1: a->cntkctl = v & 0x3ff; return 1;
+    case CNTP_CTL_EL0: a->ptimer.ctl = v & (CNT_ENABLE | CNT_IMASK); return 1;
+    case CNTV_CTL_EL0: a->vtimer.ctl = v & (CNT_ENABLE | CNT_IMASK); return 1;
+    case CNTP_CVAL_EL0: a->ptimer.cval = v; return 1;
+    case CNTV_CVAL_EL0: a->vtimer.cval = v; return 1;
+    case CNTP_TVAL_EL0:
+    case CNTV_TVAL_EL0:
+        now = counter_at(c, pc);
+        (key == CNTP_TVAL_EL0 ? &a->ptimer : &a->vtimer)->cval = now + (uint64_t)(int64_t)(int32_t)v;
+        return 1;
+    }
+    if (armv8_pmu_owns(op0, op1, crn, crm, op2))
+        return armv8_pmu_write(&a->pmu, op0, op1, crn, crm, op2, cpu_cycles_at(c, pc), cpu_insns_at(c, pc), v) ? 1
+                                                                                                                : -1;
+    return 0;
+}
+
+static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
+{
+    switch (key) {
+    case MIDR_EL1: case MPIDR_EL1: case CNTFRQ_EL0: case CNTPCT_EL0: case CNTVCT_EL0: case CNTKCTL_EL1:
+    case CNTP_CTL_EL0: case CNTV_CTL_EL0: case CNTP_CVAL_EL0: case CNTV_CVAL_EL0: case CNTP_TVAL_EL0:
+    case CNTV_TVAL_EL0:
+        return true;
+    default:
+        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
+    }
+}
+
+/* An MRS/MSR the guest executes: ours are emulated (return 1 = the engine skips it). */
+static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *opaque, bool write)
+{
+    Cpu *c = opaque;
+    uint32_t key = SYSREG(r->op0, r->op1, r->crn, r->crm, r->op2);
+    if (!owns(key, r))
+        return 0;
+    uint64_t pc = cpu_reg_read(c, UC_ARM64_REG_PC);
+    if (write) {
+        uint64_t v = reg == UC_ARM64_REG_XZR ? 0 : r->val;
+        if (sysreg_write(c, pc, key, r->op0, r->op1, r->crn, r->crm, r->op2, v) >= 0)
+            return 1;
+    } else {
+        uint64_t v = 0;
+        if (sysreg_read(c, pc, key, r->op0, r->op1, r->crn, r->crm, r->op2, &v)) {
+            if (reg != UC_ARM64_REG_XZR)
+                cpu_reg_write(c, reg, v);
+            return 1;
+        }
+    }
+    /* UNDEFINED access to one of our registers: the exception, and the instruction does not
+     * retire (the engine continues at the vector). */
+    cpu_retire_upto(c, pc, false);
+    a64_undef(c, pc);
+    return 1;
+}
+
+static uint32_t hook_mrs(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *opaque)
+{
+    return hook_sysreg(uc, reg, r, opaque, false);
+}
+
+static uint32_t hook_msr(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *opaque)
+{
+    return hook_sysreg(uc, reg, r, opaque, true);
+}
+
+/* ------------------------------------------------------------------ CpuOps */
+
+static bool a64_init(Cpu *c, Error *err)
+{
+    uc_hook h;
+    if (uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_mrs, c, 1, 0, UC_ARM64_INS_MRS) != UC_ERR_OK ||
+        uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_msr, c, 1, 0, UC_ARM64_INS_MSR) != UC_ERR_OK)
+        return error_set(err, "cpu%d: cannot install the sysreg hooks", c->index);
+    /* EL3 and EL2 are absent: mark the lower ELs AArch64 (SCR_EL3.RW, HCR_EL2.RW), or ERET
+     * misbehaves in the engine; SCR_EL3.HCE lets HVC reach us (PSCI) instead of the engine
+     * making it UNDEFINED first. */
+    cp_write(c, 3, 6, 1, 1, 0, cp_read(c, 3, 6, 1, 1, 0) | 1u << 10 | 1u << 8);
+    cp_write(c, 3, 4, 1, 1, 0, cp_read(c, 3, 4, 1, 1, 0) | 1ull << 31);
+    armv8_pmu_init(&A64(c)->pmu, c->model->pmu_idcode);
+    return true;
+}
+
+static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
+{
+    for (int i = 0; i <= 28; i++)
+        cpu_reg_write(c, UC_ARM64_REG_X0 + i, 0);
+    cpu_reg_write(c, UC_ARM64_REG_X29, 0);
+    cpu_reg_write(c, UC_ARM64_REG_X30, 0);
+    cpu_reg_write(c, UC_ARM64_REG_X0, arg0);
+    cpu_reg_write(c, UC_ARM64_REG_PSTATE, PSTATE_EL1H);
+    cpu_reg_write(c, UC_ARM64_REG_SP, 0);
+    cpu_reg_write(c, UC_ARM64_REG_VBAR_EL1, 0);
+    cpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->m->desc.cpus[c->index].tpidr_el1);
+    cpu_reg_write(c, UC_ARM64_REG_PC, entry);
+}
+
+static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
+{
+    return load_le(bytes, 4) == INSN_WFI ? T_WFI : 0;
+}
+
+static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
+{
+    /* WFI: sleep until an interrupt (cpu_run wakes the CPU when one can be taken). */
+    cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    cpu_stop(c, CPU_HALTED, "wfi");
+    return TRAP_DONE;
+}
+
+static void a64_intr(Cpu *c, uint32_t intno)
+{
+    uint64_t pc = cpu_reg_read(c, UC_ARM64_REG_PC);
+    uint32_t insn;
+    switch (intno) {
+    case EXCP_SWI:                          /* PC is after the SVC, which retired */
+        cpu_retire_upto(c, pc, false);
+        a64_take(c, "exception", pc, 0, EC_SVC64, (insn_at(c, pc - 4) >> 5) & 0xffff, false, 0);
+        return;
+    case EXCP_HVC:                          /* PC is after the HVC */
+        if (c->m->desc.psci && is_psci_id(cpu_reg_read(c, UC_ARM64_REG_X0))) {
+            cpu_retire_upto(c, pc, false);
+            psci_call(c);
+            return;
+        }
+        /* no EL2: HVC is UNDEFINED at EL1 and does not retire */
+        cpu_retire_upto(c, pc - 4, false);
+        a64_undef(c, pc - 4);
+        return;
+    case EXCP_SMC:                          /* no EL3: UNDEFINED */
+        cpu_retire_upto(c, pc - 4, false);
+        a64_undef(c, pc - 4);
+        return;
+    case EXCP_BKPT:                         /* PC is the BRK */
+        cpu_retire_upto(c, pc, false);
+        a64_take(c, "exception", pc, 0, EC_BRK64, (insn_at(c, pc) >> 5) & 0xffff, false, 0);
+        return;
+    case EXCP_UDEF:
+        insn = insn_at(c, pc);
+        if (insn == INSN_HLT_SEMIHOST && c->m->cfg.semihosting) {
+            cpu_retire_upto(c, pc, true);
+            if (semihosting_call(c, pc))
+                return;
+            cpu_retire_upto(c, pc, false);
+        } else {
+            cpu_retire_upto(c, pc, false);
+        }
+        a64_undef(c, pc);
+        return;
+    case EXCP_PREFETCH_ABORT:
+    case EXCP_DATA_ABORT:
+        /* Only raised under a guest MMU; the engine does not report the syndrome. */
+        cpu_retire_upto(c, pc, false);
+        machine_diag(c->m, c, pc, "abort-syndrome", "MMU abort: the engine does not report FAR/ISS");
+        a64_take(c, "exception", pc, 0, intno == EXCP_DATA_ABORT ? EC_DABT_CUR : EC_IABT_CUR, 0x10, false, 0);
+        return;
+    default:
+        cpu_retire_upto(c, pc, false);
+        a64_undef(c, pc);
+        return;
+    }
+}
+
+/* An access to a physical address with nothing behind it: a synchronous external abort. */
+static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
+{
+    uint64_t pc = c->fault_pc;
+    cpu_retire_upto(c, pc, false);
+    machine_diag(c->m, c, pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
+                 fetch ? "fetch" : write ? "write" : "read", addr);
+    /* ISS: DFSC/IFSC 0x10 synchronous external abort; WnR (bit 6) for writes */
+    a64_take(c, "exception", pc, 0, fetch ? EC_IABT_CUR : EC_DABT_CUR, 0x10 | (write ? 1u << 6 : 0), true, addr);
+}
+
+static bool a64_take_interrupt(Cpu *c)
+{
+    if (!c->irq_pending || (cpu_reg_read(c, UC_ARM64_REG_PSTATE) & PSTATE_I))
+        return false;
+    c->irq_pending = false;
+    if (c->state == CPU_HALTED)
+        c->state = CPU_RUNNING, c->stop_reason = "running";
+    a64_take(c, "interrupt", cpu_reg_read(c, UC_ARM64_REG_PC), 0x80, 0, 0, false, 0);
+    return true;
+}
+
+/* ------------------------------------------------------------------ access locator */
+
+static uint64_t a64_reg(Cpu *c, arm64_reg r)
+{
+    if (r >= ARM64_REG_X0 && r <= ARM64_REG_X28)
+        return cpu_reg_read(c, UC_ARM64_REG_X0 + (r - ARM64_REG_X0));
+    if (r >= ARM64_REG_W0 && r <= ARM64_REG_W30)
+        return (uint32_t)cpu_reg_read(c, r == ARM64_REG_W29 ? UC_ARM64_REG_X29 : r == ARM64_REG_W30 ? UC_ARM64_REG_X30
+                                                           : UC_ARM64_REG_X0 + (r - ARM64_REG_W0));
+    switch (r) {
+    case ARM64_REG_X29: return cpu_reg_read(c, UC_ARM64_REG_X29);
+    case ARM64_REG_X30: return cpu_reg_read(c, UC_ARM64_REG_X30);
+    case ARM64_REG_SP: return cpu_reg_read(c, UC_ARM64_REG_SP);
+    default: return 0;                      /* xzr/wzr */
+    }
+}
+
+/* Bytes a load/store transfers, from its mnemonic and first register. */
+static unsigned a64_access_size(const cs_insn *insn)
+{
+    const char *mn = insn->mnemonic;
+    const cs_arm64 *d = &insn->detail->arm64;
+    unsigned size = 8;
+    if (d->op_count && d->operands[0].type == ARM64_OP_REG) {
+        arm64_reg r = d->operands[0].reg;
+        if ((r >= ARM64_REG_W0 && r <= ARM64_REG_W30) || r == ARM64_REG_WZR || (r >= ARM64_REG_S0 && r <= ARM64_REG_S31))
+            size = 4;
+        else if (r >= ARM64_REG_Q0 && r <= ARM64_REG_Q31)
+            size = 16;
+        else if (r >= ARM64_REG_H0 && r <= ARM64_REG_H31)
+            size = 2;
+        else if (r >= ARM64_REG_B0 && r <= ARM64_REG_B31)
+            size = 1;
+    }
+    size_t n = strlen(mn);
+    if (n && (mn[n - 1] == 'b' || (n > 1 && mn[n - 2] == 's' && mn[n - 1] == 'b')))
+        size = 1;
+    if (n && mn[n - 1] == 'h')
+        size = 2;
+    if (mn[0] && (mn[1] == 'd' || mn[1] == 't') && strchr(mn, 'p'))    /* ldp/stp/ldnp/stnp/ldxp */
+        size *= 2;
+    return size;
+}
+
+static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
+{
+    if (kind != ACC_READ && kind != ACC_WRITE)
+        return false;
+    const char *mn = insn->mnemonic;
+    bool st = mn[0] == 's' && mn[1] == 't';
+    bool ld = mn[0] == 'l' && mn[1] == 'd';
+    bool both = !strncmp(mn, "cas", 3) || !strncmp(mn, "swp", 3) || (!strncmp(mn, "ld", 2) && strlen(mn) > 4 &&
+                                                                       strstr(mn, "add"));
+    if (!both && ((kind == ACC_WRITE && !st) || (kind == ACC_READ && !ld)))
+        return false;
+    const cs_arm64 *d = &insn->detail->arm64;
+    unsigned len = a64_access_size(insn);
+    for (int i = 0; i < d->op_count; i++) {
+        const cs_arm64_op *op = &d->operands[i];
+        uint64_t ea;
+        if (op->type == ARM64_OP_MEM) {
+            ea = a64_reg(c, op->mem.base) + (uint64_t)(int64_t)op->mem.disp;
+            if (op->mem.index != ARM64_REG_INVALID) {
+                uint64_t idx = a64_reg(c, op->mem.index);
+                if (op->ext == ARM64_EXT_UXTW)
+                    idx = (uint32_t)idx;
+                else if (op->ext == ARM64_EXT_SXTW)
+                    idx = (uint64_t)(int64_t)(int32_t)idx;
+                if (op->shift.type == ARM64_SFT_LSL)
+                    idx <<= op->shift.value;
+                ea += idx;
+            }
+        } else if (op->type == ARM64_OP_IMM && ld && i == d->op_count - 1 && d->op_count == 2) {
+            ea = (uint64_t)op->imm;         /* ldr (literal): Capstone gives the address */
+        } else {
+            continue;
+        }
+        if (ea < addr + size && addr < ea + len)
+            return true;
+    }
+    return false;
+}
+
+static uint64_t a64_get_pc(Cpu *c)
+{
+    return cpu_reg_read(c, UC_ARM64_REG_PC);
+}
+
+static void a64_set_pc(Cpu *c, uint64_t pc)
+{
+    cpu_reg_write(c, UC_ARM64_REG_PC, pc);
+}
+
+/* ------------------------------------------------------------------ checkpoints */
+
+static const int a64_saved_regs[] = {
+    UC_ARM64_REG_X29, UC_ARM64_REG_X30, UC_ARM64_REG_SP_EL0, UC_ARM64_REG_SP_EL1, UC_ARM64_REG_PC,
+    UC_ARM64_REG_ELR_EL1, UC_ARM64_REG_ESR_EL1, UC_ARM64_REG_FAR_EL1, UC_ARM64_REG_VBAR_EL1,
+    UC_ARM64_REG_TPIDR_EL0, UC_ARM64_REG_TPIDRRO_EL0, UC_ARM64_REG_TPIDR_EL1, UC_ARM64_REG_MAIR_EL1,
+    UC_ARM64_REG_FPCR, UC_ARM64_REG_FPSR,
+};
+/* System registers by encoding: SPSR_EL1, SCTLR_EL1, CPACR_EL1, TTBR0/1_EL1, TCR_EL1, CONTEXTIDR_EL1,
+ * AMAIR_EL1, PAR_EL1. */
+static const uint8_t a64_saved_sys[][5] = {
+    { 3, 0, 4, 0, 0 }, { 3, 0, 1, 0, 0 }, { 3, 0, 1, 0, 2 }, { 3, 0, 2, 0, 0 }, { 3, 0, 2, 0, 1 },
+    { 3, 0, 2, 0, 2 }, { 3, 0, 13, 0, 1 }, { 3, 0, 10, 3, 0 }, { 3, 0, 7, 4, 0 },
+};
+
+static void a64_save(Cpu *c, Blob *b)
+{
+    Arm64Cpu *a = A64(c);
+    for (int i = 0; i <= 28; i++)
+        blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_X0 + i));
+    for (size_t i = 0; i < ARRAY_SIZE(a64_saved_regs); i++)
+        blob_u64(b, cpu_reg_read(c, a64_saved_regs[i]));
+    for (size_t i = 0; i < ARRAY_SIZE(a64_saved_sys); i++) {
+        const uint8_t *s = a64_saved_sys[i];
+        blob_u64(b, cp_read(c, s[0], s[1], s[2], s[3], s[4]));
+    }
+    for (int i = 0; i < 32; i++) {
+        uint8_t q[16] = { 0 };
+        uc_reg_read(c->uc, UC_ARM64_REG_Q0 + i, q);
+        blob_put(b, q, 16);
+    }
+    blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_PSTATE));      /* last: it sets the current SP */
+    armv8_pmu_save(&a->pmu, b);
+    blob_u64(b, a->ptimer.ctl);
+    blob_u64(b, a->ptimer.cval);
+    blob_u64(b, a->vtimer.ctl);
+    blob_u64(b, a->vtimer.cval);
+    blob_u64(b, a->cntkctl);
+}
+
+static bool a64_load(Cpu *c, BlobReader *r)
+{
+    Arm64Cpu *a = A64(c);
+    for (int i = 0; i <= 28; i++)
+        cpu_reg_write(c, UC_ARM64_REG_X0 + i, br_u64(r));
+    for (size_t i = 0; i < ARRAY_SIZE(a64_saved_regs); i++)
+        cpu_reg_write(c, a64_saved_regs[i], br_u64(r));
+    for (size_t i = 0; i < ARRAY_SIZE(a64_saved_sys); i++) {
+        const uint8_t *s = a64_saved_sys[i];
+        cp_write(c, s[0], s[1], s[2], s[3], s[4], br_u64(r));
+    }
+    for (int i = 0; i < 32; i++) {
+        uint8_t q[16];
+        br_get(r, q, 16);
+        uc_reg_write(c->uc, UC_ARM64_REG_Q0 + i, q);
+    }
+    cpu_reg_write(c, UC_ARM64_REG_PSTATE, br_u64(r));
+    bool ok = armv8_pmu_load(&a->pmu, r);
+    a->ptimer.ctl = br_u64(r);
+    a->ptimer.cval = br_u64(r);
+    a->vtimer.ctl = br_u64(r);
+    a->vtimer.cval = br_u64(r);
+    a->cntkctl = br_u64(r);
+    return ok && r->ok;
+}
+
+const CpuOps arm64_cpu_ops = {
+    .arch = ARCH_ARM64,
+    .size = sizeof(Arm64Cpu),
+    .uc_arch = UC_ARCH_ARM64,
+    .uc_mode = UC_MODE_ARM,
+    .cs_arch = CS_ARCH_ARM64,
+    .cs_mode = CS_MODE_ARM,
+    .init = a64_init,
+    .reset = a64_reset,
+    .trap_kind = a64_trap_kind,
+    .trap = a64_trap,
+    .intr = a64_intr,
+    .insn_accesses = a64_insn_accesses,
+    .mem_fault = a64_mem_fault,
+    .take_interrupt = a64_take_interrupt,
+    .get_pc = a64_get_pc,
+    .set_pc = a64_set_pc,
+    .save = a64_save,
+    .load = a64_load,
+};

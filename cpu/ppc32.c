@@ -1,0 +1,561 @@
+/* ppc32.c — the PowerPC 32-bit backend (MPC7450 / MPC7447A).
+ *
+ * Entry state (supervisor, real mode, vectors at 0, ePAPR boot registers), exception entry
+ * through the classic vectors with SRR0/SRR1 (MPC7450 RM ch. 4: SRR1 takes MSR bits 16-23,
+ * 25-27, 30-31 and the exception-specific bits; the new MSR keeps only IP and ME, and LE from
+ * ILE), and the instructions the engine must never execute or gets wrong:
+ *   - mftb, mfspr/mtspr TBL/TBU/DEC: the engine crashes on them; pmusim owns the timebase
+ *     (simulated time at `timebase-frequency`) and the decrementer (0x900 when DEC[0] goes 0->1);
+ *   - mfspr PVR / PIR: per model / per cpu node;
+ *   - mfspr/mtspr SRR0/SRR1 and rfi: pmusim owns SRR0/SRR1 (the engine never vectors itself);
+ *   - mtmsr: executed by the engine, but a pending interrupt may become takeable after it.
+ * SPRs the engine keeps but has no API for (SPRGs, HIDs, BATs, MMCRs, ...) are read and written
+ * for checkpoints by running a one-instruction stub on a private page.
+ */
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "sim/checkpoint.h"
+#include "sim/machine.h"
+
+/* QEMU's exception numbers as the engine reports them (target/ppc/cpu.h). */
+enum { EXCP_MCHECK = 1, EXCP_DSI = 2, EXCP_ISI = 3, EXCP_ALIGN = 5, EXCP_PROGRAM = 6, EXCP_FPU = 7,
+       EXCP_SYSCALL = 8, EXCP_TRACE = 68, EXCP_VPU = 73 };
+
+enum { MSR_LE = 1u << 0, MSR_RI = 1u << 1, MSR_DR = 1u << 4, MSR_IR = 1u << 5, MSR_IP = 1u << 6,
+       MSR_ME = 1u << 12, MSR_PR = 1u << 14, MSR_EE = 1u << 15, MSR_ILE = 1u << 16 };
+#define SRR1_MSR_BITS 0x0000ff73u       /* MSR bits 16-23, 25-27, 30-31 (IBM numbering) */
+#define RFI_MSR_BITS 0x87c0ff73u        /* rfi restores bits 0, 5-9 as well */
+enum { SRR1_ILLEGAL = 0x00080000u, SRR1_PRIV = 0x00040000u, SRR1_TRAP = 0x00020000u };
+
+enum { SPR_DEC = 22, SPR_SRR0 = 26, SPR_SRR1 = 27, SPR_TBL_R = 268, SPR_TBU_R = 269, SPR_TBL_W = 284,
+       SPR_TBU_W = 285, SPR_PVR = 287, SPR_PIR = 1023 };
+
+/* Trap-site kinds. */
+enum { T_MFTB = 1, T_MFSPR, T_MTSPR, T_RFI, T_MTMSR };
+
+#define EPAPR_MAGIC 0x45504150u
+#define STUB_PAGE 0xfeff0000ull         /* private page for SPR stubs (not in the machine's map) */
+
+typedef struct PpcCpu {
+    Cpu c;
+    uint32_t srr0, srr1;
+    uint64_t tb_offset;                 /* TB = cycles converted + offset */
+    uint32_t dec_base;                  /* DEC value written ... */
+    uint64_t dec_tb;                    /* ... at this TB */
+    bool dec_pending;
+    Event dec_event;
+    uint32_t pir;
+    uint8_t *stub;                      /* host memory of STUB_PAGE */
+} PpcCpu;
+
+static PpcCpu *PPC(Cpu *c)
+{
+    return (PpcCpu *)c;
+}
+
+static uint32_t gpr(Cpu *c, unsigned n)
+{
+    return (uint32_t)cpu_reg_read(c, UC_PPC_REG_0 + (int)n);
+}
+
+static void set_gpr(Cpu *c, unsigned n, uint32_t v)
+{
+    cpu_reg_write(c, UC_PPC_REG_0 + (int)n, v);
+}
+
+static unsigned spr_of(uint32_t w)
+{
+    return ((w >> 16) & 0x1f) | ((w >> 11) & 0x1f) << 5;
+}
+
+/* ------------------------------------------------------------------ time base, decrementer */
+
+static uint64_t tb_hz(Cpu *c)
+{
+    return c->m->desc.cpus[c->index].timebase_hz;
+}
+
+static uint64_t tb_at(Cpu *c, uint64_t cycles)
+{
+    return muldiv64(cycles, tb_hz(c), c->m->clock.freq_hz) + PPC(c)->tb_offset;
+}
+
+/* The first cycle at which the timebase reaches tb. */
+static uint64_t cycle_of_tb(Cpu *c, uint64_t tb)
+{
+    uint64_t raw = tb - PPC(c)->tb_offset;
+    uint64_t hz = c->m->clock.freq_hz, th = tb_hz(c);
+    return (uint64_t)(((unsigned __int128)raw * hz + th - 1) / th);
+}
+
+static uint32_t dec_value(Cpu *c, uint64_t tb)
+{
+    return PPC(c)->dec_base - (uint32_t)(tb - PPC(c)->dec_tb);
+}
+
+/* Schedule the next 0 -> 1 transition of DEC[0], i.e. DEC counting from 0 to -1: that is
+ * (unsigned)DEC + 1 ticks away whatever its sign (a negative DEC first wraps through
+ * 0x7fffffff, a 1 -> 0 transition that signals nothing). */
+static void dec_arm(Cpu *c, uint64_t tb)
+{
+    PpcCpu *p = PPC(c);
+    cpu_schedule(c, &p->dec_event, cycle_of_tb(c, tb + (uint64_t)dec_value(c, tb) + 1));
+}
+
+static void dec_fire(Event *ev, void *opaque)
+{
+    Cpu *c = opaque;
+    PPC(c)->dec_pending = true;
+    dec_arm(c, tb_at(c, c->cycles));
+}
+
+/* ------------------------------------------------------------------ exceptions */
+
+static void ppc_take(Cpu *c, const char *kind, unsigned vector, uint32_t ret, uint32_t srr1_bits)
+{
+    PpcCpu *p = PPC(c);
+    uint32_t msr = (uint32_t)cpu_reg_read(c, UC_PPC_REG_MSR);
+    p->srr0 = ret;
+    p->srr1 = (msr & SRR1_MSR_BITS) | srr1_bits;
+    uint32_t nmsr = (msr & (MSR_IP | MSR_ME)) | (msr & MSR_ILE ? MSR_LE : 0);
+    uint32_t target = (msr & MSR_IP ? 0xfff00000u : 0) | vector;
+    cpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
+    cpu_reg_write(c, UC_PPC_REG_PC, target);
+    cpu_exception_taken(c, kind, vector, kind, ret, target, p->srr1);
+}
+
+static void ppc_program(Cpu *c, uint32_t pc, uint32_t reason)
+{
+    ppc_take(c, "exception", 0x700, pc, reason);
+}
+
+/* Why a program exception happened, from the instruction (the engine does not say). */
+static uint32_t program_reason(Cpu *c, uint32_t w)
+{
+    unsigned op = w >> 26, xo = (w >> 1) & 0x3ff;
+    if (op == 3 || (op == 31 && xo == 4))
+        return SRR1_TRAP;                               /* twi, tw */
+    bool user = cpu_reg_read(c, UC_PPC_REG_MSR) & MSR_PR;
+    bool privileged = (op == 19 && xo == 50) ||                           /* rfi */
+                      (op == 31 && (xo == 83 || xo == 146 || xo == 210 || xo == 242 || xo == 306 ||
+                                    xo == 370 || xo == 566 || xo == 595 || xo == 659 || xo == 470 ||
+                                    xo == 978 || xo == 1010 || ((xo == 339 || xo == 467) && (spr_of(w) & 0x10))));
+    return user && privileged ? SRR1_PRIV : SRR1_ILLEGAL;
+}
+
+static void ppc_intr(Cpu *c, uint32_t intno)
+{
+    /* The engine reports exceptions with NIP already advanced past the instruction. */
+    uint32_t nip = (uint32_t)cpu_reg_read(c, UC_PPC_REG_PC), pc = nip - 4;
+    uint8_t b[4];
+    uint32_t w = cpu_mem_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
+    switch (intno) {
+    case EXCP_SYSCALL:                                  /* sc retires; SRR0 = the next instruction */
+        cpu_retire_upto(c, nip, false);
+        ppc_take(c, "exception", 0xc00, nip, 0);
+        return;
+    case EXCP_PROGRAM:
+        cpu_retire_upto(c, pc, false);
+        ppc_program(c, pc, program_reason(c, w));
+        return;
+    case EXCP_FPU:
+        cpu_retire_upto(c, pc, false);
+        ppc_take(c, "exception", 0x800, pc, 0);
+        return;
+    case EXCP_VPU:
+        cpu_retire_upto(c, pc, false);
+        ppc_take(c, "exception", 0xf20, pc, 0);
+        return;
+    case EXCP_ALIGN:
+        cpu_retire_upto(c, pc, false);
+        ppc_take(c, "exception", 0x600, pc, 0);
+        return;
+    case EXCP_DSI:
+    case EXCP_ISI:
+        cpu_retire_upto(c, pc, false);
+        machine_diag(c->m, c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
+        ppc_take(c, "exception", intno == EXCP_DSI ? 0x300 : 0x400, pc, 0);
+        return;
+    default:
+        cpu_retire_upto(c, pc, false);
+        ppc_program(c, pc, SRR1_ILLEGAL);
+        return;
+    }
+}
+
+/* An access with nothing behind it: a machine check (a checkstop with MSR[ME] = 0). */
+static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
+{
+    uint64_t pc = c->fault_pc;
+    cpu_retire_upto(c, pc, false);
+    machine_diag(c->m, c, pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
+                 fetch ? "fetch" : write ? "write" : "read", addr);
+    if (!(cpu_reg_read(c, UC_PPC_REG_MSR) & MSR_ME)) {
+        cpu_stop(c, CPU_DEAD, "checkstop");
+        machine_exit(c->m, c, EXIT_HUNG, "checkstop");
+        return;
+    }
+    ppc_take(c, "exception", 0x200, (uint32_t)pc, 0);
+}
+
+static bool ppc_take_interrupt(Cpu *c)
+{
+    PpcCpu *p = PPC(c);
+    if (!p->dec_pending || !(cpu_reg_read(c, UC_PPC_REG_MSR) & MSR_EE))
+        return false;
+    p->dec_pending = false;
+    ppc_take(c, "interrupt", 0x900, (uint32_t)cpu_reg_read(c, UC_PPC_REG_PC), 0);
+    return true;
+}
+
+/* ------------------------------------------------------------------ trapped instructions */
+
+static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
+{
+    uint32_t w = (uint32_t)load_be(bytes, 4);
+    unsigned op = w >> 26, xo = (w >> 1) & 0x3ff, spr = spr_of(w);
+    if (op == 19 && xo == 50)
+        return T_RFI;
+    if (op != 31)
+        return 0;
+    switch (xo) {
+    case 371:
+        return T_MFTB;
+    case 146:
+        return T_MTMSR;
+    case 339:
+        return spr == SPR_DEC || spr == SPR_SRR0 || spr == SPR_SRR1 || spr == SPR_TBL_R || spr == SPR_TBU_R ||
+                       spr == SPR_PVR || spr == SPR_PIR
+                   ? T_MFSPR
+                   : 0;
+    case 467:
+        return spr == SPR_DEC || spr == SPR_SRR0 || spr == SPR_SRR1 || spr == SPR_TBL_W || spr == SPR_TBU_W ||
+                       spr == SPR_TBL_R || spr == SPR_TBU_R || spr == SPR_PVR || spr == SPR_PIR
+                   ? T_MTSPR
+                   : 0;
+    default:
+        return 0;
+    }
+}
+
+static void request_stop_if_deliverable(Cpu *c, uint32_t msr)
+{
+    if ((msr & MSR_EE) && PPC(c)->dec_pending)
+        cpu_request_stop(c);
+}
+
+static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
+{
+    PpcCpu *p = PPC(c);
+    uint32_t pc = (uint32_t)pc64;
+    uint32_t w = (uint32_t)load_be(t->bytes, 4);
+    unsigned rd = (w >> 21) & 0x1f, spr = spr_of(w);
+    uint32_t msr = (uint32_t)cpu_reg_read(c, UC_PPC_REG_MSR);
+    bool user = msr & MSR_PR;
+    uint64_t tb;
+    switch (t->kind) {
+    case T_MFTB:
+        if (spr != SPR_TBL_R && spr != SPR_TBU_R)
+            goto illegal;
+        tb = tb_at(c, c->cycles);
+        set_gpr(c, rd, spr == SPR_TBU_R ? (uint32_t)(tb >> 32) : (uint32_t)tb);
+        break;
+    case T_MFSPR:
+        if (user && spr != SPR_TBL_R && spr != SPR_TBU_R)
+            goto privileged;
+        switch (spr) {
+        case SPR_DEC: set_gpr(c, rd, dec_value(c, tb_at(c, c->cycles))); break;
+        case SPR_SRR0: set_gpr(c, rd, p->srr0); break;
+        case SPR_SRR1: set_gpr(c, rd, p->srr1); break;
+        case SPR_TBL_R: set_gpr(c, rd, (uint32_t)tb_at(c, c->cycles)); break;
+        case SPR_TBU_R: set_gpr(c, rd, (uint32_t)(tb_at(c, c->cycles) >> 32)); break;
+        case SPR_PVR: set_gpr(c, rd, (uint32_t)c->model->id); break;
+        case SPR_PIR: set_gpr(c, rd, p->pir); break;
+        }
+        break;
+    case T_MTSPR: {
+        uint32_t v = gpr(c, rd);
+        if (user)
+            goto privileged;
+        switch (spr) {
+        case SPR_DEC:
+            tb = tb_at(c, c->cycles);
+            p->dec_base = v;
+            p->dec_tb = tb;
+            dec_arm(c, tb);
+            break;
+        case SPR_SRR0: p->srr0 = v; break;
+        case SPR_SRR1: p->srr1 = v; break;
+        case SPR_TBL_W:
+        case SPR_TBU_W: {
+            uint64_t now = tb_at(c, c->cycles), want;
+            want = spr == SPR_TBL_W ? (now & ~0xffffffffull) | v : (uint64_t)v << 32 | (uint32_t)now;
+            uint64_t dec = dec_value(c, now);
+            p->tb_offset += want - now;
+            p->dec_base = (uint32_t)dec;                /* DEC keeps its value across the TB jump */
+            p->dec_tb = want;
+            dec_arm(c, want);
+            break;
+        }
+        case SPR_PIR: p->pir = v; break;
+        default: goto illegal;                          /* TBL/TBU read numbers, PVR: read-only */
+        }
+        break;
+    }
+    case T_RFI: {
+        if (user)
+            goto privileged;
+        uint32_t nmsr = (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS);
+        cpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
+        cpu_reg_write(c, UC_PPC_REG_PC, p->srr0 & ~3u);
+        request_stop_if_deliverable(c, nmsr);
+        return TRAP_DONE;
+    }
+    case T_MTMSR:
+        if (user)
+            goto privileged;
+        request_stop_if_deliverable(c, gpr(c, rd));
+        return TRAP_NATIVE;
+    }
+    cpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
+    return TRAP_DONE;
+privileged:
+    ppc_program(c, pc, SRR1_PRIV);
+    return TRAP_FAULTED;
+illegal:
+    ppc_program(c, pc, SRR1_ILLEGAL);
+    return TRAP_FAULTED;
+}
+
+/* ------------------------------------------------------------------ SPR stubs */
+
+/* Run one instruction (mfspr/mtspr/mfsr/mtsr with r0) on the private page.  Used only for
+ * checkpoints: the count-limited run makes the engine drop its translations afterwards. */
+static uint32_t stub_run(Cpu *c, uint32_t insn, uint32_t r0)
+{
+    PpcCpu *p = PPC(c);
+    uint64_t pc = cpu_reg_read(c, UC_PPC_REG_PC), msr = cpu_reg_read(c, UC_PPC_REG_MSR);
+    uint32_t old_r0 = gpr(c, 0);
+    store_be(p->stub, 4, insn);
+    uc_ctl_remove_cache(c->uc, STUB_PAGE, STUB_PAGE + 4);
+    cpu_reg_write(c, UC_PPC_REG_MSR, msr & ~(uint64_t)(MSR_IR | MSR_DR | MSR_PR | MSR_EE));
+    set_gpr(c, 0, r0);
+    cpu_quiet_run(c, STUB_PAGE, 1);
+    uint32_t out = gpr(c, 0);
+    set_gpr(c, 0, old_r0);
+    cpu_reg_write(c, UC_PPC_REG_MSR, msr);
+    cpu_reg_write(c, UC_PPC_REG_PC, pc);
+    return out;
+}
+
+static uint32_t spr_field(unsigned spr)
+{
+    return ((spr & 0x1f) << 16) | ((spr >> 5) << 11);
+}
+
+static uint32_t stub_mfspr(Cpu *c, unsigned spr)
+{
+    return stub_run(c, 0x7c0002a6u | spr_field(spr), 0);           /* mfspr r0, spr */
+}
+
+static void stub_mtspr(Cpu *c, unsigned spr, uint32_t v)
+{
+    stub_run(c, 0x7c0003a6u | spr_field(spr), v);                  /* mtspr spr, r0 */
+}
+
+/* SPRs kept by the engine (MPC7450 RM table 2-1): SPRG0-3, DAR, DSISR, SDR1, HID0/1, the
+ * BATs, the performance monitor, L2CR, ICTC, THRM1-3, MSSCR0, LDSTCR, IABR, DABR, EAR. */
+static const uint16_t engine_sprs[] = {
+    272, 273, 274, 275, 19, 18, 25, 1008, 1009,
+    528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 543,
+    560, 561, 562, 563, 564, 565, 566, 567, 568, 569, 570, 571, 572, 573, 574, 575,
+    952, 953, 954, 955, 956, 957, 958, 944, 945, 946, 1017, 1019, 1020, 1021, 1022, 1014, 1016, 1010, 1013, 282,
+};
+
+/* ------------------------------------------------------------------ CpuOps */
+
+static bool ppc_init(Cpu *c, Error *err)
+{
+    PpcCpu *p = PPC(c);
+    p->stub = xcalloc(1, GUEST_PAGE);
+    if (uc_mem_map_ptr(c->uc, STUB_PAGE, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC, p->stub) != UC_ERR_OK)
+        return error_set(err, "cpu%d: cannot map the SPR stub page", c->index);
+    event_init(&p->dec_event, "decrementer", dec_fire, c);
+    p->pir = (uint32_t)c->hwid;
+    return true;
+}
+
+static void ppc_destroy(Cpu *c)
+{
+    evq_remove(&PPC(c)->dec_event);
+    free(PPC(c)->stub);
+}
+
+static void ppc_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
+{
+    PpcCpu *p = PPC(c);
+    for (unsigned i = 0; i < 32; i++)
+        set_gpr(c, i, 0);
+    set_gpr(c, 3, (uint32_t)arg0);
+    set_gpr(c, 6, (uint32_t)arg1);                      /* ePAPR magic on the boot CPU, 0 on secondaries */
+    uint64_t ram = 0;
+    for (int i = 0; i < c->m->mem.n; i++)
+        if (!c->m->mem.blk[i].rom)
+            ram += c->m->mem.blk[i].size;
+    set_gpr(c, 7, (uint32_t)ram);                       /* initial mapped area: all of RAM, real mode */
+    cpu_reg_write(c, UC_PPC_REG_MSR, MSR_ME);
+    cpu_reg_write(c, UC_PPC_REG_PC, (uint32_t)entry);
+    p->pir = (uint32_t)c->hwid;
+}
+
+/* ------------------------------------------------------------------ access locator */
+
+/* Effective address and size of a load/store word, from its encoding (PowerPC UISA ch. 3). */
+static bool ppc_ls_decode(Cpu *c, uint32_t w, bool *store, uint32_t *ea, unsigned *len)
+{
+    unsigned op = w >> 26, ra = (w >> 16) & 0x1f, rb = (w >> 11) & 0x1f, rs = (w >> 21) & 0x1f;
+    uint32_t base = ra ? gpr(c, ra) : 0;
+    if (op >= 32 && op <= 55) {                         /* D-form */
+        static const uint8_t sizes[24] = { 4, 4, 1, 1, 4, 4, 1, 1, 2, 2, 2, 2, 2, 2, 0, 0, 4, 4, 8, 8, 4, 4, 8, 8 };
+        static const uint8_t st[24] = { 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 1 };
+        unsigned i = op - 32;
+        *store = st[i];
+        *ea = base + (uint32_t)(int32_t)(int16_t)(w & 0xffff);
+        *len = sizes[i] ? sizes[i] : (32 - rs) * 4;     /* lmw/stmw */
+        return true;
+    }
+    if (op != 31)
+        return false;
+    unsigned xo = (w >> 1) & 0x3ff;
+    static const struct { uint16_t xo; uint8_t len, store; } xf[] = {
+        { 23, 4, 0 }, { 55, 4, 0 }, { 87, 1, 0 }, { 119, 1, 0 }, { 279, 2, 0 }, { 311, 2, 0 }, { 343, 2, 0 },
+        { 375, 2, 0 }, { 534, 4, 0 }, { 790, 2, 0 }, { 20, 4, 0 }, { 151, 4, 1 }, { 183, 4, 1 }, { 215, 1, 1 },
+        { 247, 1, 1 }, { 407, 2, 1 }, { 439, 2, 1 }, { 662, 4, 1 }, { 918, 2, 1 }, { 150, 4, 1 },
+        { 535, 4, 0 }, { 567, 4, 0 }, { 599, 8, 0 }, { 631, 8, 0 }, { 663, 4, 1 }, { 695, 4, 1 }, { 727, 8, 1 },
+        { 759, 8, 1 }, { 1014, 32, 1 },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(xf); i++)
+        if (xf[i].xo == xo) {
+            *store = xf[i].store;
+            *ea = base + gpr(c, rb);
+            *len = xf[i].len;
+            return true;
+        }
+    return false;
+}
+
+static bool ppc_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
+{
+    if (kind != ACC_READ && kind != ACC_WRITE)
+        return false;
+    bool store;
+    uint32_t ea;
+    unsigned len;
+    if (!ppc_ls_decode(c, (uint32_t)load_be(insn->bytes, 4), &store, &ea, &len) || store != (kind == ACC_WRITE))
+        return false;
+    if (len == 32)
+        ea &= ~31u;                                     /* dcbz: the cache block */
+    return ea < addr + size && addr < (uint64_t)ea + len;
+}
+
+static uint64_t ppc_get_pc(Cpu *c)
+{
+    return cpu_reg_read(c, UC_PPC_REG_PC);
+}
+
+static void ppc_set_pc(Cpu *c, uint64_t pc)
+{
+    cpu_reg_write(c, UC_PPC_REG_PC, (uint32_t)pc);
+}
+
+/* ------------------------------------------------------------------ checkpoints */
+
+static void ppc_save(Cpu *c, Blob *b)
+{
+    PpcCpu *p = PPC(c);
+    for (unsigned i = 0; i < 32; i++)
+        blob_u32(b, gpr(c, i));
+    static const int regs[] = { UC_PPC_REG_PC, UC_PPC_REG_LR, UC_PPC_REG_CTR, UC_PPC_REG_XER, UC_PPC_REG_CR,
+                                UC_PPC_REG_FPSCR };
+    for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
+        blob_u64(b, cpu_reg_read(c, regs[i]));
+    for (int i = 0; i < 32; i++) {
+        uint64_t f = 0;
+        uc_reg_read(c->uc, UC_PPC_REG_FPR0 + i, &f);
+        blob_u64(b, f);
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++)
+        blob_u32(b, stub_mfspr(c, engine_sprs[i]));
+    for (unsigned sr = 0; sr < 16; sr++)                /* mfsr r0, sr */
+        blob_u32(b, stub_run(c, 0x7c0004a6u | sr << 16, 0));
+    blob_u64(b, cpu_reg_read(c, UC_PPC_REG_MSR));       /* last: it may switch the MMU on */
+    blob_u32(b, p->srr0);
+    blob_u32(b, p->srr1);
+    blob_u64(b, p->tb_offset);
+    blob_u32(b, p->dec_base);
+    blob_u64(b, p->dec_tb);
+    blob_u8(b, p->dec_pending);
+    blob_event(b, &p->dec_event);
+    blob_u32(b, p->pir);
+}
+
+static bool ppc_load(Cpu *c, BlobReader *r)
+{
+    PpcCpu *p = PPC(c);
+    uint32_t g[32];
+    for (unsigned i = 0; i < 32; i++)
+        g[i] = br_u32(r);
+    static const int regs[] = { UC_PPC_REG_PC, UC_PPC_REG_LR, UC_PPC_REG_CTR, UC_PPC_REG_XER, UC_PPC_REG_CR,
+                                UC_PPC_REG_FPSCR };
+    uint64_t rv[ARRAY_SIZE(regs)];
+    for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
+        rv[i] = br_u64(r);
+    for (int i = 0; i < 32; i++) {
+        uint64_t f = br_u64(r);
+        uc_reg_write(c->uc, UC_PPC_REG_FPR0 + i, &f);
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++)
+        stub_mtspr(c, engine_sprs[i], br_u32(r));
+    for (unsigned sr = 0; sr < 16; sr++)                /* mtsr sr, r0 */
+        stub_run(c, 0x7c0001a4u | sr << 16, br_u32(r));
+    uint64_t msr = br_u64(r);
+    if (!r->ok)
+        return false;
+    for (unsigned i = 0; i < 32; i++)
+        set_gpr(c, i, g[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
+        cpu_reg_write(c, regs[i], rv[i]);
+    cpu_reg_write(c, UC_PPC_REG_MSR, msr);
+    p->srr0 = br_u32(r);
+    p->srr1 = br_u32(r);
+    p->tb_offset = br_u64(r);
+    p->dec_base = br_u32(r);
+    p->dec_tb = br_u64(r);
+    p->dec_pending = br_u8(r);
+    br_event(r, &p->dec_event, &c->events);
+    p->pir = br_u32(r);
+    return r->ok;
+}
+
+const CpuOps ppc32_cpu_ops = {
+    .arch = ARCH_PPC32,
+    .size = sizeof(PpcCpu),
+    .uc_arch = UC_ARCH_PPC,
+    .uc_mode = UC_MODE_PPC32 | UC_MODE_BIG_ENDIAN,
+    .cs_arch = CS_ARCH_PPC,
+    .cs_mode = CS_MODE_32 | CS_MODE_BIG_ENDIAN,
+    .init = ppc_init,
+    .reset = ppc_reset,
+    .trap_kind = ppc_trap_kind,
+    .trap = ppc_trap,
+    .intr = ppc_intr,
+    .insn_accesses = ppc_insn_accesses,
+    .mem_fault = ppc_mem_fault,
+    .take_interrupt = ppc_take_interrupt,
+    .get_pc = ppc_get_pc,
+    .set_pc = ppc_set_pc,
+    .save = ppc_save,
+    .load = ppc_load,
+    .destroy = ppc_destroy,
+};

@@ -1,0 +1,237 @@
+/* pmu_armv8.c — Arm PMUv3 register model, counting only (see pmu_armv8.h).
+ *
+ * Register map (op0 op1 CRn CRm op2; Arm ARM DDI 0487 D13.4):
+ *   PMCR_EL0       3 3 9 12 0    PMCCNTR_EL0    3 3 9 13 0    PMUSERENR_EL0  3 3 9 14 0
+ *   PMCNTENSET_EL0 3 3 9 12 1    PMXEVTYPER_EL0 3 3 9 13 1    PMINTENSET_EL1 3 0 9 14 1
+ *   PMCNTENCLR_EL0 3 3 9 12 2    PMXEVCNTR_EL0  3 3 9 13 2    PMINTENCLR_EL1 3 0 9 14 2
+ *   PMOVSCLR_EL0   3 3 9 12 3                                 PMOVSSET_EL0   3 3 9 14 3
+ *   PMSWINC_EL0    3 3 9 12 4    PMEVCNTR<n>_EL0  3 3 14 (8 + n/8) (n%8)
+ *   PMSELR_EL0     3 3 9 12 5    PMEVTYPER<n>_EL0 3 3 14 (12 + n/8) (n%8)
+ *   PMCEID0_EL0    3 3 9 12 6    PMCCFILTR_EL0    3 3 14 15 7
+ *   PMCEID1_EL0    3 3 9 12 7
+ * PMCR_EL0: E 0, P 1 (reset event counters), C 2 (reset cycle counter), D 3 (cycle counter
+ * counts every 64 cycles), X 4, DP 5, LC 6 (64-bit cycle counter overflow), N [15:11],
+ * IDCODE [23:16], IMP [31:24] = 0x41.  Guests run at EL1, so the filters' P bit (bit 31:
+ * do not count at EL1) is the one that matters; U (EL0) is kept for completeness.
+ */
+#include "pmu/pmu_armv8.h"
+
+#include <string.h>
+
+#include "sim/checkpoint.h"
+
+enum { PMCR_E = 1, PMCR_P = 2, PMCR_C = 4, PMCR_D = 8, PMCR_LC = 64, PMCR_WRITABLE = 0x79 };
+enum { EV_SW_INCR = 0x00, EV_INST_RETIRED = 0x08, EV_CPU_CYCLES = 0x11 };
+enum { FILTER_P = 1u << 31 };
+#define CCNT_BIT (1u << 31)
+
+void armv8_pmu_init(ArmPmu *p, uint8_t idcode)
+{
+    memset(p, 0, sizeof *p);
+    p->idcode = idcode;
+}
+
+static uint32_t key(unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2)
+{
+    return op0 << 14 | op1 << 11 | crn << 7 | crm << 3 | op2;
+}
+#define K(op0, op1, crn, crm, op2) ((op0) << 14 | (op1) << 11 | (crn) << 7 | (crm) << 3 | (op2))
+
+bool armv8_pmu_owns(unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2)
+{
+    if (op0 != 3)
+        return false;
+    if (op1 == 3 && crn == 9 && (crm == 12 || crm == 13 || crm == 14))
+        return true;
+    if (op1 == 0 && crn == 9 && crm == 14 && (op2 == 1 || op2 == 2))
+        return true;
+    return op1 == 3 && crn == 14 && crm >= 8;
+}
+
+static bool event_counts(const ArmPmu *p, unsigned i)
+{
+    return (p->pmcr & PMCR_E) && (p->cnten & (1u << i)) && !(p->evtyper[i] & FILTER_P);
+}
+
+static bool cycle_counts(const ArmPmu *p)
+{
+    return (p->pmcr & PMCR_E) && (p->cnten & CCNT_BIT) && !(p->ccfiltr & FILTER_P);
+}
+
+/* Bring every counter up to `cycles`/`insns`; record overflows in PMOVSSET. */
+static void sync(ArmPmu *p, uint64_t cycles, uint64_t insns)
+{
+    uint64_t dc = cycles - p->sync_cycles, di = insns - p->sync_insns;
+    for (unsigned i = 0; i < ARMV8_PMU_COUNTERS; i++) {
+        if (!event_counts(p, i))
+            continue;
+        unsigned ev = p->evtyper[i] & 0xffff;
+        uint64_t add = ev == EV_CPU_CYCLES ? dc : ev == EV_INST_RETIRED ? di : 0;
+        uint64_t old = p->evcnt[i];
+        p->evcnt[i] = (old + add) & 0xffffffffull;
+        if (old + add > 0xffffffffull)
+            p->ovs |= 1u << i;
+    }
+    if (cycle_counts(p)) {
+        uint64_t add = p->pmcr & PMCR_D ? (cycles >> 6) - (p->sync_cycles >> 6) : dc;
+        uint64_t old = p->ccnt, now = old + add;
+        bool wrap = p->pmcr & PMCR_LC ? now < old : (old & 0xffffffffull) + add > 0xffffffffull;
+        p->ccnt = now;
+        if (wrap)
+            p->ovs |= CCNT_BIT;
+    }
+    p->sync_cycles = cycles;
+    p->sync_insns = insns;
+}
+
+static uint32_t counter_mask(void)
+{
+    return CCNT_BIT | ((1u << ARMV8_PMU_COUNTERS) - 1);
+}
+
+bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
+                    uint64_t cycles, uint64_t insns, uint64_t *val)
+{
+    sync(p, cycles, insns);
+    uint32_t k = key(op0, op1, crn, crm, op2);
+    unsigned n = (crm & 3) * 8 + op2;
+    if (k >= K(3, 3, 14, 8, 0) && k <= K(3, 3, 14, 11, 7)) {
+        if (n >= ARMV8_PMU_COUNTERS)
+            return false;
+        *val = p->evcnt[n];
+        return true;
+    }
+    if (k >= K(3, 3, 14, 12, 0) && k <= K(3, 3, 14, 15, 6)) {
+        if (n >= ARMV8_PMU_COUNTERS)
+            return false;
+        *val = p->evtyper[n];
+        return true;
+    }
+    switch (k) {
+    case K(3, 3, 9, 12, 0):
+        *val = 0x41ull << 24 | (uint64_t)p->idcode << 16 | ARMV8_PMU_COUNTERS << 11 | (p->pmcr & PMCR_WRITABLE);
+        return true;
+    case K(3, 3, 9, 12, 1):
+    case K(3, 3, 9, 12, 2): *val = p->cnten; return true;
+    case K(3, 3, 9, 12, 3):
+    case K(3, 3, 9, 14, 3): *val = p->ovs; return true;
+    case K(3, 3, 9, 12, 4): *val = 0; return true;                 /* PMSWINC: write-only */
+    case K(3, 3, 9, 12, 5): *val = p->selr; return true;
+    case K(3, 3, 9, 12, 6): *val = 1u << EV_SW_INCR | 1u << EV_INST_RETIRED; return true;
+    case K(3, 3, 9, 12, 7): *val = 0; return true;
+    case K(3, 3, 9, 13, 0): *val = p->ccnt; return true;
+    case K(3, 3, 9, 13, 1):
+        if (p->selr == 31) {
+            *val = p->ccfiltr;
+            return true;
+        }
+        return armv8_pmu_read(p, 3, 3, 14, 12 + p->selr / 8, p->selr % 8, cycles, insns, val);
+    case K(3, 3, 9, 13, 2):
+        if (p->selr >= ARMV8_PMU_COUNTERS)
+            return false;
+        *val = p->evcnt[p->selr];
+        return true;
+    case K(3, 3, 9, 14, 0): *val = p->userenr; return true;
+    case K(3, 0, 9, 14, 1):
+    case K(3, 0, 9, 14, 2): *val = p->inten; return true;
+    case K(3, 3, 14, 15, 7): *val = p->ccfiltr; return true;
+    default: return false;
+    }
+}
+
+bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
+                     uint64_t cycles, uint64_t insns, uint64_t val)
+{
+    sync(p, cycles, insns);
+    uint32_t k = key(op0, op1, crn, crm, op2);
+    unsigned n = (crm & 3) * 8 + op2;
+    if (k >= K(3, 3, 14, 8, 0) && k <= K(3, 3, 14, 11, 7)) {
+        if (n >= ARMV8_PMU_COUNTERS)
+            return false;
+        p->evcnt[n] = (uint32_t)val;
+        return true;
+    }
+    if (k >= K(3, 3, 14, 12, 0) && k <= K(3, 3, 14, 15, 6)) {
+        if (n >= ARMV8_PMU_COUNTERS)
+            return false;
+        p->evtyper[n] = (uint32_t)val & 0xfc00ffffu;
+        return true;
+    }
+    uint32_t m = counter_mask();
+    switch (k) {
+    case K(3, 3, 9, 12, 0):
+        if (val & PMCR_P)
+            memset(p->evcnt, 0, sizeof p->evcnt);
+        if (val & PMCR_C)
+            p->ccnt = 0;
+        p->pmcr = val & PMCR_WRITABLE;
+        return true;
+    case K(3, 3, 9, 12, 1): p->cnten |= (uint32_t)val & m; return true;
+    case K(3, 3, 9, 12, 2): p->cnten &= ~((uint32_t)val & m); return true;
+    case K(3, 3, 9, 12, 3): p->ovs &= ~((uint32_t)val & m); return true;
+    case K(3, 3, 9, 14, 3): p->ovs |= (uint32_t)val & m; return true;
+    case K(3, 3, 9, 12, 4):                                         /* PMSWINC */
+        for (unsigned i = 0; i < ARMV8_PMU_COUNTERS; i++)
+            if ((val & (1u << i)) && event_counts(p, i) && (p->evtyper[i] & 0xffff) == EV_SW_INCR) {
+                if (p->evcnt[i] == 0xffffffffull)
+                    p->ovs |= 1u << i;
+                p->evcnt[i] = (p->evcnt[i] + 1) & 0xffffffffull;
+            }
+        return true;
+    case K(3, 3, 9, 12, 5): p->selr = (uint32_t)val & 31; return true;
+    case K(3, 3, 9, 13, 0): p->ccnt = val; return true;
+    case K(3, 3, 9, 13, 1):
+        if (p->selr == 31) {
+            p->ccfiltr = val & 0xfc000000u;
+            return true;
+        }
+        return armv8_pmu_write(p, 3, 3, 14, 12 + p->selr / 8, p->selr % 8, cycles, insns, val);
+    case K(3, 3, 9, 13, 2):
+        if (p->selr >= ARMV8_PMU_COUNTERS)
+            return false;
+        p->evcnt[p->selr] = (uint32_t)val;
+        return true;
+    case K(3, 3, 9, 14, 0): p->userenr = (uint32_t)val & 0xf; return true;
+    case K(3, 0, 9, 14, 1): p->inten |= (uint32_t)val & m; return true;
+    case K(3, 0, 9, 14, 2): p->inten &= ~((uint32_t)val & m); return true;
+    case K(3, 3, 14, 15, 7): p->ccfiltr = val & 0xfc000000u; return true;
+    default: return false;                                          /* PMCEIDn are read-only */
+    }
+}
+
+void armv8_pmu_save(const ArmPmu *p, Blob *b)
+{
+    blob_u64(b, p->pmcr);
+    blob_u32(b, p->cnten);
+    blob_u32(b, p->inten);
+    blob_u32(b, p->ovs);
+    blob_u32(b, p->selr);
+    blob_u32(b, p->userenr);
+    for (unsigned i = 0; i < ARMV8_PMU_COUNTERS; i++) {
+        blob_u32(b, p->evtyper[i]);
+        blob_u64(b, p->evcnt[i]);
+    }
+    blob_u64(b, p->ccfiltr);
+    blob_u64(b, p->ccnt);
+    blob_u64(b, p->sync_cycles);
+    blob_u64(b, p->sync_insns);
+}
+
+bool armv8_pmu_load(ArmPmu *p, BlobReader *r)
+{
+    p->pmcr = br_u64(r);
+    p->cnten = br_u32(r);
+    p->inten = br_u32(r);
+    p->ovs = br_u32(r);
+    p->selr = br_u32(r);
+    p->userenr = br_u32(r);
+    for (unsigned i = 0; i < ARMV8_PMU_COUNTERS; i++) {
+        p->evtyper[i] = br_u32(r);
+        p->evcnt[i] = br_u64(r);
+    }
+    p->ccfiltr = br_u64(r);
+    p->ccnt = br_u64(r);
+    p->sync_cycles = br_u64(r);
+    p->sync_insns = br_u64(r);
+    return r->ok;
+}
