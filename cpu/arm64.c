@@ -590,7 +590,7 @@ static void a64_set_pc(Cpu *c, uint64_t pc)
 /* ------------------------------------------------------------------ checkpoints */
 
 static const int a64_saved_regs[] = {
-    UC_ARM64_REG_X29, UC_ARM64_REG_X30, UC_ARM64_REG_SP_EL0, UC_ARM64_REG_SP_EL1, UC_ARM64_REG_PC,
+    UC_ARM64_REG_X29, UC_ARM64_REG_X30, UC_ARM64_REG_PC,
     UC_ARM64_REG_ELR_EL1, UC_ARM64_REG_ESR_EL1, UC_ARM64_REG_FAR_EL1, UC_ARM64_REG_VBAR_EL1,
     UC_ARM64_REG_TPIDR_EL0, UC_ARM64_REG_TPIDRRO_EL0, UC_ARM64_REG_TPIDR_EL1, UC_ARM64_REG_MAIR_EL1,
     UC_ARM64_REG_FPCR, UC_ARM64_REG_FPSR,
@@ -618,7 +618,11 @@ static void a64_save(Cpu *c, Blob *b)
         uc_reg_read(c->uc, UC_ARM64_REG_Q0 + i, q);
         blob_put(b, q, 16);
     }
-    blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_PSTATE));      /* last: it sets the current SP */
+    /* PSTATE selects which stack pointer is live: the engine keeps the live one in SP and the
+     * banked copy of it is stale, so save the banked SP_EL0 and the live SP. */
+    blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_PSTATE));
+    blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_SP_EL0));
+    blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_SP));
     armv8_pmu_save(&a->pmu, b);
     blob_u64(b, a->ptimer.ctl);
     blob_u64(b, a->ptimer.cval);
@@ -644,6 +648,8 @@ static bool a64_load(Cpu *c, BlobReader *r)
         uc_reg_write(c->uc, UC_ARM64_REG_Q0 + i, q);
     }
     cpu_reg_write(c, UC_ARM64_REG_PSTATE, br_u64(r));
+    cpu_reg_write(c, UC_ARM64_REG_SP_EL0, br_u64(r));
+    cpu_reg_write(c, UC_ARM64_REG_SP, br_u64(r));
     bool ok = armv8_pmu_load(&a->pmu, r);
     a->ptimer.ctl = br_u64(r);
     a->ptimer.cval = br_u64(r);

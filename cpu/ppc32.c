@@ -365,12 +365,13 @@ static void stub_mtspr(Cpu *c, unsigned spr, uint32_t v)
 }
 
 /* SPRs kept by the engine (MPC7450 RM table 2-1): SPRG0-3, DAR, DSISR, SDR1, HID0/1, the
- * BATs, the performance monitor, L2CR, ICTC, THRM1-3, MSSCR0, LDSTCR, IABR, DABR, EAR. */
+ * BATs, the performance monitor (not SIAR: read-only, written by hardware), L2CR, ICTC,
+ * THRM1-3, MSSCR0, LDSTCR, IABR, DABR, EAR. */
 static const uint16_t engine_sprs[] = {
     272, 273, 274, 275, 19, 18, 25, 1008, 1009,
     528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 543,
     560, 561, 562, 563, 564, 565, 566, 567, 568, 569, 570, 571, 572, 573, 574, 575,
-    952, 953, 954, 955, 956, 957, 958, 944, 945, 946, 1017, 1019, 1020, 1021, 1022, 1014, 1016, 1010, 1013, 282,
+    952, 953, 954, 956, 957, 958, 944, 945, 946, 1017, 1019, 1020, 1021, 1022, 1014, 1016, 1010, 1013, 282,
 };
 
 /* ------------------------------------------------------------------ CpuOps */
