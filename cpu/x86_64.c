@@ -45,7 +45,6 @@ typedef struct X86Cpu {
     uint64_t tsc_aux;
     uint64_t apic_base;
     bool nmi_blocked;           /* from NMI delivery until the next IRET */
-    int delivering;             /* nesting depth of exception delivery (#DF / triple fault) */
     uint8_t irq_vector;         /* vector of the pending maskable interrupt */
 } X86Cpu;
 
@@ -131,26 +130,12 @@ static bool has_error_code(unsigned vec)
            vec == X86_PF || vec == X86_AC || vec == 21;
 }
 
-static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, const char *kind);
-
-/* A fault while delivering: #DF, and a fault while delivering #DF is a triple fault. */
-static void x86_escalate(Cpu *c, unsigned vec, uint64_t err)
+/* Try to deliver vector `vec` through the IDT; RIP must already hold the return address.
+ * On failure nothing has changed and fvec/ferr say which fault the attempt raised. */
+static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, const char *kind,
+                            unsigned *fvec, uint64_t *ferr)
 {
     X86Cpu *x = X86(c);
-    if (x->delivering >= 2 || vec == X86_DF) {
-        machine_diag(c->m, c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
-        cpu_stop(c, CPU_DEAD, "triple-fault");
-        machine_exit(c->m, c, EXIT_HUNG, "triple-fault");
-        return;
-    }
-    x86_deliver(c, x->delivering ? X86_DF : vec, false, true, x->delivering ? 0 : err, "exception");
-}
-
-/* Deliver vector `vec` through the IDT.  RIP must already hold the return address. */
-static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, const char *kind)
-{
-    X86Cpu *x = X86(c);
-    x->delivering++;
     uint64_t rip = cpu_reg_read(c, UC_X86_REG_RIP);
     uint64_t rflags = cpu_reg_read(c, UC_X86_REG_RFLAGS);
     uint64_t cs = cpu_reg_read(c, UC_X86_REG_CS) & 0xffff;
@@ -164,35 +149,30 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
 
     uint8_t g[16];
     if ((uint64_t)vec * 16 + 15 > idtr.limit || !lin_read(c, idtr.base + vec * 16, g, 16)) {
-        x->delivering--;
-        x86_escalate(c, X86_GP, vec * 8 + 2);
-        return;
+        *fvec = X86_GP, *ferr = vec * 8 + 2;
+        return false;
     }
     uint64_t target = load_le(g, 2) | load_le(g + 6, 2) << 16 | load_le(g + 8, 4) << 32;
     unsigned sel = (unsigned)load_le(g + 2, 2), ist = g[4] & 7, type = g[5] & 0xf, dpl = (g[5] >> 5) & 3;
     bool present = g[5] & 0x80;
     if (!present || (type != 0xe && type != 0xf) || (soft && dpl < cpl)) {
-        x->delivering--;
-        x86_escalate(c, !present ? X86_NP : X86_GP, vec * 8 + 2);
-        return;
+        *fvec = !present ? X86_NP : X86_GP, *ferr = vec * 8 + 2;
+        return false;
     }
     /* Privilege of the target code segment. */
     uint8_t desc[8];
-    unsigned new_cpl = cpl;
     if ((sel & ~7u) == 0 || (sel | 7u) > gdtr.limit || !lin_read(c, gdtr.base + (sel & ~7u), desc, 8)) {
-        x->delivering--;
-        x86_escalate(c, X86_GP, sel & ~3u);
-        return;
+        *fvec = X86_GP, *ferr = sel & ~3u;
+        return false;
     }
-    new_cpl = (desc[5] >> 5) & 3;
+    unsigned new_cpl = (desc[5] >> 5) & 3;
     uint64_t new_rsp = rsp, new_ss = ss;
     if (new_cpl < cpl || ist) {
         uint8_t t[8];
         uint64_t off = ist ? 0x24 + 8 * (ist - 1) : 4 + 8 * new_cpl;   /* TSS: RSPn at 4, ISTn at 0x24 */
         if (off + 8 > (uint64_t)tr.limit + 1 || !lin_read(c, tr.base + off, t, 8)) {
-            x->delivering--;
-            x86_escalate(c, X86_TS, tr.selector & ~3u);
-            return;
+            *fvec = X86_TS, *ferr = tr.selector & ~3u;
+            return false;
         }
         new_rsp = load_le(t, 8);
         if (new_cpl < cpl)
@@ -213,9 +193,8 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
         store_le(bytes + 8 * i, 8, frame[i]);
     new_rsp -= 8 * (uint64_t)n;
     if (!lin_write(c, new_rsp, bytes, 8 * (size_t)n)) {
-        x->delivering--;
-        x86_escalate(c, vec == X86_DF ? X86_DF : X86_SS, 0);
-        return;
+        *fvec = X86_SS, *ferr = 0;
+        return false;
     }
     rflags &= ~(uint64_t)(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF | RFLAGS_VM);
     if (type == 0xe)
@@ -227,11 +206,40 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
     if (sel != cs)
         cpu_reg_write(c, UC_X86_REG_CS, sel);
     cpu_reg_write(c, UC_X86_REG_RIP, target);
-    x->delivering--;
     if (vec == X86_NMI && !soft)
         x->nmi_blocked = true;
     cpu_exception_taken(c, kind, vec, vec < 32 && !soft ? x86_exc_names[vec] : "int", rip, target,
                         has_err ? err : 0);
+    return true;
+}
+
+/* Deliver, escalating as the SDM prescribes (§6.15, "Interrupt 8"): a fault while delivering
+ * raises that fault; a fault while delivering it raises #DF; a fault while delivering #DF is a
+ * triple fault (the CPU shuts down; the run ends). */
+static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, const char *kind)
+{
+    unsigned fvec;
+    uint64_t ferr;
+    for (int depth = 0;; depth++) {
+        if (x86_try_deliver(c, vec, soft, has_err, err, kind, &fvec, &ferr))
+            return;
+        if (vec == X86_DF) {
+            machine_diag(c->m, c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
+            cpu_stop(c, CPU_DEAD, "triple-fault");
+            machine_exit(c->m, c, EXIT_HUNG, "triple-fault");
+            return;
+        }
+        soft = false;
+        kind = "exception";
+        has_err = true;
+        if (depth == 0) {
+            vec = fvec;
+            err = ferr;
+        } else {
+            vec = X86_DF;
+            err = 0;
+        }
+    }
 }
 
 static void x86_fault(Cpu *c, unsigned vec, uint64_t err)
@@ -496,9 +504,7 @@ static void x86_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     cpu_reg_write(c, UC_X86_REG_RDI, arg0);
     cpu_reg_write(c, UC_X86_REG_RSI, arg1);
     cpu_reg_write(c, UC_X86_REG_RIP, entry);
-    X86Cpu *x = X86(c);
-    x->nmi_blocked = false;
-    x->delivering = 0;
+    X86(c)->nmi_blocked = false;
 }
 
 static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 int testutil_run(Suite *s)
 {
@@ -31,4 +33,68 @@ const char *testutil_build_path(const char *rel)
 const char *testutil_src_path(const char *rel)
 {
     return join("PMUSIM_SRC", ".", rel);
+}
+
+const char *testutil_temp_file(const void *data, size_t len, const char *suffix)
+{
+    static char paths[4][64];
+    static int k;
+    char *p = paths[k++ & 3];
+    snprintf(p, sizeof paths[0], "/tmp/pmusim-test-XXXXXX%s", suffix);
+    int fd = mkstemps(p, (int)strlen(suffix));
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+    close(fd);
+    return p;
+}
+
+Machine *tm_create(Arch arch, const unsigned char *blob, unsigned len, uint64_t load, uint64_t entry,
+                   uint64_t max_insns, int ncpus)
+{
+    MachineConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.kernel = testutil_temp_file(blob, len, ".bin");
+    cfg.arch = arch;
+    cfg.raw = true;
+    cfg.load_addr = load;
+    cfg.entry = entry;
+    cfg.entry_set = true;
+    cfg.max_insns = max_insns;
+    cfg.ncpus = ncpus;
+    cfg.console_file = "/dev/null";
+    Machine *m = calloc(1, sizeof *m);
+    Error err = { { 0 } };
+    if (!machine_create(m, &cfg, &err))
+        ck_abort_msg("machine_create: %s", err.msg);
+    unlink(cfg.kernel);
+    return m;
+}
+
+int tm_run(Machine *m)
+{
+    machine_boot(m);
+    return machine_run(m);
+}
+
+void tm_destroy(Machine *m)
+{
+    machine_destroy(m);
+    free(m);
+}
+
+uint64_t tm_read(Machine *m, uint64_t addr, unsigned size)
+{
+    uint8_t *p = mem_ptr(&m->mem, addr, size);
+    ck_assert_ptr_nonnull(p);
+    return arch_big_endian(m->arch) ? load_be(p, size) : load_le(p, size);
+}
+
+void tm_write(Machine *m, uint64_t addr, unsigned size, uint64_t value)
+{
+    uint8_t *p = mem_ptr(&m->mem, addr, size);
+    ck_assert_ptr_nonnull(p);
+    if (arch_big_endian(m->arch))
+        store_be(p, size, value);
+    else
+        store_le(p, size, value);
 }

@@ -1,14 +1,34 @@
-/* testutil.h — shared helpers for the Check unit tests. */
+/* testutil.h — shared helpers for the Check unit tests: running suites, paths, and tiny
+ * machines that run an assembled fixture (tests/unit/blobs) on a built-in board. */
 #ifndef PMUSIM_TESTUTIL_H
 #define PMUSIM_TESTUTIL_H
 
 #include <check.h>
 #include <stddef.h>
 
+#include "sim/machine.h"
+
 /* Run one suite; returns the process exit status (0 if every test passed). */
 int testutil_run(Suite *s);
 /* Path of a file under the build or the source tree ($PMUSIM_BUILD / $PMUSIM_SRC). */
 const char *testutil_build_path(const char *rel);
 const char *testutil_src_path(const char *rel);
+/* Write bytes to a new temporary file; returns its path (static storage, 4 in rotation). */
+const char *testutil_temp_file(const void *data, size_t len, const char *suffix);
+
+/* A machine running `blob` raw at `load` (entry `entry`), stopping after max_insns (0: no
+ * limit).  Aborts the test on failure. */
+Machine *tm_create(Arch arch, const unsigned char *blob, unsigned len, uint64_t load, uint64_t entry,
+                   uint64_t max_insns, int ncpus);
+/* Boot the first CPU and run to the end; returns the exit status. */
+int tm_run(Machine *m);
+void tm_destroy(Machine *m);
+/* Guest memory in guest byte order. */
+uint64_t tm_read(Machine *m, uint64_t addr, unsigned size);
+void tm_write(Machine *m, uint64_t addr, unsigned size, uint64_t value);
+
+/* Fixtures (generated from tests/unit/blobs/<name>.s). */
+extern const unsigned char blob_x86_64_exc[], blob_arm64_exc[], blob_ppc32_exc[];
+extern const unsigned int blob_x86_64_exc_len, blob_arm64_exc_len, blob_ppc32_exc_len;
 
 #endif

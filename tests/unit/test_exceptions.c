@@ -1,0 +1,260 @@
+/* test_exceptions.c — architectural exception entry, per architecture, on tiny machines
+ * running the fixtures in tests/unit/blobs (their comments list the instruction sequence). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* ------------------------------------------------------------------ x86-64 */
+
+static void x86_gate(Machine *m, unsigned vec, uint64_t handler)
+{
+    uint64_t g = 0x200000 + 16 * (uint64_t)vec;
+    tm_write(m, g, 2, handler & 0xffff);
+    tm_write(m, g + 2, 2, 0x08);
+    tm_write(m, g + 4, 1, 0);
+    tm_write(m, g + 5, 1, 0x8e);            /* present, DPL 0, 64-bit interrupt gate */
+    tm_write(m, g + 6, 2, (handler >> 16) & 0xffff);
+    tm_write(m, g + 8, 4, handler >> 32);
+}
+
+static Machine *x86_fixture(uint64_t entry, uint64_t max_insns, bool with_idt)
+{
+    Machine *m = tm_create(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 0x100000, entry, max_insns, 1);
+    if (with_idt) {
+        x86_gate(m, 2, 0x100280);
+        x86_gate(m, 3, 0x100100);
+        x86_gate(m, 6, 0x100180);
+        x86_gate(m, 13, 0x100140);
+    }
+    tm_write(m, 0x201000, 2, with_idt ? 16 * 32 - 1 : 0);
+    tm_write(m, 0x201002, 8, 0x200000);
+    return m;
+}
+
+static uint64_t reg(Machine *m, int r)
+{
+    return cpu_reg_read(m->cpus[0], r);
+}
+
+START_TEST(x86_int3_pushes_frame_and_enters_gate)
+{
+    Machine *m = x86_fixture(0x100000, 4, true);
+    ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
+    ck_assert_uint_eq(reg(m, UC_X86_REG_RIP), 0x100100);
+    uint64_t rsp = reg(m, UC_X86_REG_RSP);
+    ck_assert_uint_eq(rsp, 0x300000 - 40);
+    ck_assert_uint_eq(tm_read(m, rsp, 8), 0x100012);         /* int3 is a trap: after it */
+    ck_assert_uint_eq(tm_read(m, rsp + 8, 8), 0x08);
+    ck_assert_uint_eq(tm_read(m, rsp + 24, 8), 0x300000);
+    ck_assert_uint_eq(tm_read(m, rsp + 32, 8), 0x10);
+    ck_assert_uint_eq(reg(m, UC_X86_REG_RFLAGS) & (1u << 9), 0);
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(x86_unknown_msr_is_gp_with_error_code)
+{
+    Machine *m = x86_fixture(0x100000, 7, true);               /* handler's first insn done */
+    tm_run(m);
+    ck_assert_uint_eq(reg(m, UC_X86_REG_RIP), 0x100144);
+    uint64_t rsp = reg(m, UC_X86_REG_RSP);
+    ck_assert_uint_eq(rsp, 0x300000 - 40);
+    ck_assert_uint_eq(tm_read(m, rsp - 8, 8), 0);             /* the error code it popped */
+    ck_assert_uint_eq(tm_read(m, rsp, 8), 0x100017);         /* the faulting rdmsr */
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(x86_ud2_is_ud_without_error_code)
+{
+    Machine *m = x86_fixture(0x100000, 10, true);
+    tm_run(m);
+    ck_assert_uint_eq(reg(m, UC_X86_REG_RIP), 0x100185);      /* after the 5-byte addq */
+    ck_assert_uint_eq(reg(m, UC_X86_REG_RSP), 0x300000 - 40);
+    ck_assert_uint_eq(tm_read(m, 0x300000 - 40, 8), 0x10001b);   /* ud2 address + 2 */
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(x86_handlers_return_and_hlt_sleeps_forever)
+{
+    Machine *m = x86_fixture(0x100000, 0, true);
+    ck_assert_int_eq(tm_run(m), EXIT_HUNG);
+    ck_assert_str_eq(m->exit_reason, "all-cpus-asleep");
+    ck_assert_uint_eq(m->cpus[0]->insns, 13);
+    ck_assert_int_eq(m->cpus[0]->state, CPU_HALTED);
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(x86_missing_idt_triple_faults)
+{
+    Machine *m = x86_fixture(0x100000, 0, false);
+    ck_assert_int_eq(tm_run(m), EXIT_HUNG);
+    ck_assert_str_eq(m->exit_reason, "triple-fault");
+    ck_assert_int_eq(m->cpus[0]->state, CPU_DEAD);
+    tm_destroy(m);
+}
+END_TEST
+
+/* NMIs: a second NMI raised while the handler runs waits for its IRETQ. */
+static Event nmi_ev[2];
+static Cpu *nmi_cpu;
+
+static void raise_nmi(Event *ev, void *opaque)
+{
+    nmi_cpu->nmi_pending = true;
+    if (ev == &nmi_ev[0])           /* the second one lands inside the first handler */
+        cpu_schedule(nmi_cpu, &nmi_ev[1], nmi_cpu->cycles + 1);
+}
+
+START_TEST(x86_nmi_blocked_until_iretq)
+{
+    Machine *m = x86_fixture(0x100200, 0, true);
+    const char *trace = testutil_temp_file("", 0, ".trace");
+    Error err = { { 0 } };
+    TraceSink *s = trace_text_sink_open(trace, &err);
+    ck_assert_ptr_nonnull(s);
+    trace_add_sink(&m->trace, s);
+    machine_boot(m);
+    nmi_cpu = m->cpus[0];
+    event_init(&nmi_ev[0], "test-nmi", raise_nmi, NULL);
+    event_init(&nmi_ev[1], "test-nmi", raise_nmi, NULL);
+    cpu_schedule(nmi_cpu, &nmi_ev[0], 300);      /* inside the counting loop (lidt alone costs 100) */
+    machine_run(m);
+    ck_assert_uint_eq(reg(m, UC_X86_REG_R15), 2);             /* both delivered */
+    tm_destroy(m);
+    FILE *f = fopen(trace, "r");
+    char line[512];
+    int nmis = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *from = strstr(line, " nmi ") ? strstr(line, "from=0x") : NULL;
+        if (!from)
+            continue;
+        uint64_t pc = strtoull(from + 5, NULL, 16);
+        ck_assert_msg(pc < 0x100280 || pc >= 0x100290, "NMI taken inside the NMI handler at 0x%lx", (long)pc);
+        nmis++;
+    }
+    fclose(f);
+    remove(trace);
+    ck_assert_int_eq(nmis, 2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ arm64 */
+
+static Machine *a64_run(uint64_t max)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_exc, blob_arm64_exc_len, 0x40080000, 0x40080000, max, 1);
+    tm_run(m);
+    return m;
+}
+
+START_TEST(arm64_svc_enters_vbar_plus_0x200_with_syndrome)
+{
+    Machine *m = a64_run(6);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_PC), 0x40081200);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_ELR_EL1), 0x40080018);     /* the instruction after svc */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_ESR_EL1), 0x56000042);     /* EC 0x15, IL, imm16 */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_PSTATE) & 0x3cf, 0x3c5);    /* EL1h, DAIF masked */
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(arm64_brk_udf_and_abort_syndromes)
+{
+    Machine *m = a64_run(14);               /* first mrs of the BRK handler */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X10), 0xf2000007);          /* EC 0x3c, imm16 7 */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_ELR_EL1), 0x40080018);
+    tm_destroy(m);
+    m = a64_run(23);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X10), 0x02000000);          /* EC 0: unknown reason */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_ELR_EL1), 0x4008001c);
+    tm_destroy(m);
+    m = a64_run(35);                        /* three mrs of the abort handler done */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X10), 0x96000010);          /* EC 0x25, DFSC external */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X11), 0x40080024);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X12), 0x70000000);          /* FAR */
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(arm64_fixture_runs_to_psci_off)
+{
+    Machine *m = a64_run(0);
+    ck_assert_int_eq(m->exit_status, 0);
+    ck_assert_str_eq(m->exit_reason, "psci-system-off");
+    ck_assert_uint_eq(m->cpus[0]->insns, 43);
+    tm_destroy(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ ppc32 */
+
+static Machine *ppc_run(uint64_t max)
+{
+    Machine *m = tm_create(ARCH_PPC32, blob_ppc32_exc, blob_ppc32_exc_len, 0, 0x3000, max, 1);
+    tm_run(m);
+    return m;
+}
+
+START_TEST(ppc32_sc_vectors_to_0xc00_with_next_pc)
+{
+    Machine *m = ppc_run(3);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_PC), 0xc00);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_MSR), 0x1000);                /* only ME survives */
+    tm_destroy(m);
+    m = ppc_run(5);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_22), 0x300c);                 /* SRR0: after sc */
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_23), 0x1000);                 /* SRR1: the old MSR */
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(ppc32_trap_and_illegal_set_srr1_reason)
+{
+    Machine *m = ppc_run(8);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_20), 0x300c);                 /* SRR0: the tw itself */
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_21), 0x21000);                /* trap bit */
+    tm_destroy(m);
+    m = ppc_run(13);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_20), 0x3010);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_21), 0x81000);                /* illegal bit */
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(ppc32_fixture_exits_through_debug_port)
+{
+    Machine *m = ppc_run(0);
+    ck_assert_int_eq(m->exit_status, 15);                             /* (7 << 1) | 1 */
+    ck_assert_uint_eq(m->cpus[0]->insns, 20);
+    tm_destroy(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("exceptions");
+    TCase *x = tcase_create("x86_64");
+    tcase_add_test(x, x86_int3_pushes_frame_and_enters_gate);
+    tcase_add_test(x, x86_unknown_msr_is_gp_with_error_code);
+    tcase_add_test(x, x86_ud2_is_ud_without_error_code);
+    tcase_add_test(x, x86_handlers_return_and_hlt_sleeps_forever);
+    tcase_add_test(x, x86_missing_idt_triple_faults);
+    tcase_add_test(x, x86_nmi_blocked_until_iretq);
+    suite_add_tcase(s, x);
+    TCase *a = tcase_create("arm64");
+    tcase_add_test(a, arm64_svc_enters_vbar_plus_0x200_with_syndrome);
+    tcase_add_test(a, arm64_brk_udf_and_abort_syndromes);
+    tcase_add_test(a, arm64_fixture_runs_to_psci_off);
+    suite_add_tcase(s, a);
+    TCase *p = tcase_create("ppc32");
+    tcase_add_test(p, ppc32_sc_vectors_to_0xc00_with_next_pc);
+    tcase_add_test(p, ppc32_trap_and_illegal_set_srr1_reason);
+    tcase_add_test(p, ppc32_fixture_exits_through_debug_port);
+    suite_add_tcase(s, p);
+    return testutil_run(s);
+}
