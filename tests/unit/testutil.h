@@ -28,7 +28,7 @@ uint64_t tm_read(Machine *m, uint64_t addr, unsigned size);
 void tm_write(Machine *m, uint64_t addr, unsigned size, uint64_t value);
 
 /* Fixtures (generated from tests/unit/blobs/<name>.s). */
-extern const unsigned char blob_x86_64_exc[], blob_arm64_exc[], blob_ppc32_exc[];
-extern const unsigned int blob_x86_64_exc_len, blob_arm64_exc_len, blob_ppc32_exc_len;
+extern const unsigned char blob_x86_64_exc[], blob_arm64_exc[], blob_ppc32_exc[], blob_x86_64_smc[];
+extern const unsigned int blob_x86_64_exc_len, blob_arm64_exc_len, blob_ppc32_exc_len, blob_x86_64_smc_len;
 
 #endif
