@@ -1,0 +1,48 @@
+# lib.sh — shared by the end-to-end tests.  Usage in a test: . "$(dirname "$0")/lib.sh" "$@"
+# Sets BUILD, SRC, PMUSIM, GUESTS, EXPECTED, T (a scratch directory removed at exit).
+set -u
+BUILD=$(cd "$1" && pwd)
+SRC=$(cd "$2" && pwd)
+PMUSIM=$BUILD/pmusim
+GUESTS=$BUILD/guest
+EXPECTED=$SRC/tests/e2e/expected
+ARCHES="x86_64 arm64 ppc32"
+T=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+FAILS=0
+CHECKS=0
+
+fail() {
+    FAILS=$((FAILS + 1))
+    echo "FAIL: $*"
+}
+
+ok() {
+    CHECKS=$((CHECKS + 1))
+}
+
+# check DESCRIPTION COMMAND...: counts a check, reports a failure
+check() {
+    desc=$1
+    shift
+    if "$@"; then ok; else fail "$desc"; fi
+}
+
+# run OUTPREFIX ARGS...: runs pmusim; stdout/stderr/status in OUTPREFIX.{out,err,status}
+run() {
+    _run=$1
+    shift
+    "$PMUSIM" "$@" >"$_run.out" 2>"$_run.err"
+    echo $? >"$_run.status"
+}
+
+# field KEY FILE: the value of KEY=... in the first matching line
+field() {
+    sed -n "s/.*\\<$1=\\([^ ]*\\).*/\\1/p" "$2" | head -n 1
+}
+
+finish() {
+    echo "$(basename "$0"): $CHECKS checks passed, $FAILS failed"
+    [ "$FAILS" -eq 0 ]
+    exit $?
+}

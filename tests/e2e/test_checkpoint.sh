@@ -1,0 +1,47 @@
+#!/bin/sh
+# --save-at CYCLE:FILE then --restore FILE continues bit-identically: the restored run's console
+# is the tail of the uninterrupted run's, its trace is the tail of the trace, and the final
+# stats are equal; taking the checkpoint does not disturb the run.  Broken checkpoints are
+# refused with the file and offset named.
+. "$(dirname "$0")/lib.sh" "$@"
+
+# case: guest, CPUs, cycle (the smp guests end near 105000 cycles; loop runs 10M+)
+for a in $ARCHES; do
+    for c in "smp 2 1" "smp 2 100000" "loop 1 3000000"; do
+        set -- $c
+        g=$1 n=$2 at=$3
+        elf=$GUESTS/$a/$g.elf
+        p=$T/$a-$g-$at
+        run "$p-full" --cpus $n --stats --trace "$p-full.trace" "$elf"
+        run "$p-save" --cpus $n --stats --trace "$p-save.trace" --save-at "$at:$p.ck" "$elf"
+        run "$p-rest" --cpus $n --stats --trace "$p-rest.trace" --restore "$p.ck" "$elf"
+        w="$a/$g@$at"
+        check "$w: checkpoint written" [ -s "$p.ck" ]
+        check "$w: saving run unchanged (console)" cmp -s "$p-full.out" "$p-save.out"
+        check "$w: saving run unchanged (trace)" cmp -s "$p-full.trace" "$p-save.trace"
+        check "$w: restored stats equal" cmp -s "$p-full.err" "$p-rest.err"
+        check "$w: restored status equal" cmp -s "$p-full.status" "$p-rest.status"
+        k=$(wc -c <"$p-rest.out")
+        tail -c "$k" "$p-full.out" >"$p.tailout"
+        check "$w: restored console is the tail" cmp -s "$p.tailout" "$p-rest.out"
+        k=$(wc -l <"$p-rest.trace")
+        tail -n "$k" "$p-full.trace" >"$p.tailtrace"
+        check "$w: restored trace is the tail ($k lines)" cmp -s "$p.tailtrace" "$p-rest.trace"
+    done
+done
+
+# Broken checkpoints: truncated, foreign (another guest), not a checkpoint at all.
+ck=$T/x86_64-smp-100000.ck
+head -c 100 "$ck" >"$T/trunc.ck"
+run "$T/trunc" --cpus 2 --restore "$T/trunc.ck" "$GUESTS/x86_64/smp.elf"
+check "truncated checkpoint: status 2" [ "$(cat "$T/trunc.status")" = 2 ]
+check "truncated checkpoint: names file and offset" grep -q "trunc.ck: offset [0-9]*: truncated" "$T/trunc.err"
+run "$T/foreign" --cpus 2 --restore "$ck" "$GUESTS/x86_64/hello.elf"
+check "foreign checkpoint: status 2" [ "$(cat "$T/foreign.status")" = 2 ]
+check "foreign checkpoint: says so" grep -q "different machine" "$T/foreign.err"
+run "$T/foreign2" --cpus 4 --restore "$ck" "$GUESTS/x86_64/smp.elf"
+check "checkpoint with another --cpus: refused" [ "$(cat "$T/foreign2.status")" = 2 ]
+run "$T/notck" --restore "$GUESTS/x86_64/hello.elf" "$GUESTS/x86_64/hello.elf"
+check "not a checkpoint: status 2" [ "$(cat "$T/notck.status")" = 2 ]
+check "not a checkpoint: bad magic at offset 0" grep -q "offset 0: not a pmusim checkpoint" "$T/notck.err"
+finish
