@@ -802,7 +802,7 @@ static uint64_t min64(uint64_t a, uint64_t b)
 void cpu_run(Cpu *c, uint64_t until)
 {
     Machine *m = c->m;
-    while (!m->stopping) {
+    while (!m->stopping && !m->interrupted) {
         evq_run_due(&c->events, c->cycles);
         evq_run_due(&c->insn_events, c->insns);
         if (m->stopping)

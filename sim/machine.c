@@ -627,7 +627,7 @@ int machine_run(Machine *m)
         uint64_t end = m->clock.now + m->clock.quantum;
         if (m->cfg.max_cycles && end > m->cfg.max_cycles)
             end = m->cfg.max_cycles;
-        for (int i = 0; i < m->ncpus && !m->stopping; i++) {
+        for (int i = 0; i < m->ncpus && !m->stopping && !m->interrupted; i++) {
             Cpu *c = m->cpus[i];
             poll_power_on(m, c);
             cpu_run(c, end);

@@ -1,0 +1,53 @@
+/* link.ld.S (ppc32) — preprocessed by the Makefile.  Three places: the exception vectors at
+ * their physical addresses (0x100...), the image at 1 MiB, and the reset stub in the firmware
+ * ROM (QEMU -bios only).  Code first, in its own pages (pmusim treats executable segments as
+ * code and slows down stores into them); data from the next page on. */
+#include "config.h"
+
+OUTPUT_FORMAT("elf32-powerpc")
+OUTPUT_ARCH(powerpc:common)
+ENTRY(_start)
+
+PHDRS
+{
+    vectors PT_LOAD FLAGS(5);   /* R X */
+    text PT_LOAD FLAGS(5);
+    data PT_LOAD FLAGS(6);      /* R W */
+    reset PT_LOAD FLAGS(5);
+}
+
+SECTIONS
+{
+    .vectors 0x100 : { KEEP(*(.vectors)) } :vectors
+    . = 0x100000;
+    .text : {
+        *(.text.boot)
+        *(.text .text.*)
+    } :text
+    . = ALIGN(4096);
+    .rodata : { *(.rodata .rodata.*) } :data
+    .data : ALIGN(64) {
+        __per_cpu_start = .;
+        KEEP(*(.data.percpu))
+        __per_cpu_end = .;
+        *(.data .data.*)
+        *(.sdata .sdata.*)
+    }
+    .bss : ALIGN(64) {
+        __bss_start = .;
+        *(.sbss .sbss.*)
+        *(.bss .bss.* COMMON)
+        . = ALIGN(64);
+        __bss_end = .;
+    }
+    /* Not cleared at boot: everything here is written before it is read. */
+    .noinit : ALIGN(4096) {
+        __percpu_areas = .;
+        . += MAX_CPUS * PERCPU_AREA_SIZE;
+        __stacks = .;
+        . += MAX_CPUS * STACK_SIZE;
+    }
+    .reset 0xfff00100 : { KEEP(*(.reset)) } :reset
+    /DISCARD/ : { *(.comment) *(.note .note.*) *(.eh_frame*) *(.gnu.attributes) }
+}
+ASSERT(__per_cpu_end - __per_cpu_start <= PERCPU_AREA_SIZE, "per-CPU data exceeds PERCPU_AREA_SIZE")
