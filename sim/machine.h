@@ -12,6 +12,8 @@
 #ifndef PMUSIM_MACHINE_H
 #define PMUSIM_MACHINE_H
 
+#include <signal.h>
+
 #include "cpu/cpu.h"
 #include "sim/clock.h"
 #include "sim/fdt.h"
@@ -86,7 +88,7 @@ struct Machine {
     int exit_status;
     const char *exit_reason;
     int exit_cpu;
-    bool interrupted;               /* SIGINT/SIGTERM */
+    volatile sig_atomic_t interrupted;  /* SIGINT/SIGTERM/SIGHUP */
     bool saved;                     /* --save-at done */
     AccessCtx acc;
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
