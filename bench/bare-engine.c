@@ -1,7 +1,11 @@
 /* bare-engine.c — the yardstick: run one guest function on the bare Unicorn engine.
  *
- *   bare-engine ARCH ELF SYMBOL N [REPS]
+ *   bare-engine ARCH ELF SYMBOL N|auto [REPS]
  *
+ * (auto: N is the ELF's `bench_iterations`, as guest/bench.c defines it.)  The stack is the guest's
+ * own (`bench_stack_top`) when the ELF has one: Unicorn 2.0.1 makes every store within the same
+ * 4 MiB as translated code much slower (QEMU keeps page descriptors in 4 MiB leaves and then
+ * takes its self-modifying-code path), so a far-away stack would flatter the bare engine.
  * Loads ELF's segments into a RAM buffer laid out like pmusim's board (x86_64 RAM at 0 with the
  * same identity page tables, arm64 at 0x40000000, ppc32 at 0), calls SYMBOL(N) with the return
  * address on a branch-to-self "sentinel" page, and times uc_emu_start in two configurations:
@@ -9,7 +13,7 @@
  *   block  one UC_HOOK_BLOCK adding a per-block instruction count decoded once with Capstone
  *          into a direct-mapped cache                            -> the floor of exact counting
  * Each configuration gets a fresh engine and freshly loaded RAM, REPS times (default 3); prints
- *   insns=<n> none_s=<median> block_s=<median> none_mips=<..> block_mips=<..>
+ *   insns=<n> blocks=<n> none_s=<median> block_s=<median> none_mips=<..> block_mips=<..>
  * Host time is measured here on purpose: this is a benchmark tool, not simulator state.
  */
 #include <capstone/capstone.h>
@@ -60,7 +64,7 @@ typedef struct Counter {
     uint8_t *ram;
     uint64_t ram_base;
     CountEntry tab[1 << 13];
-    uint64_t insns;
+    uint64_t insns, blocks;
 } Counter;
 
 static void count_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
@@ -75,6 +79,7 @@ static void count_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         *e = (CountEntry){ pc, size, (uint32_t)n };
     }
     k->insns += e->n;
+    k->blocks++;
 }
 
 /* ------------------------------------------------------------------ one run */
@@ -113,7 +118,8 @@ static void x86_paging(uc_engine *uc, uint8_t *ram)
     CK(uc_reg_write(uc, UC_X86_REG_DS, &ds));
 }
 
-static double run_once(const Setup *s, const Image *im, uint64_t fn, uint64_t n, Counter *counter)
+static double run_once(const Setup *s, const Image *im, uint64_t fn, uint64_t n, uint64_t guest_stack,
+                       Counter *counter)
 {
     uint8_t *ram = calloc(1, RAM_SIZE);
     if (!ram)
@@ -124,7 +130,7 @@ static double run_once(const Setup *s, const Image *im, uint64_t fn, uint64_t n,
             continue;                       /* ROM segments (ppc reset stub): not needed here */
         memcpy(ram + (sg->paddr - s->ram_base), im->data + sg->offset, sg->filesz);
     }
-    uint64_t sentinel = s->ram_base + RAM_SIZE - 0x1000, stack = sentinel - 0x100;
+    uint64_t sentinel = s->ram_base + RAM_SIZE - 0x1000, stack = guest_stack ? guest_stack : sentinel - 0x100;
     uc_engine *uc;
     CK(uc_open(s->uca, (uc_mode)s->ucm, &uc));
     CK(uc_ctl_set_cpu_model(uc, s->model));
@@ -162,7 +168,7 @@ static double run_once(const Setup *s, const Image *im, uint64_t fn, uint64_t n,
         memset(counter->tab, 0, sizeof counter->tab);
         counter->ram = ram;
         counter->ram_base = s->ram_base;
-        counter->insns = 0;
+        counter->insns = counter->blocks = 0;
         CK(uc_hook_add(uc, &h, UC_HOOK_BLOCK, (void *)count_block, counter, 1, 0));
     }
     double t0 = now();
@@ -171,6 +177,28 @@ static double run_once(const Setup *s, const Image *im, uint64_t fn, uint64_t n,
     uc_close(uc);
     free(ram);
     return t;
+}
+
+/* The value of an initialised global in the ELF (from the file: no engine needed); 0 when the
+ * symbol is absent and !required. */
+static uint64_t elf_global(const Image *im, const char *name, bool required)
+{
+    uint64_t addr;
+    if (!image_symbol_addr(im, name, &addr)) {
+        if (required)
+            die("symbol not found", name);
+        return 0;
+    }
+    unsigned w = im->is64 ? 8 : 4;
+    for (int i = 0; i < im->nsegs; i++) {
+        const Segment *sg = &im->segs[i];
+        if (addr >= sg->vaddr && addr + w <= sg->vaddr + sg->filesz) {
+            const uint8_t *p = im->data + sg->offset + (addr - sg->vaddr);
+            return im->big_endian ? load_be(p, w) : load_le(p, w);
+        }
+    }
+    die("symbol has no initialised data", name);
+    return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -197,7 +225,8 @@ int main(int argc, char **argv)
     uint64_t fn;
     if (!image_symbol_addr(&im, argv[3], &fn))
         die("symbol not found", argv[3]);
-    uint64_t n = strtoull(argv[4], NULL, 0);
+    uint64_t n = strcmp(argv[4], "auto") ? strtoull(argv[4], NULL, 0) : elf_global(&im, "bench_iterations", true);
+    uint64_t guest_stack = elf_global(&im, "bench_stack_top", false);
     int reps = argc > 5 ? atoi(argv[5]) : 3;
     if (reps < 1 || reps > 99)
         reps = 3;
@@ -206,14 +235,14 @@ int main(int argc, char **argv)
         die("cs_open failed", NULL);
     double t_none[99], t_block[99];
     for (int r = 0; r < reps; r++) {   /* interleaved, so host drift hits both alike */
-        t_block[r] = run_once(s, &im, fn, n, counter);
-        t_none[r] = run_once(s, &im, fn, n, NULL);
+        t_block[r] = run_once(s, &im, fn, n, guest_stack, counter);
+        t_none[r] = run_once(s, &im, fn, n, guest_stack, NULL);
     }
     qsort(t_none, (size_t)reps, sizeof t_none[0], cmp_double);
     qsort(t_block, (size_t)reps, sizeof t_block[0], cmp_double);
     double none = t_none[reps / 2], block = t_block[reps / 2];
-    printf("insns=%" PRIu64 " none_s=%.4f block_s=%.4f none_mips=%.1f block_mips=%.1f\n", counter->insns, none, block,
-           counter->insns / none / 1e6, counter->insns / block / 1e6);
+    printf("insns=%" PRIu64 " blocks=%" PRIu64 " none_s=%.4f block_s=%.4f none_mips=%.1f block_mips=%.1f\n",
+           counter->insns, counter->blocks, none, block, counter->insns / none / 1e6, counter->insns / block / 1e6);
     cs_close(&counter->cs);
     free(counter);
     image_free(&im);

@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void blockcache_init(BlockCache *bc, unsigned log2_entries, size_t arena_insns)
+#define ENTRIES (1u << BLOCKCACHE_LOG2)
+
+void blockcache_init(BlockCache *bc, size_t arena_insns)
 {
     memset(bc, 0, sizeof *bc);
-    bc->tab = xcalloc((size_t)1 << log2_entries, sizeof *bc->tab);
-    bc->mask = (1u << log2_entries) - 1;
+    bc->tab = xcalloc(ENTRIES, sizeof *bc->tab);
     bc->arena = xcalloc(arena_insns, sizeof *bc->arena);
     bc->arena_cap = arena_insns;
 }
@@ -22,14 +23,14 @@ void blockcache_destroy(BlockCache *bc)
 
 void blockcache_flush(BlockCache *bc)
 {
-    memset(bc->tab, 0, ((size_t)bc->mask + 1) * sizeof *bc->tab);
+    memset(bc->tab, 0, ENTRIES * sizeof *bc->tab);
     bc->arena_used = 0;
     bc->flushes++;
 }
 
 void blockcache_invalidate(BlockCache *bc, uint64_t start, uint64_t end)
 {
-    for (uint32_t i = 0; i <= bc->mask; i++) {
+    for (uint32_t i = 0; i < ENTRIES; i++) {
         BlockEntry *e = &bc->tab[i];
         if (e->size && e->pc < end && start < e->pc + e->size)
             memset(e, 0, sizeof *e);

@@ -8,6 +8,7 @@
 #define PMUSIM_BLOCKCACHE_H
 
 #include "sim/common.h"
+#include "sim/tunables.h"
 
 typedef struct InsnInfo {
     uint16_t off;                   /* offset from the block start */
@@ -25,28 +26,22 @@ typedef struct BlockEntry {
 
 typedef struct BlockCache {
     BlockEntry *tab;
-    uint32_t mask;                  /* entries - 1 */
     InsnInfo *arena;
     size_t arena_used, arena_cap;   /* in InsnInfo units */
     uint64_t decodes, flushes;      /* statistics */
 } BlockCache;
 
-void blockcache_init(BlockCache *bc, unsigned log2_entries, size_t arena_insns);
+void blockcache_init(BlockCache *bc, size_t arena_insns);
 void blockcache_destroy(BlockCache *bc);
 void blockcache_flush(BlockCache *bc);
 /* Drop every entry overlapping [start, end). */
 void blockcache_invalidate(BlockCache *bc, uint64_t start, uint64_t end);
 
-static inline uint32_t blockcache_index(const BlockCache *bc, uint64_t pc)
+/* The slot of a block: the table size is a compile-time constant so the hot path needs no
+ * load for the mask. */
+static inline uint32_t blockcache_index(uint64_t pc)
 {
-    return (uint32_t)((pc >> 2) ^ (pc >> 13)) & bc->mask;
-}
-
-/* The entry for (pc, size), or NULL on a miss. */
-static inline BlockEntry *blockcache_lookup(BlockCache *bc, uint64_t pc, uint32_t size)
-{
-    BlockEntry *e = &bc->tab[blockcache_index(bc, pc)];
-    return likely(e->pc == pc && e->size == size) ? e : NULL;
+    return (uint32_t)((pc >> 2) ^ (pc >> 13)) & ((1u << BLOCKCACHE_LOG2) - 1);
 }
 
 /* Space for n instruction records; flushes the whole cache first when the arena is full
@@ -55,7 +50,7 @@ InsnInfo *blockcache_alloc_info(BlockCache *bc, uint32_t n, bool *flushed);
 /* The slot (pc, size) will occupy; the caller fills it. */
 static inline BlockEntry *blockcache_slot(BlockCache *bc, uint64_t pc)
 {
-    return &bc->tab[blockcache_index(bc, pc)];
+    return &bc->tab[blockcache_index(pc)];
 }
 /* Index of the instruction starting at or containing pc; e->n if pc is at/after the end. */
 uint32_t blockcache_insn_index(const BlockEntry *e, uint64_t pc);

@@ -332,18 +332,18 @@ static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
     uc_emu_stop(c->uc);
 }
 
-/* (1) The only per-block work on the common path. */
-static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
+/* Everything off the common path of the block hook: cuts, decoding, limits. */
+static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint32_t size, BlockEntry *e)
 {
-    Cpu *c = opaque;
-    if (unlikely(c->in_cut)) {
+    if (c->in_cut) {
         /* Inside a cut only the code hook counts; leaving the block's range ends the cut. */
         if (pc < c->cut_start || pc >= c->cut_end)
             stop_at(c, pc, STOP_BOUNDARY);
         return;
     }
-    BlockEntry *e = blockcache_lookup(&c->bc, pc, size);
-    if (unlikely(!e)) {
+    if (c->quiet)
+        return;
+    if (e->pc != pc || e->size != size) {
         e = block_decode(c, pc, size);
         if (!e) {
             c->blk = NULL;
@@ -352,16 +352,8 @@ static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         }
     }
     c->blk = e;
-    if (likely(c->cycles + e->cycles <= c->lim_fast && c->insns + e->n <= c->lim_insns)) {
-        c->cycles += e->cycles;
-        c->insns += e->n;
-        c->blk_counted = e->n;
-        return;
-    }
-    /* (2) a limit is at or inside this block */
-    if (c->quiet)
-        return;
     c->blk_counted = 0;
+    /* (2) a limit is at or inside this block */
     if (c->stop_next_block || c->m->stopping || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
         c->insns >= c->lim_insns) {
         stop_at(c, pc, STOP_BOUNDARY);
@@ -372,6 +364,26 @@ static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         c->insns += e->n;
         c->blk_counted = e->n;
     }
+}
+
+/* (1) The only per-block work on the common path: one lookup, two compares, four stores.
+ * Cuts, pmusim's own runs and stop requests set lim_fast to 0, which sends every block to the
+ * slow path. */
+static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
+{
+    Cpu *c = opaque;
+    BlockEntry *e = &c->bc.tab[blockcache_index(pc)];
+    if (likely(e->pc == pc && e->size == size)) {
+        uint64_t cycles = c->cycles + e->cycles, insns = c->insns + e->n;
+        if (likely(cycles <= c->lim_fast && insns <= c->lim_insns)) {
+            c->cycles = cycles;
+            c->insns = insns;
+            c->blk = e;
+            c->blk_counted = e->n;
+            return;
+        }
+    }
+    hook_block_slow(c, pc, size, e);
 }
 
 /* (3) During a cut: count instruction by instruction and stop after the k-th. */
@@ -542,7 +554,7 @@ Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Err
         error_set(err, "no cycle table for CPU model %s", model->name);
         goto fail;
     }
-    blockcache_init(&c->bc, BLOCKCACHE_LOG2, BLOCKCACHE_ARENA);
+    blockcache_init(&c->bc, BLOCKCACHE_ARENA);
     c->traps_cap = 64;
     c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
     evq_init(&c->events);
@@ -747,7 +759,9 @@ static void run_cut(Cpu *c)
         return;
     }
     uc_ctl_remove_cache(c->uc, pc, pc + e->size);
+    uint64_t fast = c->lim_fast;
     c->in_cut = true;
+    c->lim_fast = 0;                /* every block hook goes to the slow path, which sees the cut */
     c->cut_start = pc;
     c->cut_end = pc + e->size;
     c->cut_left = (uint32_t)k;
@@ -755,6 +769,7 @@ static void run_cut(Cpu *c)
     c->stop = STOP_NONE;
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
     c->in_cut = false;
+    c->lim_fast = fast;
     uc_hook_del(c->uc, h);
     uc_ctl_remove_cache(c->uc, pc, pc + e->size);   /* back to the hook-free translation */
     if (c->stop == STOP_BOUNDARY)
