@@ -176,6 +176,7 @@ static void psci_call(Cpu *c)
             t->start_pending = true;                        /* starts at its next quantum */
             t->start_entry = a2;
             t->start_arg = a3;
+            t->start_at = c->cycles;
             ret = PSCI_SUCCESS;
         }
         break;

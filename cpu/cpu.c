@@ -657,8 +657,12 @@ void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *
 
 /* ------------------------------------------------------------------ power and events */
 
-void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, const char *why)
+void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why)
 {
+    if (at > c->cycles) {
+        c->idle_cycles += at - c->cycles;
+        c->cycles = at;
+    }
     c->ops->reset(c, entry, arg0, arg1);
     c->state = CPU_RUNNING;
     c->stop_reason = "running";

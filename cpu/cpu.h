@@ -170,7 +170,7 @@ struct Cpu {
 
     bool nmi_pending, irq_pending;  /* interrupt lines (models raise them; backends take them) */
     bool start_pending;             /* PSCI CPU_ON accepted: starts at its next quantum */
-    uint64_t start_entry, start_arg;
+    uint64_t start_entry, start_arg, start_at;
 
     /* access locator cursor (see cpu_access_pc) */
     const BlockEntry *acc_blk;
@@ -198,8 +198,9 @@ void cpu_destroy(Cpu *c);
  * the machine is stopping. */
 void cpu_run(Cpu *c, uint64_t until);
 
-/* Power a CPU on at `entry` with the arch's entry state (arg registers per the ABI). */
-void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, const char *why);
+/* Power a CPU on at `entry` with the arch's entry state (arg registers per the ABI), no earlier
+ * than cycle `at` (the time of the release: a CPU does not start before it is released). */
+void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why);
 void cpu_stop(Cpu *c, CpuState state, const char *why);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */

@@ -208,8 +208,8 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
     cpu_reg_write(c, UC_X86_REG_RIP, target);
     if (vec == X86_NMI && !soft)
         x->nmi_blocked = true;
-    cpu_exception_taken(c, kind, vec, vec < 32 && !soft ? x86_exc_names[vec] : "int", rip, target,
-                        has_err ? err : 0);
+    bool named = vec < 32 && (!soft || vec == X86_BP || vec == X86_OF);     /* int3, into: #BP, #OF */
+    cpu_exception_taken(c, kind, vec, named ? x86_exc_names[vec] : "int", rip, target, has_err ? err : 0);
     return true;
 }
 

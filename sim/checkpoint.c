@@ -175,6 +175,7 @@ static void save_cpu(Cpu *c, Blob *b)
     blob_u8(b, c->start_pending);
     blob_u64(b, c->start_entry);
     blob_u64(b, c->start_arg);
+    blob_u64(b, c->start_at);
     c->ops->save(c, b);
 }
 
@@ -191,6 +192,7 @@ static bool load_cpu(Cpu *c, BlobReader *r)
     c->start_pending = br_u8(r);
     c->start_entry = br_u64(r);
     c->start_arg = br_u64(r);
+    c->start_at = br_u64(r);
     return r->ok && c->state <= CPU_DEAD && c->ops->load(c, r);
 }
 

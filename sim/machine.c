@@ -523,7 +523,7 @@ void machine_boot(Machine *m)
 {
     Cpu *boot = m->cpus[0];
     /* second argument register: x86 RSI = APIC ID; ppc32 r6 = the ePAPR magic (docs/guest-abi.md) */
-    cpu_start(boot, m->image.entry, m->fdt_addr, m->arch == ARCH_PPC32 ? EPAPR_MAGIC : boot->hwid, "boot");
+    cpu_start(boot, m->image.entry, m->fdt_addr, m->arch == ARCH_PPC32 ? EPAPR_MAGIC : boot->hwid, 0, "boot");
 }
 
 void machine_destroy(Machine *m)
@@ -570,7 +570,7 @@ static void poll_power_on(Machine *m, Cpu *c)
     const CpuDesc *cd = &m->desc.cpus[c->index];
     if (c->start_pending) {
         c->start_pending = false;
-        cpu_start(c, c->start_entry, c->start_arg, 0, "psci-cpu-on");
+        cpu_start(c, c->start_entry, c->start_arg, 0, c->start_at, "psci-cpu-on");
         return;
     }
     if (cd->enable != ENABLE_SPIN_TABLE || c->state != CPU_OFF || c->insns)
@@ -582,12 +582,12 @@ static void poll_power_on(Machine *m, Cpu *c)
             return;
         uint64_t r3 = load_be(p + 8, 8), pir = load_be(p + 20, 4);
         c->hwid = pir;
-        cpu_start(c, (uint32_t)entry, r3, 0, "spin-table");
+        cpu_start(c, (uint32_t)entry, r3, 0, m->clock.now, "spin-table");
         return;
     }
     uint64_t entry = load_le(mem_ptr(&m->mem, cd->release_addr, 8), 8);
     if (entry)
-        cpu_start(c, entry, m->fdt_addr, c->hwid, "spin-table");
+        cpu_start(c, entry, m->fdt_addr, c->hwid, m->clock.now, "spin-table");
 }
 
 /* Pages that became code during the round: write-protect them in every engine and drop any
