@@ -477,9 +477,6 @@ static void a64_intr(Cpu *c, uint32_t intno)
 static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
     uint64_t pc = c->fault_pc;
-    cpu_retire_upto(c, pc, false);
-    machine_diag(c->m, c, pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
-                 fetch ? "fetch" : write ? "write" : "read", addr);
     /* ISS: DFSC/IFSC 0x10 synchronous external abort; WnR (bit 6) for writes */
     a64_take(c, "exception", pc, 0, fetch ? EC_IABT_CUR : EC_DABT_CUR, 0x10 | (write ? 1u << 6 : 0), true, addr);
 }

@@ -785,7 +785,12 @@ static void run_cut(Cpu *c)
 static void cpu_engine_error(Cpu *c, uc_err err)
 {
     if (c->fault_pending) {
+        /* The faulting instruction did not retire; the backend delivers the architecture's
+         * answer to an access with nothing behind it. */
         c->fault_pending = false;
+        cpu_retire_upto(c, c->fault_pc, false);
+        machine_diag(c->m, c, c->fault_pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
+                     c->fault_fetch ? "fetch" : c->fault_write ? "write" : "read", c->fault_addr);
         c->ops->mem_fault(c, c->fault_addr, c->fault_write, c->fault_fetch);
         return;
     }

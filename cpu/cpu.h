@@ -110,7 +110,8 @@ typedef struct CpuOps {
     void (*intr)(Cpu *c, uint32_t intno);
     /* Does this instruction, with the current registers, make the access (access locator)? */
     bool (*insn_accesses)(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size);
-    /* The engine stopped on an access to unmapped memory. */
+    /* The engine stopped on an access to unmapped memory at c->fault_pc (already retired up to
+     * it and reported): deliver the architecture's fault. */
     void (*mem_fault)(Cpu *c, uint64_t addr, bool write, bool fetch);
     /* Between runs: deliver an interrupt that is pending and allowed; true if one was taken. */
     bool (*take_interrupt)(Cpu *c);

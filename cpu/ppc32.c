@@ -19,8 +19,7 @@
 #include "sim/machine.h"
 
 /* QEMU's exception numbers as the engine reports them (target/ppc/cpu.h). */
-enum { EXCP_MCHECK = 1, EXCP_DSI = 2, EXCP_ISI = 3, EXCP_ALIGN = 5, EXCP_PROGRAM = 6, EXCP_FPU = 7,
-       EXCP_SYSCALL = 8, EXCP_TRACE = 68, EXCP_VPU = 73 };
+enum { EXCP_DSI = 2, EXCP_ISI = 3, EXCP_ALIGN = 5, EXCP_PROGRAM = 6, EXCP_FPU = 7, EXCP_SYSCALL = 8, EXCP_VPU = 73 };
 
 enum { MSR_LE = 1u << 0, MSR_RI = 1u << 1, MSR_DR = 1u << 4, MSR_IR = 1u << 5, MSR_IP = 1u << 6,
        MSR_ME = 1u << 12, MSR_PR = 1u << 14, MSR_EE = 1u << 15, MSR_ILE = 1u << 16 };
@@ -150,47 +149,31 @@ static void ppc_intr(Cpu *c, uint32_t intno)
     uint32_t nip = (uint32_t)cpu_reg_read(c, UC_PPC_REG_PC), pc = nip - 4;
     uint8_t b[4];
     uint32_t w = cpu_mem_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
-    switch (intno) {
-    case EXCP_SYSCALL:                                  /* sc retires; SRR0 = the next instruction */
+    if (intno == EXCP_SYSCALL) {                        /* sc retires; SRR0 = the next instruction */
         cpu_retire_upto(c, nip, false);
         ppc_take(c, "exception", 0xc00, nip, 0);
         return;
-    case EXCP_PROGRAM:
-        cpu_retire_upto(c, pc, false);
-        ppc_program(c, pc, program_reason(c, w));
-        return;
-    case EXCP_FPU:
-        cpu_retire_upto(c, pc, false);
-        ppc_take(c, "exception", 0x800, pc, 0);
-        return;
-    case EXCP_VPU:
-        cpu_retire_upto(c, pc, false);
-        ppc_take(c, "exception", 0xf20, pc, 0);
-        return;
-    case EXCP_ALIGN:
-        cpu_retire_upto(c, pc, false);
-        ppc_take(c, "exception", 0x600, pc, 0);
-        return;
-    case EXCP_DSI:
-    case EXCP_ISI:
-        cpu_retire_upto(c, pc, false);
-        machine_diag(c->m, c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
-        ppc_take(c, "exception", intno == EXCP_DSI ? 0x300 : 0x400, pc, 0);
-        return;
-    default:
-        cpu_retire_upto(c, pc, false);
-        ppc_program(c, pc, SRR1_ILLEGAL);
-        return;
     }
+    /* Everything else is a fault of the instruction at pc: it does not retire. */
+    static const struct { uint32_t intno; uint16_t vector; } faults[] = {
+        { EXCP_FPU, 0x800 }, { EXCP_VPU, 0xf20 }, { EXCP_ALIGN, 0x600 }, { EXCP_DSI, 0x300 }, { EXCP_ISI, 0x400 },
+    };
+    cpu_retire_upto(c, pc, false);
+    for (size_t i = 0; i < ARRAY_SIZE(faults); i++)
+        if (faults[i].intno == intno) {
+            if (intno == EXCP_DSI || intno == EXCP_ISI)
+                machine_diag(c->m, c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
+            ppc_take(c, "exception", faults[i].vector, pc, 0);
+            return;
+        }
+    /* program exceptions, and anything unexpected, as a program check */
+    ppc_program(c, pc, intno == EXCP_PROGRAM ? program_reason(c, w) : SRR1_ILLEGAL);
 }
 
 /* An access with nothing behind it: a machine check (a checkstop with MSR[ME] = 0). */
 static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
     uint64_t pc = c->fault_pc;
-    cpu_retire_upto(c, pc, false);
-    machine_diag(c->m, c, pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
-                 fetch ? "fetch" : write ? "write" : "read", addr);
     if (!(cpu_reg_read(c, UC_PPC_REG_MSR) & MSR_ME)) {
         cpu_stop(c, CPU_DEAD, "checkstop");
         machine_exit(c->m, c, EXIT_HUNG, "checkstop");

@@ -631,10 +631,7 @@ static void x86_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     /* Physical addresses below 4 GiB are all RAM, devices or unassigned (all ones); only a
      * guest mapping beyond them gets here: a machine check, as a bus error would be. */
     uint64_t pc = c->fault_pc;
-    cpu_retire_upto(c, pc, false);
     cpu_reg_write(c, UC_X86_REG_RIP, pc);
-    machine_diag(c->m, c, pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
-                 fetch ? "fetch" : write ? "write" : "read", addr);
     x86_fault(c, X86_MC, 0);
 }
 

@@ -89,23 +89,41 @@ static uint32_t counter_mask(void)
     return CCNT_BIT | ((1u << ARMV8_PMU_COUNTERS) - 1);
 }
 
+/* The register an access really names: PMXEVTYPER/PMXEVCNTR are the counter PMSELR selects
+ * (PMXEVTYPER with PMSELR = 31 is PMCCFILTR). */
+static uint32_t resolve(const ArmPmu *p, uint32_t k)
+{
+    if (k == K(3, 3, 9, 13, 1))
+        return p->selr == 31 ? K(3, 3, 14, 15, 7) : K(3, 3, 14, 12 + p->selr / 8, p->selr % 8);
+    if (k == K(3, 3, 9, 13, 2))
+        return p->selr == 31 ? 0 : K(3, 3, 14, 8 + p->selr / 8, p->selr % 8);
+    return k;
+}
+
+/* PMEVCNTR<n>/PMEVTYPER<n>: the storage, or NULL (not a counter register).  *undef: n is a
+ * counter this PMU does not have. */
+static uint64_t *counter_reg(ArmPmu *p, uint32_t k, bool *undef)
+{
+    unsigned n = ((k >> 3) & 3) * 8 + (k & 7);
+    bool cnt = k >= K(3, 3, 14, 8, 0) && k <= K(3, 3, 14, 11, 7);
+    bool typ = k >= K(3, 3, 14, 12, 0) && k <= K(3, 3, 14, 15, 6);
+    *undef = (cnt || typ) && n >= ARMV8_PMU_COUNTERS;
+    if (*undef || !(cnt || typ))
+        return NULL;
+    return cnt ? &p->evcnt[n] : &p->evtyper[n];
+}
+
 bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
                     uint64_t cycles, uint64_t insns, uint64_t *val)
 {
     sync(p, cycles, insns);
-    uint32_t k = key(op0, op1, crn, crm, op2);
-    unsigned n = (crm & 3) * 8 + op2;
-    if (k >= K(3, 3, 14, 8, 0) && k <= K(3, 3, 14, 11, 7)) {
-        if (n >= ARMV8_PMU_COUNTERS)
-            return false;
-        *val = p->evcnt[n];
-        return true;
-    }
-    if (k >= K(3, 3, 14, 12, 0) && k <= K(3, 3, 14, 15, 6)) {
-        if (n >= ARMV8_PMU_COUNTERS)
-            return false;
-        *val = p->evtyper[n];
-        return true;
+    uint32_t k = resolve(p, key(op0, op1, crn, crm, op2));
+    bool undef;
+    uint64_t *r = counter_reg(p, k, &undef);
+    if (r || undef) {
+        if (r)
+            *val = *r;
+        return r != NULL;
     }
     switch (k) {
     case K(3, 3, 9, 12, 0):
@@ -120,17 +138,6 @@ bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigne
     case K(3, 3, 9, 12, 6): *val = 1u << EV_SW_INCR | 1u << EV_INST_RETIRED; return true;
     case K(3, 3, 9, 12, 7): *val = 0; return true;
     case K(3, 3, 9, 13, 0): *val = p->ccnt; return true;
-    case K(3, 3, 9, 13, 1):
-        if (p->selr == 31) {
-            *val = p->ccfiltr;
-            return true;
-        }
-        return armv8_pmu_read(p, 3, 3, 14, 12 + p->selr / 8, p->selr % 8, cycles, insns, val);
-    case K(3, 3, 9, 13, 2):
-        if (p->selr >= ARMV8_PMU_COUNTERS)
-            return false;
-        *val = p->evcnt[p->selr];
-        return true;
     case K(3, 3, 9, 14, 0): *val = p->userenr; return true;
     case K(3, 0, 9, 14, 1):
     case K(3, 0, 9, 14, 2): *val = p->inten; return true;
@@ -143,19 +150,13 @@ bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsign
                      uint64_t cycles, uint64_t insns, uint64_t val)
 {
     sync(p, cycles, insns);
-    uint32_t k = key(op0, op1, crn, crm, op2);
-    unsigned n = (crm & 3) * 8 + op2;
-    if (k >= K(3, 3, 14, 8, 0) && k <= K(3, 3, 14, 11, 7)) {
-        if (n >= ARMV8_PMU_COUNTERS)
-            return false;
-        p->evcnt[n] = (uint32_t)val;
-        return true;
-    }
-    if (k >= K(3, 3, 14, 12, 0) && k <= K(3, 3, 14, 15, 6)) {
-        if (n >= ARMV8_PMU_COUNTERS)
-            return false;
-        p->evtyper[n] = (uint32_t)val & 0xfc00ffffu;
-        return true;
+    uint32_t k = resolve(p, key(op0, op1, crn, crm, op2));
+    bool undef;
+    uint64_t *r = counter_reg(p, k, &undef);
+    if (r || undef) {
+        if (r)      /* counters are 32 bits; PMEVTYPER keeps P, U, NSK, NSU, NSH, M and evtCount */
+            *r = k <= K(3, 3, 14, 11, 7) ? (uint32_t)val : (uint32_t)val & 0xfc00ffffu;
+        return r != NULL;
     }
     uint32_t m = counter_mask();
     switch (k) {
@@ -180,17 +181,6 @@ bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsign
         return true;
     case K(3, 3, 9, 12, 5): p->selr = (uint32_t)val & 31; return true;
     case K(3, 3, 9, 13, 0): p->ccnt = val; return true;
-    case K(3, 3, 9, 13, 1):
-        if (p->selr == 31) {
-            p->ccfiltr = val & 0xfc000000u;
-            return true;
-        }
-        return armv8_pmu_write(p, 3, 3, 14, 12 + p->selr / 8, p->selr % 8, cycles, insns, val);
-    case K(3, 3, 9, 13, 2):
-        if (p->selr >= ARMV8_PMU_COUNTERS)
-            return false;
-        p->evcnt[p->selr] = (uint32_t)val;
-        return true;
     case K(3, 3, 9, 14, 0): p->userenr = (uint32_t)val & 0xf; return true;
     case K(3, 0, 9, 14, 1): p->inten |= (uint32_t)val & m; return true;
     case K(3, 0, 9, 14, 2): p->inten &= ~((uint32_t)val & m); return true;
@@ -208,7 +198,7 @@ void armv8_pmu_save(const ArmPmu *p, Blob *b)
     blob_u32(b, p->selr);
     blob_u32(b, p->userenr);
     for (unsigned i = 0; i < ARMV8_PMU_COUNTERS; i++) {
-        blob_u32(b, p->evtyper[i]);
+        blob_u64(b, p->evtyper[i]);
         blob_u64(b, p->evcnt[i]);
     }
     blob_u64(b, p->ccfiltr);
@@ -226,7 +216,7 @@ bool armv8_pmu_load(ArmPmu *p, BlobReader *r)
     p->selr = br_u32(r);
     p->userenr = br_u32(r);
     for (unsigned i = 0; i < ARMV8_PMU_COUNTERS; i++) {
-        p->evtyper[i] = br_u32(r);
+        p->evtyper[i] = br_u64(r);
         p->evcnt[i] = br_u64(r);
     }
     p->ccfiltr = br_u64(r);

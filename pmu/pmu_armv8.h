@@ -20,7 +20,7 @@ typedef struct ArmPmu {
     uint64_t pmcr;                  /* E, D, X, DP, LC (writable bits) */
     uint32_t cnten, inten, ovs;     /* bit 31 = the cycle counter */
     uint32_t selr, userenr;
-    uint32_t evtyper[ARMV8_PMU_COUNTERS];
+    uint64_t evtyper[ARMV8_PMU_COUNTERS];
     uint64_t ccfiltr;
     /* Counters are lazy: value = base + (source now - source at the last sync) while counting. */
     uint64_t evcnt[ARMV8_PMU_COUNTERS];

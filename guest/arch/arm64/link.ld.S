@@ -20,27 +20,7 @@ SECTIONS
         *(.text.boot)
         *(.text .text.*)
     } :text
-    . = ALIGN(4096);
-    .rodata : { *(.rodata .rodata.*) } :data
-    .data : ALIGN(64) {
-        __per_cpu_start = .;
-        KEEP(*(.data.percpu))
-        __per_cpu_end = .;
-        *(.data .data.*)
-    }
-    .bss : ALIGN(64) {
-        __bss_start = .;
-        *(.bss .bss.* COMMON)
-        . = ALIGN(64);
-        __bss_end = .;
-    }
-    /* Not cleared at boot: everything here is written before it is read. */
-    .noinit : ALIGN(4096) {
-        __percpu_areas = .;
-        . += MAX_CPUS * PERCPU_AREA_SIZE;
-        __stacks = .;
-        . += MAX_CPUS * STACK_SIZE;
-    }
+#include "link-data.ld.h"
     /DISCARD/ : { *(.comment) *(.note .note.*) *(.eh_frame*) }
 }
 ASSERT(__per_cpu_end - __per_cpu_start <= PERCPU_AREA_SIZE, "per-CPU data exceeds PERCPU_AREA_SIZE")

@@ -24,29 +24,7 @@ SECTIONS
         *(.text.boot)
         *(.text .text.*)
     } :text
-    . = ALIGN(4096);
-    .rodata : { *(.rodata .rodata.*) } :data
-    .data : ALIGN(64) {
-        __per_cpu_start = .;
-        KEEP(*(.data.percpu))
-        __per_cpu_end = .;
-        *(.data .data.*)
-        *(.sdata .sdata.*)
-    }
-    .bss : ALIGN(64) {
-        __bss_start = .;
-        *(.sbss .sbss.*)
-        *(.bss .bss.* COMMON)
-        . = ALIGN(64);
-        __bss_end = .;
-    }
-    /* Not cleared at boot: everything here is written before it is read. */
-    .noinit : ALIGN(4096) {
-        __percpu_areas = .;
-        . += MAX_CPUS * PERCPU_AREA_SIZE;
-        __stacks = .;
-        . += MAX_CPUS * STACK_SIZE;
-    }
+#include "link-data.ld.h"
     .reset 0xfff00100 : { KEEP(*(.reset)) } :reset
     /DISCARD/ : { *(.comment) *(.note .note.*) *(.eh_frame*) *(.gnu.attributes) }
 }
