@@ -1,11 +1,11 @@
 #!/bin/sh
-# The QEMU reference guests (../shared/reference/qemu-bare-metal-guests), built unchanged for
+# The QEMU reference guests (${PMUSIM_SHARED:-../shared}/reference/qemu-bare-metal-guests), built unchanged for
 # QEMU's virt / pc / 40p boards, print on pmusim the same lines as under QEMU (recorded in
 # tests/e2e/refguest/<arch>.qemu.txt; also compared live when QEMU is installed), except the
 # documented PMU/timing probes in refguest/differences.txt.
 . "$(dirname "$0")/lib.sh" "$@"
 
-REF=$SRC/../shared/reference/qemu-bare-metal-guests
+REF=${PMUSIM_SHARED:-$SRC/../shared}/reference/qemu-bare-metal-guests
 if [ ! -d "$REF" ]; then
     echo "SKIP: $REF is not present"
     exit 77
