@@ -24,4 +24,8 @@ for a in $ARCHES; do
         check "$a/smp --cpus $n: $n stats lines" [ "$(grep -c '^cpu[0-9]*: insns=' "$T/$a-smp$n.err")" = "$n" ]
     done
 done
+# --console FILE: the console goes to the file, nothing to stdout
+run "$T/con" --console "$T/console.txt" "$GUESTS/arm64/hello.elf"
+check "--console: file holds the output" cmp -s "$T/console.txt" "$EXPECTED/arm64/hello.out"
+check "--console: stdout stays empty" [ ! -s "$T/con.out" ]
 finish
