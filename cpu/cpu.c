@@ -223,15 +223,6 @@ uint64_t cpu_insns_at(Cpu *c, uint64_t pc)
     return c->insns - (c->blk_counted - counted_from(c, pc));
 }
 
-unsigned cpu_insn_cost(Cpu *c, uint64_t pc)
-{
-    BlockEntry *e = c->blk;
-    if (!e || pc < e->pc || pc >= e->pc + e->size)
-        return 1;
-    uint32_t idx = blockcache_insn_index(e, pc);
-    return idx < e->n ? e->info[idx].cost : 1;
-}
-
 /* ------------------------------------------------------------------ block decoding */
 
 /* Decode the block (pc, size) into the cache: count, costs, trap sites.  Returns NULL when the
@@ -427,7 +418,6 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
      * precise time; restore the rest of the block if the engine is to execute it after all. */
     uint32_t counted = c->blk_counted;
     cpu_retire_upto(c, pc, false);
-    c->stats_traps++;
     TrapResult r = c->ops->trap(c, pc, t);
     if (r == TRAP_NATIVE) {
         if (!c->in_cut && c->blk)
@@ -446,7 +436,6 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
     Cpu *c = opaque;
     if (c->quiet)
         return;                     /* a pmusim stub faulted: it simply has no effect */
-    c->stats_exceptions++;
     c->ops->intr(c, intno);
 }
 
@@ -756,7 +745,6 @@ static void run_cut(Cpu *c)
     }
     if (k == 0)
         return;
-    c->stats_cuts++;
     uc_hook h;
     if (uc_hook_add(c->uc, &h, UC_HOOK_CODE, (void *)hook_cut, c, pc, pc + e->size - 1) != UC_ERR_OK) {
         cpu_internal_error(c, "cannot add the cut hook");

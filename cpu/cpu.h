@@ -187,7 +187,6 @@ struct Cpu {
     uint64_t ref_insns;             /* --icount-check: instructions seen by a code hook */
     uint64_t exc_insns, exc_to;     /* the last exception entry: retired count and target */
     unsigned exc_repeats;
-    uint64_t stats_traps, stats_cuts, stats_exceptions;
 };
 
 /* Create a CPU for machine m (engine opened, RAM/devices mapped, hooks installed). */
@@ -229,8 +228,6 @@ void cpu_internal_error(Cpu *c, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
  * current block (from a hook that did not stop the block: a sysreg or I/O hook). */
 uint64_t cpu_cycles_at(Cpu *c, uint64_t pc);
 uint64_t cpu_insns_at(Cpu *c, uint64_t pc);
-/* Cost of the instruction at pc in the current block (1 if unknown). */
-unsigned cpu_insn_cost(Cpu *c, uint64_t pc);
 /* Run `count` instructions at pc for pmusim's own purposes (e.g. reading a register the
  * engine has no API for): nothing is counted, trapped or traced.  The engine drops its
  * translations afterwards (a count-limited run), so keep this off hot paths. */

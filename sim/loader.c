@@ -365,34 +365,3 @@ const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len
     return buf;
 }
 
-bool image_section(const Image *im, const char *name, uint64_t *addr, const uint8_t **data, uint64_t *size)
-{
-    if (im->raw)
-        return false;
-    Error err;
-    Reader r = { im, &err, true };
-    uint64_t shoff = EF(&r, 0, Ehdr, e_shoff, "ELF header");
-    uint64_t shentsize = EF(&r, 0, Ehdr, e_shentsize, "ELF header");
-    uint64_t shnum = EF(&r, 0, Ehdr, e_shnum, "ELF header");
-    uint64_t shstrndx = EF(&r, 0, Ehdr, e_shstrndx, "ELF header");
-    if (!r.ok || !shoff || shstrndx >= shnum)
-        return false;
-    Shdr strs = read_shdr(&r, shoff, shentsize, shstrndx);
-    if (!r.ok || !in_file(im, strs.offset, strs.size))
-        return false;
-    size_t nlen = strlen(name);
-    for (uint64_t i = 0; i < shnum; i++) {
-        Shdr sh = read_shdr(&r, shoff, shentsize, i);
-        if (!r.ok)
-            return false;
-        if (sh.name + nlen + 1 > strs.size || memcmp(im->data + strs.offset + sh.name, name, nlen + 1))
-            continue;
-        if (sh.type == SHT_NOBITS || !in_file(im, sh.offset, sh.size))
-            return false;
-        *addr = sh.addr;
-        *data = im->data + sh.offset;
-        *size = sh.size;
-        return true;
-    }
-    return false;
-}

@@ -52,7 +52,5 @@ const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off);
 bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr);
 /* "name+0x1c" or "0x..." into buf. */
 const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len);
-/* A section's contents by name (for tables such as __mcount_loc); false if absent. */
-bool image_section(const Image *im, const char *name, uint64_t *addr, const uint8_t **data, uint64_t *size);
 
 #endif

@@ -75,7 +75,7 @@ static void record(Machine *m, Cpu *c, uint64_t pc, uint64_t addr, const uint8_t
                    unsigned size)
 {
     CodeWatch *cw = &m->cw;
-    CodeWrite w = { c ? c->index : -1, pc, c ? c->cycles : m->clock.now, addr, size, { 0 }, { 0 } };
+    CodeWrite w = { c->index, pc, c->cycles, addr, size, { 0 }, { 0 } };
     memcpy(w.old_bytes, old, size);
     memcpy(w.new_bytes, new, size);
     cw->writes++;
@@ -89,11 +89,9 @@ static void record(Machine *m, Cpu *c, uint64_t pc, uint64_t addr, const uint8_t
         trace_dec(&ev, "size", size);
         trace_bytes(&ev, "old", old, size);
         trace_bytes(&ev, "new", new, size);
-        if (c) {
-            char wsym[128];
-            trace_hex(&ev, "pc", pc);
-            trace_str(&ev, "sym", machine_describe(m, pc, wsym, sizeof wsym));
-        }
+        char wsym[128];
+        trace_hex(&ev, "pc", pc);
+        trace_str(&ev, "sym", machine_describe(m, pc, wsym, sizeof wsym));
         trace_end(&m->trace, &ev);
     }
 }
@@ -118,24 +116,5 @@ void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, un
     memcpy(dst, bytes, size);
     if (!m->stopping)
         record(m, c, cpu_access_pc(c, ACC_WRITE, addr, size), addr, old, bytes, size);
-    invalidate_all(m, addr, addr + size);
-}
-
-void codewatch_host_write(Machine *m, uint64_t addr, const void *bytes, size_t size)
-{
-    uint8_t *dst = mem_ptr(&m->mem, addr, size);
-    if (!dst)
-        return;
-    for (size_t off = 0; off < size; off += 16) {       /* recorded in pieces of 16 bytes */
-        unsigned n = size - off > 16 ? 16 : (unsigned)(size - off);
-        if (codewatch_overlaps(&m->cw, addr + off, n)) {
-            uint8_t old[16];
-            memcpy(old, dst + off, n);
-            memcpy(dst + off, (const uint8_t *)bytes + off, n);
-            record(m, NULL, 0, addr + off, old, (const uint8_t *)bytes + off, n);
-        } else {
-            memcpy(dst + off, (const uint8_t *)bytes + off, n);
-        }
-    }
     invalidate_all(m, addr, addr + size);
 }

@@ -6,7 +6,7 @@
  * to read-only pages), and when the bytes written overlap code it records the write
  * (address, size, old and new bytes, writer CPU and PC, cycle) as a trace event and for every
  * listener (the patch validator of a later issue), then removes the stale translations and
- * decoded blocks from every CPU.  pmusim's own writes to guest code use codewatch_host_write().
+ * decoded blocks from every CPU.
  */
 #ifndef PMUSIM_CODEWATCH_H
 #define PMUSIM_CODEWATCH_H
@@ -18,7 +18,7 @@ typedef struct Machine Machine;
 typedef struct Cpu Cpu;
 
 typedef struct CodeWrite {
-    int cpu;                        /* writer, -1 = pmusim itself */
+    int cpu;                        /* the writing CPU */
     uint64_t pc;                    /* writer's instruction */
     uint64_t cycle;
     uint64_t addr;
@@ -47,7 +47,5 @@ void codewatch_listen(CodeWatch *cw, CodeWriteListener fn, void *opaque);
 
 /* A guest store of `size` bytes (already in guest byte order) to a write-protected page. */
 void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size);
-/* pmusim writing guest memory that may hold code. */
-void codewatch_host_write(Machine *m, uint64_t addr, const void *bytes, size_t size);
 
 #endif
