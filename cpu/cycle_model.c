@@ -36,6 +36,16 @@
 
 /* ------------------------------------------------------------------ cost tables */
 
+/* The MPC7450 family core (7450, 7455, 7447A share it). */
+#define MPC745X_COST {                                                  \
+        [IC_NOP] = 1, [IC_ALU] = 1, [IC_MUL] = 4, [IC_DIV] = 23,        \
+        [IC_LOAD] = 3, [IC_STORE] = 3, [IC_RMW] = 6,                    \
+        [IC_BRANCH] = 1, [IC_BRANCH_IND] = 2, [IC_CALL] = 1, [IC_RET] = 2, \
+        [IC_FP] = 5, [IC_FP_DIV] = 35, [IC_SIMD] = 4,                   \
+        [IC_ATOMIC] = 3, [IC_BARRIER] = 35, [IC_CACHE] = 3,             \
+        [IC_SYSTEM] = 4, [IC_TRAP] = 6, [IC_STRING] = 6,                \
+    }
+
 /* Classes an architecture never produces (RMW and STRING outside x86) still get a cost, the
  * sum of a load and a store, so that every entry is >= 1 and a table is never read as 0. */
 static const CycleTable cycle_tables[] = {
@@ -90,28 +100,14 @@ static const CycleTable cycle_tables[] = {
     {
         .name = "mpc7450",
         .source = "MPC7455 HW spec Table 1, AN2203, GCC 7450.md, LLVM PPCScheduleG4Plus.td (docs/cycle-model.md)",
-        .cost = {
-            [IC_NOP] = 1, [IC_ALU] = 1, [IC_MUL] = 4, [IC_DIV] = 23,
-            [IC_LOAD] = 3, [IC_STORE] = 3, [IC_RMW] = 6,
-            [IC_BRANCH] = 1, [IC_BRANCH_IND] = 2, [IC_CALL] = 1, [IC_RET] = 2,
-            [IC_FP] = 5, [IC_FP_DIV] = 35, [IC_SIMD] = 4,
-            [IC_ATOMIC] = 3, [IC_BARRIER] = 35, [IC_CACHE] = 3,
-            [IC_SYSTEM] = 4, [IC_TRAP] = 6, [IC_STRING] = 6,
-        },
+        .cost = MPC745X_COST,
     },
     {
         /* Same core as the MPC7450 family entry: the 7447A differs in caches and power
          * management, which this model does not have. */
         .name = "mpc7447a",
         .source = "as mpc7450; MPC7447A HW spec features (docs/cycle-model.md)",
-        .cost = {
-            [IC_NOP] = 1, [IC_ALU] = 1, [IC_MUL] = 4, [IC_DIV] = 23,
-            [IC_LOAD] = 3, [IC_STORE] = 3, [IC_RMW] = 6,
-            [IC_BRANCH] = 1, [IC_BRANCH_IND] = 2, [IC_CALL] = 1, [IC_RET] = 2,
-            [IC_FP] = 5, [IC_FP_DIV] = 35, [IC_SIMD] = 4,
-            [IC_ATOMIC] = 3, [IC_BARRIER] = 35, [IC_CACHE] = 3,
-            [IC_SYSTEM] = 4, [IC_TRAP] = 6, [IC_STRING] = 6,
-        },
+        .cost = MPC745X_COST,
     },
 };
 
