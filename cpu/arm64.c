@@ -600,6 +600,14 @@ static const uint8_t a64_saved_sys[][5] = {
     { 3, 0, 2, 0, 2 }, { 3, 0, 13, 0, 1 }, { 3, 0, 10, 3, 0 }, { 3, 0, 7, 4, 0 },
 };
 
+static const StateField a64_fields[] = {
+    STATE_FIELD(Arm64Cpu, ptimer.ctl),
+    STATE_FIELD(Arm64Cpu, ptimer.cval),
+    STATE_FIELD(Arm64Cpu, vtimer.ctl),
+    STATE_FIELD(Arm64Cpu, vtimer.cval),
+    STATE_FIELD(Arm64Cpu, cntkctl),
+};
+
 static void a64_save(Cpu *c, Blob *b)
 {
     Arm64Cpu *a = A64(c);
@@ -622,11 +630,7 @@ static void a64_save(Cpu *c, Blob *b)
     blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_SP_EL0));
     blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_SP));
     armv8_pmu_save(&a->pmu, b);
-    blob_u64(b, a->ptimer.ctl);
-    blob_u64(b, a->ptimer.cval);
-    blob_u64(b, a->vtimer.ctl);
-    blob_u64(b, a->vtimer.cval);
-    blob_u64(b, a->cntkctl);
+    blob_fields(b, a, a64_fields, ARRAY_SIZE(a64_fields));
 }
 
 static bool a64_load(Cpu *c, BlobReader *r)
@@ -648,13 +652,7 @@ static bool a64_load(Cpu *c, BlobReader *r)
     cpu_reg_write(c, UC_ARM64_REG_PSTATE, br_u64(r));
     cpu_reg_write(c, UC_ARM64_REG_SP_EL0, br_u64(r));
     cpu_reg_write(c, UC_ARM64_REG_SP, br_u64(r));
-    bool ok = armv8_pmu_load(&a->pmu, r);
-    a->ptimer.ctl = br_u64(r);
-    a->ptimer.cval = br_u64(r);
-    a->vtimer.ctl = br_u64(r);
-    a->vtimer.cval = br_u64(r);
-    a->cntkctl = br_u64(r);
-    return ok && r->ok;
+    return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields));
 }
 
 const CpuOps arm64_cpu_ops = {

@@ -455,15 +455,26 @@ static void ppc_set_pc(Cpu *c, uint64_t pc)
 
 /* ------------------------------------------------------------------ checkpoints */
 
+static const int ppc_saved_regs[] = { UC_PPC_REG_PC,  UC_PPC_REG_LR, UC_PPC_REG_CTR,
+                                      UC_PPC_REG_XER, UC_PPC_REG_CR, UC_PPC_REG_FPSCR };
+
+static const StateField ppc_fields[] = {
+    STATE_FIELD(PpcCpu, srr0),
+    STATE_FIELD(PpcCpu, srr1),
+    STATE_FIELD(PpcCpu, tb_offset),
+    STATE_FIELD(PpcCpu, dec_base),
+    STATE_FIELD(PpcCpu, dec_tb),
+    STATE_BOOL(PpcCpu, dec_pending),
+    STATE_FIELD(PpcCpu, pir),
+};
+
 static void ppc_save(Cpu *c, Blob *b)
 {
     PpcCpu *p = PPC(c);
     for (unsigned i = 0; i < 32; i++)
         blob_u32(b, gpr(c, i));
-    static const int regs[] = { UC_PPC_REG_PC, UC_PPC_REG_LR, UC_PPC_REG_CTR, UC_PPC_REG_XER, UC_PPC_REG_CR,
-                                UC_PPC_REG_FPSCR };
-    for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
-        blob_u64(b, cpu_reg_read(c, regs[i]));
+    for (size_t i = 0; i < ARRAY_SIZE(ppc_saved_regs); i++)
+        blob_u64(b, cpu_reg_read(c, ppc_saved_regs[i]));
     for (int i = 0; i < 32; i++) {
         uint64_t f = 0;
         uc_reg_read(c->uc, UC_PPC_REG_FPR0 + i, &f);
@@ -474,14 +485,8 @@ static void ppc_save(Cpu *c, Blob *b)
     for (unsigned sr = 0; sr < 16; sr++)                /* mfsr r0, sr */
         blob_u32(b, stub_run(c, 0x7c0004a6u | sr << 16, 0));
     blob_u64(b, cpu_reg_read(c, UC_PPC_REG_MSR));       /* last: it may switch the MMU on */
-    blob_u32(b, p->srr0);
-    blob_u32(b, p->srr1);
-    blob_u64(b, p->tb_offset);
-    blob_u32(b, p->dec_base);
-    blob_u64(b, p->dec_tb);
-    blob_u8(b, p->dec_pending);
+    blob_fields(b, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     blob_event(b, &p->dec_event);
-    blob_u32(b, p->pir);
 }
 
 static bool ppc_load(Cpu *c, BlobReader *r)
@@ -490,10 +495,8 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     uint32_t g[32];
     for (unsigned i = 0; i < 32; i++)
         g[i] = br_u32(r);
-    static const int regs[] = { UC_PPC_REG_PC, UC_PPC_REG_LR, UC_PPC_REG_CTR, UC_PPC_REG_XER, UC_PPC_REG_CR,
-                                UC_PPC_REG_FPSCR };
-    uint64_t rv[ARRAY_SIZE(regs)];
-    for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
+    uint64_t rv[ARRAY_SIZE(ppc_saved_regs)];
+    for (size_t i = 0; i < ARRAY_SIZE(ppc_saved_regs); i++)
         rv[i] = br_u64(r);
     for (int i = 0; i < 32; i++) {
         uint64_t f = br_u64(r);
@@ -508,17 +511,11 @@ static bool ppc_load(Cpu *c, BlobReader *r)
         return false;
     for (unsigned i = 0; i < 32; i++)
         set_gpr(c, i, g[i]);
-    for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
-        cpu_reg_write(c, regs[i], rv[i]);
+    for (size_t i = 0; i < ARRAY_SIZE(ppc_saved_regs); i++)
+        cpu_reg_write(c, ppc_saved_regs[i], rv[i]);
     cpu_reg_write(c, UC_PPC_REG_MSR, msr);
-    p->srr0 = br_u32(r);
-    p->srr1 = br_u32(r);
-    p->tb_offset = br_u64(r);
-    p->dec_base = br_u32(r);
-    p->dec_tb = br_u64(r);
-    p->dec_pending = br_u8(r);
+    br_fields(r, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     br_event(r, &p->dec_event, &c->events);
-    p->pir = br_u32(r);
     return r->ok;
 }
 

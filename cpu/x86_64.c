@@ -788,9 +788,16 @@ static void load_mmr(BlobReader *r, Cpu *c, int reg)
     uc_reg_write(c->uc, reg, &v);
 }
 
+static const StateField x86_fields[] = {
+    STATE_FIELD(X86Cpu, tsc_offset),
+    STATE_FIELD(X86Cpu, tsc_aux),
+    STATE_FIELD(X86Cpu, apic_base),
+    STATE_BOOL(X86Cpu, nmi_blocked),
+    STATE_FIELD(X86Cpu, irq_vector),
+};
+
 static void x86_save(Cpu *c, Blob *b)
 {
-    X86Cpu *x = X86(c);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_regs); i++)
         blob_u64(b, cpu_reg_read(c, x86_saved_regs[i]));
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_msrs); i++)
@@ -807,16 +814,11 @@ static void x86_save(Cpu *c, Blob *b)
         blob_put(b, xmm, 16);
     }
     blob_u64(b, cpu_reg_read(c, UC_X86_REG_MXCSR));
-    blob_u64(b, x->tsc_offset);
-    blob_u64(b, x->tsc_aux);
-    blob_u64(b, x->apic_base);
-    blob_u8(b, x->nmi_blocked);
-    blob_u8(b, x->irq_vector);
+    blob_fields(b, X86(c), x86_fields, ARRAY_SIZE(x86_fields));
 }
 
 static bool x86_load(Cpu *c, BlobReader *r)
 {
-    X86Cpu *x = X86(c);
     uint64_t regs[ARRAY_SIZE(x86_saved_regs)];
     for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
         regs[i] = br_u64(r);
@@ -849,12 +851,7 @@ static bool x86_load(Cpu *c, BlobReader *r)
         uc_reg_write(c->uc, UC_X86_REG_XMM0 + i, xmm);
     }
     cpu_reg_write(c, UC_X86_REG_MXCSR, br_u64(r));
-    x->tsc_offset = br_u64(r);
-    x->tsc_aux = br_u64(r);
-    x->apic_base = br_u64(r);
-    x->nmi_blocked = br_u8(r);
-    x->irq_vector = br_u8(r);
-    return r->ok;
+    return br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields));
 }
 
 const CpuOps x86_64_cpu_ops = {

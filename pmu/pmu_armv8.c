@@ -189,39 +189,27 @@ bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsign
     }
 }
 
+static const StateField pmu_fields[] = {
+    STATE_FIELD(ArmPmu, pmcr),
+    STATE_FIELD(ArmPmu, cnten),
+    STATE_FIELD(ArmPmu, inten),
+    STATE_FIELD(ArmPmu, ovs),
+    STATE_UPTO(ArmPmu, selr, 31),
+    STATE_UPTO(ArmPmu, userenr, 0xf),
+    STATE_ARRAY(ArmPmu, evtyper),
+    STATE_ARRAY(ArmPmu, evcnt),
+    STATE_FIELD(ArmPmu, ccfiltr),
+    STATE_FIELD(ArmPmu, ccnt),
+    STATE_FIELD(ArmPmu, sync_cycles),
+    STATE_FIELD(ArmPmu, sync_insns),
+};
+
 void armv8_pmu_save(const ArmPmu *p, Blob *b)
 {
-    blob_u64(b, p->pmcr);
-    blob_u32(b, p->cnten);
-    blob_u32(b, p->inten);
-    blob_u32(b, p->ovs);
-    blob_u32(b, p->selr);
-    blob_u32(b, p->userenr);
-    for (unsigned i = 0; i < ARMV8_PMU_COUNTERS; i++) {
-        blob_u64(b, p->evtyper[i]);
-        blob_u64(b, p->evcnt[i]);
-    }
-    blob_u64(b, p->ccfiltr);
-    blob_u64(b, p->ccnt);
-    blob_u64(b, p->sync_cycles);
-    blob_u64(b, p->sync_insns);
+    blob_fields(b, p, pmu_fields, ARRAY_SIZE(pmu_fields));
 }
 
 bool armv8_pmu_load(ArmPmu *p, BlobReader *r)
 {
-    p->pmcr = br_u64(r);
-    p->cnten = br_u32(r);
-    p->inten = br_u32(r);
-    p->ovs = br_u32(r);
-    p->selr = br_u32(r);
-    p->userenr = br_u32(r);
-    for (unsigned i = 0; i < ARMV8_PMU_COUNTERS; i++) {
-        p->evtyper[i] = br_u64(r);
-        p->evcnt[i] = br_u64(r);
-    }
-    p->ccfiltr = br_u64(r);
-    p->ccnt = br_u64(r);
-    p->sync_cycles = br_u64(r);
-    p->sync_insns = br_u64(r);
-    return r->ok;
+    return br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields));
 }

@@ -10,7 +10,7 @@
 #include "sim/machine.h"
 
 #define CK_MAGIC "PMUSIMCK"
-#define CK_VERSION 1u
+#define CK_VERSION 2u
 
 enum { SEC_MACHINE = 1, SEC_CPU = 2, SEC_DEVICE = 3, SEC_CODE = 4, SEC_MEMORY = 5, SEC_END = 0xff };
 
@@ -71,19 +71,67 @@ static void blob_str(Blob *b, const char *s)
     blob_put(b, s, n);
 }
 
-void br_init(BlobReader *r, const void *p, size_t len, const char *what)
+/* A field element as an integer, and back (sizes 1, 2, 4, 8; host byte order in the struct). */
+static uint64_t field_get(const uint8_t *p, unsigned size)
 {
+    uint8_t v8;
+    uint16_t v16;
+    uint32_t v32;
+    uint64_t v64;
+    switch (size) {
+    case 1: memcpy(&v8, p, 1); return v8;
+    case 2: memcpy(&v16, p, 2); return v16;
+    case 4: memcpy(&v32, p, 4); return v32;
+    default: memcpy(&v64, p, 8); return v64;
+    }
+}
+
+static void field_set(uint8_t *p, unsigned size, uint64_t v)
+{
+    uint8_t v8 = (uint8_t)v;
+    uint16_t v16 = (uint16_t)v;
+    uint32_t v32 = (uint32_t)v;
+    switch (size) {
+    case 1: memcpy(p, &v8, 1); break;
+    case 2: memcpy(p, &v16, 2); break;
+    case 4: memcpy(p, &v32, 4); break;
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
+void blob_fields(Blob *b, const void *obj, const StateField *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < f[i].count; k++) {
+            uint8_t t[8];
+            store_le(t, f[i].size, field_get((const uint8_t *)obj + f[i].offset + k * f[i].size, f[i].size));
+            blob_put(b, t, f[i].size);
+        }
+}
+
+void br_init(BlobReader *r, const void *p, size_t len, size_t base)
+{
+    memset(r, 0, sizeof *r);
     r->p = p;
     r->len = len;
-    r->off = 0;
+    r->base = base;
     r->ok = true;
-    r->what = what;
+}
+
+bool br_fail(BlobReader *r, const char *what)
+{
+    if (r->ok) {
+        r->ok = false;
+        r->fail_at = r->base + r->off;
+        r->bad = what;
+    }
+    return false;
 }
 
 bool br_get(BlobReader *r, void *p, size_t n)
 {
     if (!r->ok || n > r->len - r->off) {
-        r->ok = false;
+        br_fail(r, "truncated");
         memset(p, 0, n);
         return false;
     }
@@ -113,6 +161,23 @@ uint64_t br_u64(BlobReader *r)
     return load_le(t, 8);
 }
 
+bool br_fields(BlobReader *r, void *obj, const StateField *f, size_t n)
+{
+    for (size_t i = 0; i < n && r->ok; i++)
+        for (unsigned k = 0; k < f[i].count; k++) {
+            uint8_t t[8];
+            if (!br_get(r, t, f[i].size))
+                return false;
+            uint64_t v = load_le(t, f[i].size);
+            if (v > f[i].max) {
+                r->off -= f[i].size;
+                return br_fail(r, f[i].name);
+            }
+            field_set((uint8_t *)obj + f[i].offset + k * f[i].size, f[i].size, v);
+        }
+    return r->ok;
+}
+
 void br_event(BlobReader *r, Event *ev, EventQueue *q)
 {
     bool queued = br_u8(r);
@@ -126,7 +191,7 @@ static char *br_str(BlobReader *r)
 {
     uint32_t n = br_u32(r);
     if (!r->ok || n > 256) {
-        r->ok = false;
+        br_fail(r, "string length");
         return xstrdup("");
     }
     char *s = xcalloc(1, n + 1);
@@ -162,38 +227,33 @@ static void section(Blob *out, uint32_t tag, Blob *body)
     blob_free(body);
 }
 
+static const StateField cpu_fields[] = {
+    STATE_UPTO(Cpu, state, CPU_DEAD),
+    STATE_FIELD(Cpu, hwid),
+    STATE_FIELD(Cpu, insns),
+    STATE_FIELD(Cpu, cycles),
+    STATE_FIELD(Cpu, idle_cycles),
+    STATE_BOOL(Cpu, nmi_pending),
+    STATE_BOOL(Cpu, irq_pending),
+    STATE_BOOL(Cpu, start_pending),
+    STATE_FIELD(Cpu, start_entry),
+    STATE_FIELD(Cpu, start_arg),
+    STATE_FIELD(Cpu, start_at),
+};
+
 static void save_cpu(Cpu *c, Blob *b)
 {
-    blob_u8(b, (uint8_t)c->state);
+    blob_fields(b, c, cpu_fields, ARRAY_SIZE(cpu_fields));
     blob_str(b, c->stop_reason);
-    blob_u64(b, c->hwid);
-    blob_u64(b, c->insns);
-    blob_u64(b, c->cycles);
-    blob_u64(b, c->idle_cycles);
-    blob_u8(b, c->nmi_pending);
-    blob_u8(b, c->irq_pending);
-    blob_u8(b, c->start_pending);
-    blob_u64(b, c->start_entry);
-    blob_u64(b, c->start_arg);
-    blob_u64(b, c->start_at);
     c->ops->save(c, b);
 }
 
 static bool load_cpu(Cpu *c, BlobReader *r)
 {
-    c->state = (CpuState)br_u8(r);
+    if (!br_fields(r, c, cpu_fields, ARRAY_SIZE(cpu_fields)))
+        return false;
     c->stop_reason = br_str(r);     /* lives until exit, like the literals it replaces */
-    c->hwid = br_u64(r);
-    c->insns = br_u64(r);
-    c->cycles = br_u64(r);
-    c->idle_cycles = br_u64(r);
-    c->nmi_pending = br_u8(r);
-    c->irq_pending = br_u8(r);
-    c->start_pending = br_u8(r);
-    c->start_entry = br_u64(r);
-    c->start_arg = br_u64(r);
-    c->start_at = br_u64(r);
-    return r->ok && c->state <= CPU_DEAD && c->ops->load(c, r);
+    return r->ok && c->ops->load(c, r);
 }
 
 /* RAM as: for each page, a flag byte (0 = all zero) and the page if not. */
@@ -217,11 +277,11 @@ static void save_memory(Machine *m, Blob *b)
 static bool load_memory(Machine *m, BlobReader *r)
 {
     if (br_u32(r) != (uint32_t)m->mem.n)
-        return false;
+        return br_fail(r, "another RAM layout");
     for (int i = 0; i < m->mem.n; i++) {
         RamBlock *rb = &m->mem.blk[i];
         if (br_u64(r) != rb->base || br_u64(r) != rb->size)
-            return false;
+            return br_fail(r, "another RAM layout");
         for (uint64_t off = 0; off < rb->size && r->ok; off += GUEST_PAGE) {
             if (br_u8(r))
                 br_get(r, rb->host + off, GUEST_PAGE);
@@ -292,9 +352,16 @@ static bool next_section(BlobReader *file, uint32_t want, BlobReader *sec, const
         return error_set(err, "%s: offset %zu: truncated checkpoint (in %s)", path, at, what);
     if (tag != want)
         return error_set(err, "%s: offset %zu: expected the %s section, found tag %u", path, at, what, tag);
-    br_init(sec, file->p + file->off, len, what);
+    br_init(sec, file->p + file->off, len, file->off);
     file->off += len;
     return true;
+}
+
+/* A section that did not load: where and why. */
+static bool section_error(Error *err, const char *path, BlobReader *sec, const char *what)
+{
+    br_fail(sec, "invalid contents");
+    return error_set(err, "%s: offset %zu: the %s section is malformed (%s)", path, sec->fail_at, what, sec->bad);
 }
 
 bool checkpoint_restore(Machine *m, const char *path, Error *err)
@@ -310,7 +377,7 @@ bool checkpoint_restore(Machine *m, const char *path, Error *err)
         blob_put(&data, buf, n);
     fclose(f);
     BlobReader file, sec;
-    br_init(&file, data.data, data.len, "file");
+    br_init(&file, data.data, data.len, 0);
     bool ok = false;
     char magic[8];
     if (!br_get(&file, magic, 8) || memcmp(magic, CK_MAGIC, 8)) {
@@ -337,15 +404,18 @@ bool checkpoint_restore(Machine *m, const char *path, Error *err)
     m->clock.now = br_u64(&sec);
     m->clock.seq = br_u64(&sec);
     m->console.bytes = br_u64(&sec);
-    if (br_u32(&sec) != (uint32_t)m->ncpus || !sec.ok) {
-        error_set(err, "%s: the machine section is malformed or has another CPU count", path);
+    if (br_u32(&sec) != (uint32_t)m->ncpus) {
+        br_fail(&sec, "another CPU count");
+        section_error(err, path, &sec, "machine");
         goto out;
     }
     for (int i = 0; i < m->ncpus; i++) {
         if (!next_section(&file, SEC_CPU, &sec, path, "cpu", err))
             goto out;
         if (!load_cpu(m->cpus[i], &sec)) {
-            error_set(err, "%s: the section of cpu%d is malformed", path, i);
+            char what[16];
+            snprintf(what, sizeof what, "cpu%d", i);
+            section_error(err, path, &sec, what);
             goto out;
         }
     }
@@ -354,10 +424,11 @@ bool checkpoint_restore(Machine *m, const char *path, Error *err)
         if (!next_section(&file, SEC_DEVICE, &sec, path, "device", err))
             goto out;
         char *name = br_str(&sec);
-        bool same = !strcmp(name, d->name);
+        if (strcmp(name, d->name))
+            br_fail(&sec, "another device");
         free(name);
-        if (!same || (d->ops->load && !d->ops->load(d, &sec)) || !sec.ok) {
-            error_set(err, "%s: the section of device %s is malformed", path, d->name);
+        if (!sec.ok || (d->ops->load && !d->ops->load(d, &sec)) || !sec.ok) {
+            section_error(err, path, &sec, d->name);
             goto out;
         }
     }
@@ -366,8 +437,12 @@ bool checkpoint_restore(Machine *m, const char *path, Error *err)
     uint32_t nr = br_u32(&sec);
     for (uint32_t i = 0; i < nr && sec.ok; i++) {
         uint64_t s = br_u64(&sec), e = br_u64(&sec);
-        if (!sec.ok)
-            break;
+        if (sec.ok && (s >= e || !mem_ptr(&m->mem, s, e - s)))
+            br_fail(&sec, "a code range outside RAM");
+        if (!sec.ok) {
+            section_error(err, path, &sec, "code");
+            goto out;
+        }
         codewatch_add_range(&m->cw, s, e);
         for (uint64_t a = s & ~(GUEST_PAGE - 1); a < e; a += GUEST_PAGE)
             if (!mem_page_is_code(&m->mem, a))
@@ -376,7 +451,7 @@ bool checkpoint_restore(Machine *m, const char *path, Error *err)
     if (!next_section(&file, SEC_MEMORY, &sec, path, "memory", err))
         goto out;
     if (!load_memory(m, &sec)) {
-        error_set(err, "%s: the memory section is malformed or the RAM layout differs", path);
+        section_error(err, path, &sec, "memory");
         goto out;
     }
     if (!next_section(&file, SEC_END, &sec, path, "end", err))

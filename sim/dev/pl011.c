@@ -66,21 +66,20 @@ static void pl011_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
     }
 }
 
+static const StateField pl011_fields[] = {
+    STATE_UPTO(Pl011, ilpr, 0xff), STATE_UPTO(Pl011, ibrd, 0xffff), STATE_UPTO(Pl011, fbrd, 0x3f),
+    STATE_UPTO(Pl011, lcrh, 0xff), STATE_UPTO(Pl011, cr, 0xffff),   STATE_UPTO(Pl011, ifls, 0x3f),
+    STATE_UPTO(Pl011, imsc, 0x7ff), STATE_UPTO(Pl011, dmacr, 7),
+};
+
 static void pl011_save(Device *d, Blob *b)
 {
-    Pl011 *u = (Pl011 *)d;
-    uint32_t r[8] = { u->ilpr, u->ibrd, u->fbrd, u->lcrh, u->cr, u->ifls, u->imsc, u->dmacr };
-    for (int i = 0; i < 8; i++)
-        blob_u32(b, r[i]);
+    blob_fields(b, d, pl011_fields, ARRAY_SIZE(pl011_fields));
 }
 
-static bool pl011_load(Device *d, BlobReader *rd)
+static bool pl011_load(Device *d, BlobReader *r)
 {
-    Pl011 *u = (Pl011 *)d;
-    uint32_t *r[8] = { &u->ilpr, &u->ibrd, &u->fbrd, &u->lcrh, &u->cr, &u->ifls, &u->imsc, &u->dmacr };
-    for (int i = 0; i < 8; i++)
-        *r[i] = br_u32(rd);
-    return rd->ok;
+    return br_fields(r, d, pl011_fields, ARRAY_SIZE(pl011_fields));
 }
 
 static const DeviceOps pl011_ops = {

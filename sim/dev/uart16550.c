@@ -65,21 +65,20 @@ static void uart_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t 
     }
 }
 
+static const StateField uart_fields[] = {
+    STATE_FIELD(Uart16550, ier), STATE_FIELD(Uart16550, lcr), STATE_UPTO(Uart16550, mcr, 0x1f),
+    STATE_FIELD(Uart16550, scr), STATE_FIELD(Uart16550, fcr), STATE_FIELD(Uart16550, dll),
+    STATE_FIELD(Uart16550, dlm),
+};
+
 static void uart_save(Device *d, Blob *b)
 {
-    Uart16550 *u = (Uart16550 *)d;
-    uint8_t r[7] = { u->ier, u->lcr, u->mcr, u->scr, u->fcr, u->dll, u->dlm };
-    blob_put(b, r, sizeof r);
+    blob_fields(b, d, uart_fields, ARRAY_SIZE(uart_fields));
 }
 
-static bool uart_load(Device *d, BlobReader *rd)
+static bool uart_load(Device *d, BlobReader *r)
 {
-    Uart16550 *u = (Uart16550 *)d;
-    uint8_t r[7];
-    if (!br_get(rd, r, sizeof r))
-        return false;
-    u->ier = r[0], u->lcr = r[1], u->mcr = r[2], u->scr = r[3], u->fcr = r[4], u->dll = r[5], u->dlm = r[6];
-    return true;
+    return br_fields(r, d, uart_fields, ARRAY_SIZE(uart_fields));
 }
 
 static const DeviceOps uart_ops = {

@@ -30,7 +30,7 @@ for a in $ARCHES; do
     done
 done
 
-# Broken checkpoints: truncated, foreign (another guest), not a checkpoint at all.
+# Broken checkpoints: truncated, foreign (another guest), an invalid field, not a checkpoint at all.
 ck=$T/x86_64-smp-100000.ck
 head -c 100 "$ck" >"$T/trunc.ck"
 run "$T/trunc" --cpus 2 --restore "$T/trunc.ck" "$GUESTS/x86_64/smp.elf"
@@ -41,6 +41,14 @@ check "foreign checkpoint: status 2" [ "$(cat "$T/foreign.status")" = 2 ]
 check "foreign checkpoint: says so" grep -q "different machine" "$T/foreign.err"
 run "$T/foreign2" --cpus 4 --restore "$ck" "$GUESTS/x86_64/smp.elf"
 check "checkpoint with another --cpus: refused" [ "$(cat "$T/foreign2.status")" = 2 ]
+# The first CPU section's payload starts at 76 (24-byte header, 40-byte machine section, 12-byte
+# section header) with the CPU state; 9 is no CpuState.
+cp "$ck" "$T/badstate.ck"
+printf '\011' | dd of="$T/badstate.ck" bs=1 seek=76 conv=notrunc 2>/dev/null
+run "$T/badstate" --cpus 2 --restore "$T/badstate.ck" "$GUESTS/x86_64/smp.elf"
+check "invalid CPU state: status 2" [ "$(cat "$T/badstate.status")" = 2 ]
+check "invalid CPU state: names file, offset and field" \
+    grep -q "badstate.ck: offset 76: the cpu0 section is malformed (state)" "$T/badstate.err"
 run "$T/notck" --restore "$GUESTS/x86_64/hello.elf" "$GUESTS/x86_64/hello.elf"
 check "not a checkpoint: status 2" [ "$(cat "$T/notck.status")" = 2 ]
 check "not a checkpoint: bad magic at offset 0" grep -q "offset 0: not a pmusim checkpoint" "$T/notck.err"
