@@ -659,6 +659,9 @@ int machine_run(Machine *m)
             }
         }
     }
+    if (m->cfg.save_file && !m->saved)
+        fprintf(stderr, "pmusim: --save-at %" PRIu64 ": the run ended before a quantum boundary at or after"
+                " that cycle; %s was not written\n", m->cfg.save_at, m->cfg.save_file);
     console_flush(m);
     trace_flush_all();
     return m->exit_status;

@@ -30,6 +30,11 @@ for a in $ARCHES; do
     done
 done
 
+# A run that ends before the checkpoint point says the file was not written.
+run "$T/late" --save-at 10000:"$T/late.ck" "$GUESTS/ppc32/smp.elf"
+check "checkpoint never taken: no file" [ ! -e "$T/late.ck" ]
+check "checkpoint never taken: says so" grep -q "late.ck was not written" "$T/late.err"
+
 # Broken checkpoints: truncated, foreign (another guest), an invalid field, not a checkpoint at all.
 ck=$T/x86_64-smp-100000.ck
 head -c 100 "$ck" >"$T/trunc.ck"
