@@ -20,6 +20,7 @@ typedef struct BlockEntry {
     uint64_t pc;
     uint32_t size;                  /* bytes; 0 = empty slot */
     uint32_t n;                     /* instructions */
+    uint8_t br;                     /* BranchKind of the last instruction */
     uint64_t cycles;                /* sum of the instruction costs */
     InsnInfo *info;                 /* n entries, in the arena */
 } BlockEntry;

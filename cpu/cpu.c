@@ -14,12 +14,15 @@
 /* ------------------------------------------------------------------ CPU models */
 
 static const CpuModel cpu_models[] = {
-    { "generic", ARCH_X86_64, "pmusim,x86-64-generic", UC_CPU_X86_SKYLAKE_CLIENT, 0x00050654, 0 },
-    { "cortex-a57", ARCH_ARM64, "arm,cortex-a57", UC_CPU_ARM64_A57, 0x411fd070, 0x01 },
-    { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034, 0x03 },
-    { "cortex-a72", ARCH_ARM64, "arm,cortex-a72", UC_CPU_ARM64_A72, 0x410fd083, 0x02 },
-    { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_7450_V2_1, 0x80000201, 0 },
-    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80020101, 0 },
+    /* x86: PMU version 2 with 4 + 3 counters of 48 bits (the default), and a Core 2 Duo (E6x00:
+     * version 2, 2 + 3 counters of 40 bits; SDM vol. 3B 20.2.2). */
+    { "generic", ARCH_X86_64, "pmusim,x86-64-generic", UC_CPU_X86_SKYLAKE_CLIENT, 0x00050654, 0, 2, 4, 48, 3, 48 },
+    { "core2duo", ARCH_X86_64, "intel,core2duo", UC_CPU_X86_CORE2DUO, 0x000006f6, 0, 2, 2, 40, 3, 40 },
+    { "cortex-a57", ARCH_ARM64, "arm,cortex-a57", UC_CPU_ARM64_A57, 0x411fd070, 0x01, 0, 0, 0, 0, 0 },
+    { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034, 0x03, 0, 0, 0, 0, 0 },
+    { "cortex-a72", ARCH_ARM64, "arm,cortex-a72", UC_CPU_ARM64_A72, 0x410fd083, 0x02, 0, 0, 0, 0, 0 },
+    { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_7450_V2_1, 0x80000201, 0, 0, 0, 0, 0, 0 },
+    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80020101, 0, 0, 0, 0, 0, 0 },
 };
 
 const CpuModel *cpu_model_find(Arch arch, const char *name)
@@ -255,6 +258,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         c->blk = NULL;
     bool new_traps = false;
     uint64_t total = 0;
+    BranchKind br = n && !extra ? insn_branch_kind(c->ops->arch, &insn[n - 1]) : BR_NONE;
     for (size_t i = 0; i < n; i++) {
         InsnClass cls = insn_classify(c->ops->arch, &insn[i]);
         uint8_t cost = c->ctab->cost[cls];
@@ -290,7 +294,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         codewatch_add_range(&m->cw, pc, pc + size);
 
     BlockEntry *e = blockcache_slot(&c->bc, pc);
-    *e = (BlockEntry){ pc, size, (uint32_t)n + extra, total, info };
+    *e = (BlockEntry){ pc, size, (uint32_t)n + extra, (uint8_t)br, total, info };
     if (new_traps) {
         uc_ctl_remove_cache(c->uc, pc, pc + size);
         return NULL;
@@ -334,6 +338,11 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     }
     if (c->quiet)
         return;
+    if (c->track_branches) {        /* the previous block's final branch has retired */
+        cpu_branch_retire(c, pc);
+        if (c->branches >= c->lim_branches || c->br_misses >= c->lim_br_misses)
+            cpu_schedule(c, c->branch_limit_ev, c->cycles);     /* before this block runs */
+    }
     if (e->pc != pc || e->size != size) {
         e = block_decode(c, pc, size);
         if (!e) {
@@ -344,6 +353,7 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     }
     c->blk = e;
     c->blk_counted = 0;
+    c->br_done = false;
     /* (2) a limit is at or inside this block */
     if (c->stop_next_block || c->m->stopping || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
         c->insns >= c->lim_insns) {
@@ -544,6 +554,8 @@ Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Err
         goto fail;
     }
     blockcache_init(&c->bc, BLOCKCACHE_ARENA);
+    bp_init(&c->bp);
+    c->lim_branches = c->lim_br_misses = UINT64_MAX;
     c->traps_cap = 64;
     c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
     evq_init(&c->events);
@@ -616,6 +628,8 @@ void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *
                          uint64_t info)
 {
     Machine *m = c->m;
+    cpu_branch_retire(c, from);
+    c->br_done = true;              /* nothing of the interrupted block retires any more */
     c->cycles += c->ctab->cost[IC_TRAP];
     if (c->insns == c->exc_insns && to == c->exc_to) {
         if (++c->exc_repeats == EXCEPTION_LOOP_LIMIT) {
@@ -675,6 +689,28 @@ void cpu_stop(Cpu *c, CpuState state, const char *why)
         trace_str(&ev, "reason", why);
         trace_end(&c->m->trace, &ev);
     }
+}
+
+void cpu_set_branch_tracking(Cpu *c, bool on)
+{
+    if (on && !c->track_branches)
+        c->br_done = false;         /* the block being executed has not branched yet */
+    c->track_branches = on;
+    if (on)
+        c->lim_fast = 0;
+}
+
+void cpu_branch_retire(Cpu *c, uint64_t next)
+{
+    const BlockEntry *e = c->blk;
+    if (!c->track_branches || c->br_done || !e || !e->n || c->blk_counted != e->n || e->br == BR_NONE)
+        return;
+    c->br_done = true;
+    const InsnInfo *last = &e->info[e->n - 1];
+    uint64_t pc = e->pc + last->off;
+    c->branches++;
+    if (bp_resolve(&c->bp, (BranchKind)e->br, pc, pc + last->len, next))
+        c->br_misses++;
 }
 
 void cpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
@@ -850,7 +886,7 @@ void cpu_run(Cpu *c, uint64_t until)
             }
             c->lim_insns = min64(c->lim_insns, c->insns + (m->cfg.max_insns - total));
         }
-        c->lim_fast = min64(c->lim_soft, c->lim_cycles);
+        c->lim_fast = c->track_branches ? 0 : min64(c->lim_soft, c->lim_cycles);
         engine_run(c);
     }
 }

@@ -48,6 +48,9 @@ typedef struct CpuModel {
     int uc_model;               /* Unicorn CPU model */
     uint64_t id;                /* MIDR_EL1 / PVR / CPUID.1:EAX */
     uint8_t pmu_idcode;         /* arm64: PMCR_EL0.IDCODE */
+    /* x86: architectural PMU (CPUID leaf 0xA): version, general-purpose counters and width,
+     * fixed counters and width */
+    uint8_t pmu_version, pmu_gp, pmu_gp_width, pmu_fixed, pmu_fixed_width;
 } CpuModel;
 
 const CpuModel *cpu_model_find(Arch arch, const char *name_or_compatible);
@@ -162,6 +165,17 @@ struct Cpu {
     uint64_t cut_start, cut_end;
     uint32_t cut_left;
 
+    /* Branch tracking (PMU branch events; off unless a counter needs it): with it on, every
+     * block goes through the slow path, which retires the previous block's final branch
+     * (cpu_branch_retire) and runs the predictor; reaching lim_branches/lim_br_misses fires
+     * branch_limit_ev before the next block. */
+    bool track_branches;
+    bool br_done;                   /* the current block's branch has been retired */
+    uint64_t branches, br_misses;
+    uint64_t lim_branches, lim_br_misses;
+    Event *branch_limit_ev;
+    BranchPredictor bp;
+
     BlockCache bc;
     TrapSite *traps;                /* open-addressing table keyed by pc */
     uint32_t ntraps, traps_cap;
@@ -202,6 +216,12 @@ void cpu_run(Cpu *c, uint64_t until);
  * than cycle `at` (the time of the release: a CPU does not start before it is released). */
 void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why);
 void cpu_stop(Cpu *c, CpuState state, const char *why);
+
+/* Turn branch tracking on or off (pmc.c does, from the counters' configuration). */
+void cpu_set_branch_tracking(Cpu *c, bool on);
+/* Retire the final branch of the block just executed, if it ran to its end and has not been
+ * retired yet; `next` is where execution went on. */
+void cpu_branch_retire(Cpu *c, uint64_t next);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */
 void cpu_schedule(Cpu *c, Event *ev, uint64_t cycle);

@@ -529,3 +529,134 @@ InsnClass insn_classify(Arch arch, const cs_insn *insn)
         return IC_ALU;
     }
 }
+
+/* ------------------------------------------------------------------ branches */
+
+static BranchKind x86_branch_kind(const cs_insn *insn)
+{
+    const cs_x86 *x = &insn->detail->x86;
+    bool imm = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+    switch (insn->id) {
+    case X86_INS_JMP: return imm ? BR_JUMP : BR_IND;
+    case X86_INS_CALL: return imm ? BR_CALL : BR_IND_CALL;
+    case X86_INS_RET: return BR_RET;
+    case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF: case X86_INS_IRET: case X86_INS_IRETD:
+    case X86_INS_IRETQ: case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO: case X86_INS_SYSCALL:
+    case X86_INS_SYSRET: case X86_INS_SYSENTER: case X86_INS_SYSEXIT:
+        return BR_FAR;
+    default:
+        break;
+    }
+    for (int i = 0; i < insn->detail->groups_count; i++)
+        if (insn->detail->groups[i] == CS_GRP_JUMP)
+            return BR_COND;             /* jcc, jrcxz, loop */
+    return BR_NONE;
+}
+
+static BranchKind arm64_branch_kind(const cs_insn *insn)
+{
+    switch (insn->id) {
+    case ARM64_INS_B:
+        return insn->detail->arm64.cc != ARM64_CC_INVALID && insn->detail->arm64.cc != ARM64_CC_AL ? BR_COND
+                                                                                                    : BR_JUMP;
+    case ARM64_INS_CBZ: case ARM64_INS_CBNZ: case ARM64_INS_TBZ: case ARM64_INS_TBNZ: return BR_COND;
+    case ARM64_INS_BL: return BR_CALL;
+    case ARM64_INS_BLR: return BR_IND_CALL;
+    case ARM64_INS_BR: return BR_IND;
+    case ARM64_INS_RET: return BR_RET;
+    case ARM64_INS_ERET: case ARM64_INS_SVC: case ARM64_INS_HVC: case ARM64_INS_SMC: return BR_FAR;
+    default: return BR_NONE;
+    }
+}
+
+/* From the instruction word: BO with bit 0x14 set on both conditions is "branch always". */
+static BranchKind ppc32_branch_kind(const cs_insn *insn)
+{
+    if (insn->size != 4)
+        return BR_NONE;
+    uint32_t w = (uint32_t)load_be(insn->bytes, 4);
+    unsigned bo = (w >> 21) & 0x1f;
+    bool always = (bo & 0x14) == 0x14, lk = w & 1;
+    switch (PPC_OPCD(w)) {
+    case 18: return lk ? BR_CALL : BR_JUMP;
+    case 16: return lk ? BR_CALL : always ? BR_JUMP : BR_COND;
+    case 17: return BR_FAR;                                         /* sc */
+    case 19:
+        switch (PPC_XO10(w)) {
+        case 16: return lk ? BR_IND_CALL : BR_RET;                  /* bclr */
+        case 528: return lk ? BR_IND_CALL : BR_IND;                 /* bcctr */
+        case 50: return BR_FAR;                                     /* rfi */
+        }
+        return BR_NONE;
+    default:
+        return BR_NONE;
+    }
+}
+
+BranchKind insn_branch_kind(Arch arch, const cs_insn *insn)
+{
+    if (!insn)
+        return BR_NONE;
+    switch (arch) {
+    case ARCH_X86_64: return insn->detail ? x86_branch_kind(insn) : BR_NONE;
+    case ARCH_ARM64: return insn->detail ? arm64_branch_kind(insn) : BR_NONE;
+    case ARCH_PPC32: return ppc32_branch_kind(insn);
+    default: return BR_NONE;
+    }
+}
+
+void bp_init(BranchPredictor *bp)
+{
+    memset(bp, 0, sizeof *bp);
+    memset(bp->pht, 1, sizeof bp->pht);         /* weakly not-taken */
+}
+
+static unsigned bp_hash(uint64_t pc, unsigned size)
+{
+    return (unsigned)((pc ^ (pc >> 10) ^ (pc >> 20)) & (size - 1));
+}
+
+static void ras_push(BranchPredictor *bp, uint64_t ret)
+{
+    bp->ras_top = (bp->ras_top + 1) % BP_RAS;
+    bp->ras[bp->ras_top] = ret;
+    if (bp->ras_n < BP_RAS)
+        bp->ras_n++;
+}
+
+bool bp_resolve(BranchPredictor *bp, BranchKind k, uint64_t pc, uint64_t next, uint64_t target)
+{
+    switch (k) {
+    case BR_COND: {
+        uint8_t *ctr = &bp->pht[bp_hash(pc, BP_PHT)];
+        bool taken = target != next, predicted = *ctr >= 2;
+        if (taken && *ctr < 3)
+            (*ctr)++;
+        else if (!taken && *ctr > 0)
+            (*ctr)--;
+        return taken != predicted;
+    }
+    case BR_CALL:
+        ras_push(bp, next);
+        return false;
+    case BR_IND:
+    case BR_IND_CALL: {
+        uint64_t *slot = &bp->btb[bp_hash(pc, BP_BTB)];
+        bool miss = *slot != target;
+        *slot = target;
+        if (k == BR_IND_CALL)
+            ras_push(bp, next);
+        return miss;
+    }
+    case BR_RET: {
+        if (!bp->ras_n)
+            return true;
+        uint64_t predicted = bp->ras[bp->ras_top];
+        bp->ras_top = (bp->ras_top + BP_RAS - 1) % BP_RAS;
+        bp->ras_n--;
+        return predicted != target;
+    }
+    default:
+        return false;
+    }
+}

@@ -53,4 +53,39 @@ const char *insn_class_name(InsnClass c);
  * CS_OPT_DETAIL on. */
 InsnClass insn_classify(Arch arch, const cs_insn *insn);
 
+/* The control transfer an instruction makes, for branch events and the predictor. */
+typedef enum BranchKind {
+    BR_NONE,
+    BR_COND,        /* conditional direct branch (jcc, b.cond/cbz/tbz, bc) */
+    BR_JUMP,        /* unconditional direct branch */
+    BR_CALL,        /* direct call / branch-and-link */
+    BR_IND,         /* indirect jump */
+    BR_IND_CALL,    /* indirect call */
+    BR_RET,         /* return (also conditional returns: bclr) */
+    BR_FAR,         /* far transfer: iret/eret/rfi, int n, syscall, sysret */
+} BranchKind;
+
+BranchKind insn_branch_kind(Arch arch, const cs_insn *insn);
+
+/* The deterministic branch predictor behind the branch-miss events (docs/cycle-model.md):
+ * conditional branches: a 1024-entry table of 2-bit saturating counters indexed by the
+ * branch address, starting weakly not-taken; indirect jumps and calls: a 256-entry
+ * direct-mapped target buffer (predicts the last target); returns: a 16-entry return stack
+ * pushed by calls; direct unconditional branches, calls and far transfers always hit. */
+#define BP_PHT 1024
+#define BP_BTB 256
+#define BP_RAS 16
+
+typedef struct BranchPredictor {
+    uint8_t pht[BP_PHT];
+    uint64_t btb[BP_BTB];
+    uint64_t ras[BP_RAS];
+    uint32_t ras_top, ras_n;
+} BranchPredictor;
+
+void bp_init(BranchPredictor *bp);
+/* The branch at pc (fall-through address next) went to target: update the predictor; true if
+ * it had been mispredicted. */
+bool bp_resolve(BranchPredictor *bp, BranchKind k, uint64_t pc, uint64_t next, uint64_t target);
+
 #endif

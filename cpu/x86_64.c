@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "cpu/x86_64.h"
 #include "sim/checkpoint.h"
 #include "sim/machine.h"
 
@@ -27,7 +27,7 @@ enum {
 enum { RFLAGS_TF = 1 << 8, RFLAGS_IF = 1 << 9, RFLAGS_NT = 1 << 14, RFLAGS_RF = 1 << 16, RFLAGS_VM = 1 << 17 };
 
 /* Trap-site kinds. */
-enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND };
+enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND, T_STI, T_POPF, T_SYSRET };
 
 /* MSRs. @see Intel SDM vol. 4 */
 enum {
@@ -36,8 +36,10 @@ enum {
     MSR_MCG_CAP = 0x179, MSR_MISC_ENABLE = 0x1a0, MSR_PAT = 0x277, MSR_EFER = 0xc0000080,
     MSR_STAR = 0xc0000081, MSR_LSTAR = 0xc0000082, MSR_CSTAR = 0xc0000083, MSR_FMASK = 0xc0000084,
     MSR_FS_BASE = 0xc0000100, MSR_GS_BASE = 0xc0000101, MSR_KERNEL_GS_BASE = 0xc0000102,
-    MSR_TSC_AUX = 0xc0000103,
+    MSR_TSC_AUX = 0xc0000103, MSR_TSC_DEADLINE = 0x6e0,
 };
+
+enum { CR4_PCE = 1u << 8, CR4_TSD = 1u << 2 };
 
 typedef struct X86Cpu {
     Cpu c;
@@ -45,12 +47,29 @@ typedef struct X86Cpu {
     uint64_t tsc_aux;
     uint64_t apic_base;
     bool nmi_blocked;           /* from NMI delivery until the next IRET */
-    uint8_t irq_vector;         /* vector of the pending maskable interrupt */
+    Lapic apic;
+    X86Pmu pmu;
+    Event irq_window;           /* ends the run where an interrupt enabled by sti/popf is taken */
 } X86Cpu;
 
 static X86Cpu *X86(Cpu *c)
 {
     return (X86Cpu *)c;
+}
+
+Lapic *x86_lapic_of(Cpu *c)
+{
+    return &X86(c)->apic;
+}
+
+X86Pmu *x86_pmu_of(Cpu *c)
+{
+    return &X86(c)->pmu;
+}
+
+static unsigned x86_cpl(Cpu *c)
+{
+    return cpu_reg_read(c, UC_X86_REG_CS) & 3;
 }
 
 /* ------------------------------------------------------------------ linear addresses */
@@ -196,6 +215,7 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
         *fvec = X86_SS, *ferr = 0;
         return false;
     }
+    x86_pmu_set_cpl(&x->pmu, new_cpl);     /* what ran so far counted at the old level */
     rflags &= ~(uint64_t)(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF | RFLAGS_VM);
     if (type == 0xe)
         rflags &= ~(uint64_t)RFLAGS_IF;
@@ -206,8 +226,10 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
     if (sel != cs)
         cpu_reg_write(c, UC_X86_REG_CS, sel);
     cpu_reg_write(c, UC_X86_REG_RIP, target);
-    if (vec == X86_NMI && !soft)
+    if (vec == X86_NMI && !soft) {
         x->nmi_blocked = true;
+        x86_pmu_nmi_entry(&x->pmu);
+    }
     bool named = vec < 32 && (!soft || vec == X86_BP || vec == X86_OF);     /* int3, into: #BP, #OF */
     cpu_exception_taken(c, kind, vec, named ? x86_exc_names[vec] : "int", rip, target, has_err ? err : 0);
     return true;
@@ -280,6 +302,7 @@ static const MsrDef msr_table[] = {
     { MSR_GS_BASE, "IA32_GS_BASE", MSR_ENGINE, 0, 0 },
     { MSR_KERNEL_GS_BASE, "IA32_KERNEL_GS_BASE", MSR_ENGINE, 0, 0 },
     { MSR_TSC_AUX, "IA32_TSC_AUX", MSR_SIM, 0, 0xffffffff00000000ull },
+    { MSR_TSC_DEADLINE, "IA32_TSC_DEADLINE", MSR_SIM, 0, 0 },
 };
 
 static const MsrDef *msr_find(uint32_t index)
@@ -322,6 +345,7 @@ static bool msr_read(Cpu *c, uint32_t index, uint64_t *v)
         case MSR_TSC: *v = c->cycles + x->tsc_offset; return true;
         case MSR_APIC_BASE: *v = x->apic_base; return true;
         case MSR_TSC_AUX: *v = x->tsc_aux; return true;
+        case MSR_TSC_DEADLINE: *v = lapic_tsc_deadline(&x->apic); return true;
         }
     }
     return false;
@@ -342,32 +366,62 @@ static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
     case MSR_SIM:
         switch (index) {
         case MSR_TSC: x->tsc_offset = v - c->cycles; return true;
-        case MSR_APIC_BASE: x->apic_base = (x->apic_base & 0x100) | (v & ~0x100ull); return true;
+        case MSR_APIC_BASE:
+            if ((v & 0xfffff000ull) != (x->apic_base & 0xfffff000ull) || !(v & (1u << 11)))
+                machine_diag(c->m, c, c->ops->get_pc(c), "unsupported",
+                             "IA32_APIC_BASE = 0x%" PRIx64 ": relocating or disabling the APIC is not modelled", v);
+            x->apic_base = (x->apic_base & 0x100) | (v & ~0x100ull);
+            return true;
         case MSR_TSC_AUX: x->tsc_aux = v; return true;
+        case MSR_TSC_DEADLINE: lapic_set_tsc_deadline(&x->apic, v); return true;
         }
     }
     return false;
 }
 
-static void trace_msr(Cpu *c, uint64_t pc, const char *op, uint32_t index, uint64_t v, bool ok)
+static const char *msr_name(Cpu *c, uint32_t index)
+{
+    const MsrDef *d = msr_find(index);
+    const char *pmu = x86_pmu_msr_name(&X86(c)->pmu, index);
+    return d ? d->name : pmu ? pmu : "unknown";
+}
+
+/* An rdmsr/wrmsr, with the value before a write (`old`, when the MSR could be read). */
+static void trace_msr(Cpu *c, uint64_t pc, const char *op, uint32_t index, uint64_t v, bool ok, bool has_old,
+                      uint64_t old)
 {
     if (!trace_on(&c->m->trace))
         return;
-    const MsrDef *d = msr_find(index);
+    char sym[128];
     TraceEvent ev = trace_begin(c->cycles, c->index, op);
     trace_hex(&ev, "pc", pc);
+    trace_str(&ev, "sym", machine_describe(c->m, pc, sym, sizeof sym));
     trace_hex(&ev, "msr", index);
-    trace_str(&ev, "name", d ? d->name : "unknown");
-    if (ok)
-        trace_hex(&ev, "value", v);
-    else
+    trace_str(&ev, "name", msr_name(c, index));
+    if (has_old)
+        trace_hex(&ev, "old", old);
+    trace_hex(&ev, "value", v);
+    if (!ok)
         trace_str(&ev, "result", "#GP");
     trace_end(&c->m->trace, &ev);
 }
 
+/* rdmsr/wrmsr of any MSR: the PMU's, then the table.  false: #GP. */
+static bool any_msr_read(Cpu *c, uint32_t index, uint64_t *v)
+{
+    MsrResult r = x86_pmu_rdmsr(&X86(c)->pmu, index, v);
+    return r == MSR_NOT_MINE ? msr_read(c, index, v) : r == MSR_OK;
+}
+
+static bool any_msr_write(Cpu *c, uint32_t index, uint64_t v, uint64_t pc)
+{
+    MsrResult r = x86_pmu_wrmsr(&X86(c)->pmu, index, v, pc);
+    return r == MSR_NOT_MINE ? msr_write(c, index, v) : r == MSR_OK;
+}
+
 /* ------------------------------------------------------------------ CPUID */
 
-static void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
+void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
     static const char brand[48] = "pmusim x86-64 CPU";
     memset(r, 0, 4 * sizeof r[0]);
@@ -390,6 +444,13 @@ static void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
                1u << 26;
         if (ncpus > 1)
             r[3] |= 1u << 28;       /* HTT: EBX[23:16] is valid */
+        if (X86(c)->apic.present)
+            r[2] |= 1u << 24;       /* TSC-deadline timer */
+        else
+            r[3] &= ~(1u << 9);     /* no APIC */
+        break;
+    case 0xa:
+        x86_pmu_cpuid(&X86(c)->pmu, r);
         break;
     case 0xb: {
         unsigned shift = 0;
@@ -468,6 +529,11 @@ static bool hook_invalid(uc_engine *uc, void *opaque)
 
 /* ------------------------------------------------------------------ CpuOps */
 
+/* Nothing to do: the event only ends the run on its instruction, where take_interrupt runs. */
+static void irq_window_fn(Event *ev, void *opaque)
+{
+}
+
 static bool x86_init(Cpu *c, Error *err)
 {
     uc_hook h;
@@ -476,7 +542,17 @@ static bool x86_init(Cpu *c, Error *err)
         uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_out, c, 1, 0, UC_X86_INS_OUT) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, (void *)hook_invalid, c, 1, 0) != UC_ERR_OK)
         return error_set(err, "cpu%d: cannot install the x86 instruction hooks", c->index);
-    X86(c)->apic_base = 0xfee00000ull | 1u << 11 | (c->index == 0 ? 1u << 8 : 0);
+    X86Cpu *x = X86(c);
+    x->apic_base = APIC_DEFAULT_BASE | 1u << 11 | (c->index == 0 ? 1u << 8 : 0);
+    uint64_t bus_hz = 0;
+    for (int i = 0; i < c->m->desc.ndevs; i++)
+        if (!strcmp(c->m->desc.devs[i].compatible, "intel,ce4100-lapic") && !c->m->desc.devs[i].described_only)
+            bus_hz = c->m->desc.devs[i].clock_hz;
+    lapic_init(&x->apic, c, bus_hz, &x->tsc_offset);
+    const CpuModel *md = c->model;
+    X86PmuConfig pc = { md->pmu_version, md->pmu_gp, md->pmu_gp_width, md->pmu_fixed, md->pmu_fixed_width };
+    x86_pmu_init(&x->pmu, c, &x->apic, &pc);
+    event_init(&x->irq_window, "irq-window", irq_window_fn, c);
     return true;
 }
 
@@ -505,6 +581,7 @@ static void x86_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     cpu_reg_write(c, UC_X86_REG_RSI, arg1);
     cpu_reg_write(c, UC_X86_REG_RIP, entry);
     X86(c)->nmi_blocked = false;
+    lapic_reset(&X86(c)->apic);
 }
 
 static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
@@ -522,6 +599,9 @@ static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     case X86_INS_IRETQ: return T_IRETQ;
     case X86_INS_RDRAND:
     case X86_INS_RDSEED: return T_RDRAND;
+    case X86_INS_STI: return T_STI;
+    case X86_INS_POPF: case X86_INS_POPFQ: return T_POPF;
+    case X86_INS_SYSRET: return T_SYSRET;
     default: return 0;
     }
 }
@@ -541,7 +621,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
     case T_RDTSC:
     case T_RDTSCP: {
         uint64_t cr4 = cpu_reg_read(c, UC_X86_REG_CR4);
-        if (cpl && (cr4 & (1u << 2)))       /* CR4.TSD */
+        if (cpl && (cr4 & CR4_TSD))
             goto gp;
         set_edx_eax(c, c->cycles + x->tsc_offset);
         if (t->kind == T_RDTSCP)
@@ -551,8 +631,8 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
     case T_RDMSR: {
         uint32_t index = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
         uint64_t v = 0;
-        bool ok = cpl == 0 && msr_read(c, index, &v);
-        trace_msr(c, pc, "rdmsr", index, v, ok);
+        bool ok = cpl == 0 && any_msr_read(c, index, &v);
+        trace_msr(c, pc, "rdmsr", index, v, ok, false, 0);
         if (!ok)
             goto gp;
         set_edx_eax(c, v);
@@ -561,14 +641,37 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
     case T_WRMSR: {
         uint32_t index = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
         uint64_t v = (uint32_t)cpu_reg_read(c, UC_X86_REG_RAX) | cpu_reg_read(c, UC_X86_REG_RDX) << 32;
-        bool ok = cpl == 0 && msr_write(c, index, v);
-        trace_msr(c, pc, "wrmsr", index, v, ok);
+        uint64_t old = 0;
+        bool has_old = cpl == 0 && any_msr_read(c, index, &old);
+        /* A WRMSR takes effect when it retires: the one that enables a counter is not counted,
+         * the one that disables it is. */
+        cpu_retire_upto(c, pc, true);
+        bool ok = cpl == 0 && any_msr_write(c, index, v, pc);
+        if (!ok)
+            cpu_retire_upto(c, pc, false);      /* it faults instead */
+        trace_msr(c, pc, "wrmsr", index, v, ok, has_old, old);
         if (!ok)
             goto gp;
         break;
     }
-    case T_RDPMC:                   /* no performance counters in this model (CPUID.0xA = 0) */
-        goto gp;
+    case T_RDPMC: {
+        uint32_t sel = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
+        uint64_t v = 0;
+        bool ok = (cpl == 0 || (cpu_reg_read(c, UC_X86_REG_CR4) & CR4_PCE)) && x86_pmu_rdpmc(&x->pmu, sel, &v);
+        if (trace_on(&c->m->trace)) {
+            TraceEvent ev = trace_begin(c->cycles, c->index, "rdpmc");
+            trace_hex(&ev, "pc", pc);
+            trace_hex(&ev, "ecx", sel);
+            trace_hex(&ev, "value", v);
+            if (!ok)
+                trace_str(&ev, "result", "#GP");
+            trace_end(&c->m->trace, &ev);
+        }
+        if (!ok)
+            goto gp;
+        set_edx_eax(c, v);
+        break;
+    }
     case T_HLT:
     case T_MWAIT:
         if (cpl)
@@ -577,16 +680,31 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         cpu_stop(c, CPU_HALTED, "halted");
         return TRAP_DONE;
     case T_IRETQ:
-        /* Executed by the engine; it ends NMI blocking, and a pending interrupt may now be
-         * taken, so stop right after it. */
+        /* Executed by the engine; it ends NMI blocking, may change the privilege level (the
+         * PMU's USR/OS filters) and may enable a pending interrupt: the run stops right after
+         * it (IRETQ ends its translated block), where take_interrupt sees the new state. */
         if (x->nmi_blocked) {
             x->nmi_blocked = false;
-            if (c->nmi_pending)
-                cpu_request_stop(c);
+            x86_pmu_nmi_return(&x->pmu, pc);
         }
-        if (c->irq_pending)
-            cpu_request_stop(c);
+        cpu_request_stop(c);
         return TRAP_NATIVE;
+    case T_SYSRET:
+        cpu_request_stop(c);        /* back to CPL 3: see T_IRETQ */
+        return TRAP_NATIVE;
+    case T_STI:
+    case T_POPF: {
+        /* An interrupt pending behind IF=0 is taken after the instruction that sets IF, or for
+         * sti after the one following it (the STI interrupt shadow, SDM vol. 2B "STI").  Both
+         * end their translated block, so an instruction-count event lands there exactly. */
+        bool if_now = cpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF;
+        uint8_t top[8];
+        bool if_next = t->kind == T_STI ? cpl <= ((cpu_reg_read(c, UC_X86_REG_RFLAGS) >> 12) & 3) :
+                       lin_read(c, cpu_reg_read(c, UC_X86_REG_RSP), top, 8) && (load_le(top, 8) & RFLAGS_IF);
+        if (!if_now && if_next && c->irq_pending)
+            cpu_schedule_insns(c, &x->irq_window, c->insns + (t->kind == T_STI ? 2 : 1));
+        return TRAP_NATIVE;
+    }
     case T_RDRAND:
         cpu_reg_write(c, UC_X86_REG_RIP, pc);
         x86_fault(c, X86_UD, 0);
@@ -638,6 +756,7 @@ static void x86_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 static bool x86_take_interrupt(Cpu *c)
 {
     X86Cpu *x = X86(c);
+    x86_pmu_set_cpl(&x->pmu, x86_cpl(c));     /* after an IRETQ/SYSRET to another level */
     if (c->nmi_pending && !x->nmi_blocked) {
         c->nmi_pending = false;
         if (c->state == CPU_HALTED)
@@ -646,10 +765,12 @@ static bool x86_take_interrupt(Cpu *c)
         return true;
     }
     if (c->irq_pending && (cpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF)) {
-        c->irq_pending = false;
+        int vec = lapic_take_irq(&x->apic);
+        if (vec < 0)
+            return false;
         if (c->state == CPU_HALTED)
             c->state = CPU_RUNNING, c->stop_reason = "running";
-        x86_deliver(c, x->irq_vector, false, false, 0, "interrupt");
+        x86_deliver(c, (unsigned)vec, false, false, 0, "interrupt");
         return true;
     }
     return false;
@@ -793,7 +914,6 @@ static const StateField x86_fields[] = {
     STATE_FIELD(X86Cpu, tsc_aux),
     STATE_FIELD(X86Cpu, apic_base),
     STATE_BOOL(X86Cpu, nmi_blocked),
-    STATE_FIELD(X86Cpu, irq_vector),
 };
 
 static void x86_save(Cpu *c, Blob *b)
@@ -815,6 +935,9 @@ static void x86_save(Cpu *c, Blob *b)
     }
     blob_u64(b, cpu_reg_read(c, UC_X86_REG_MXCSR));
     blob_fields(b, X86(c), x86_fields, ARRAY_SIZE(x86_fields));
+    blob_event(b, &X86(c)->irq_window);
+    lapic_save(&X86(c)->apic, b);
+    x86_pmu_save(&X86(c)->pmu, b);
 }
 
 static bool x86_load(Cpu *c, BlobReader *r)
@@ -851,7 +974,10 @@ static bool x86_load(Cpu *c, BlobReader *r)
         uc_reg_write(c->uc, UC_X86_REG_XMM0 + i, xmm);
     }
     cpu_reg_write(c, UC_X86_REG_MXCSR, br_u64(r));
-    return br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields));
+    if (!br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields)))
+        return false;
+    br_event(r, &X86(c)->irq_window, &c->insn_events);
+    return lapic_load(&X86(c)->apic, r) && x86_pmu_load(&X86(c)->pmu, r);
 }
 
 const CpuOps x86_64_cpu_ops = {

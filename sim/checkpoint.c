@@ -10,7 +10,7 @@
 #include "sim/machine.h"
 
 #define CK_MAGIC "PMUSIMCK"
-#define CK_VERSION 2u
+#define CK_VERSION 3u
 
 enum { SEC_MACHINE = 1, SEC_CPU = 2, SEC_DEVICE = 3, SEC_CODE = 4, SEC_MEMORY = 5, SEC_END = 0xff };
 
@@ -239,6 +239,13 @@ static const StateField cpu_fields[] = {
     STATE_FIELD(Cpu, start_entry),
     STATE_FIELD(Cpu, start_arg),
     STATE_FIELD(Cpu, start_at),
+    STATE_FIELD(Cpu, branches),
+    STATE_FIELD(Cpu, br_misses),
+    STATE_ARRAY(Cpu, bp.pht),
+    STATE_ARRAY(Cpu, bp.btb),
+    STATE_ARRAY(Cpu, bp.ras),
+    STATE_UPTO(Cpu, bp.ras_top, BP_RAS - 1),
+    STATE_UPTO(Cpu, bp.ras_n, BP_RAS),
 };
 
 static void save_cpu(Cpu *c, Blob *b)

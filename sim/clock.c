@@ -99,6 +99,14 @@ void evq_insert(EventQueue *q, Event *ev, uint64_t when, uint64_t seq)
     sift_up(q, ev->pos);
 }
 
+bool evq_has_wakers(const EventQueue *q)
+{
+    for (int i = 0; i < q->n; i++)
+        if (!q->heap[i]->deferrable)
+            return true;
+    return false;
+}
+
 int evq_run_due(EventQueue *q, uint64_t limit)
 {
     int ran = 0;

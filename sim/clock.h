@@ -35,6 +35,8 @@ struct Event {
     EventFn fn;
     void *opaque;
     const char *name;       /* for the trace and for error messages */
+    bool deferrable;        /* cannot wake a sleeping CPU (a counter of running time): does not
+                               keep a machine whose CPUs all sleep alive */
 };
 
 struct EventQueue {
@@ -53,6 +55,8 @@ void evq_insert(EventQueue *q, Event *ev, uint64_t when, uint64_t seq);
 void evq_remove(Event *ev);
 static inline Event *evq_peek(const EventQueue *q) { return q->n ? q->heap[0] : NULL; }
 static inline uint64_t evq_next(const EventQueue *q) { return q->n ? q->heap[0]->when : UINT64_MAX; }
+/* Is any queued event not deferrable? */
+bool evq_has_wakers(const EventQueue *q);
 /* Pop and run every event with when <= limit, in (when, seq) order; returns how many ran.
  * An event may reschedule itself or others from its callback. */
 int evq_run_due(EventQueue *q, uint64_t limit);

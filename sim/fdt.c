@@ -437,7 +437,7 @@ uint64_t dt_finish(void *fdt)
 /* ------------------------------------------------------------------ parsing */
 
 /* Compatibles present in the boards but not modelled yet (accesses read zero, trace says so). */
-static const char *const described_only[] = { "arm,gic-v3", "intel,ce4100-lapic" };
+static const char *const described_only[] = { "arm,gic-v3" };
 /* Compatibles consumed by pmusim itself rather than by a device model. */
 static const char *const handled_elsewhere[] = { "arm,armv8-timer", "arm,armv8-pmuv3", "arm,psci-1.0",
                                                  "arm,psci-0.2", "arm,psci", "isa", "pmusim,rom" };

@@ -614,7 +614,8 @@ static bool machine_hung(Machine *m)
         return false;
     for (int i = 0; i < m->ncpus; i++) {
         Cpu *c = m->cpus[i];
-        if (c->state == CPU_RUNNING || c->start_pending || c->events.n || c->insn_events.n || c->nmi_pending ||
+        /* instruction events cannot fire while a CPU sleeps: only its cycle events can wake it */
+        if (c->state == CPU_RUNNING || c->start_pending || evq_has_wakers(&c->events) || c->nmi_pending ||
             c->irq_pending)
             return false;
     }

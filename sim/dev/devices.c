@@ -8,6 +8,7 @@ Device *uart16550_create(Machine *m, const DevDesc *dd, Error *err);
 Device *pl011_create(Machine *m, const DevDesc *dd, Error *err);
 Device *debug_exit_create(Machine *m, const DevDesc *dd, Error *err);
 Device *ib700_create(Machine *m, const DevDesc *dd, Error *err);
+Device *lapic_dev_create(Machine *m, const DevDesc *dd, Error *err);
 
 static const struct {
     const char *compatible;
@@ -18,6 +19,7 @@ static const struct {
     { "arm,pl011", pl011_create },
     { "pmusim,isa-debug-exit", debug_exit_create },
     { "pmusim,ib700", ib700_create },
+    { "intel,ce4100-lapic", lapic_dev_create },
 };
 
 DeviceCreateFn device_find(const char *compatible)

@@ -8,25 +8,14 @@
 
 /* ------------------------------------------------------------------ x86-64 */
 
-static void x86_gate(Machine *m, unsigned vec, uint64_t handler)
-{
-    uint64_t g = 0x200000 + 16 * (uint64_t)vec;
-    tm_write(m, g, 2, handler & 0xffff);
-    tm_write(m, g + 2, 2, 0x08);
-    tm_write(m, g + 4, 1, 0);
-    tm_write(m, g + 5, 1, 0x8e);            /* present, DPL 0, 64-bit interrupt gate */
-    tm_write(m, g + 6, 2, (handler >> 16) & 0xffff);
-    tm_write(m, g + 8, 4, handler >> 32);
-}
-
 static Machine *x86_fixture(uint64_t entry, uint64_t max_insns, bool with_idt)
 {
     Machine *m = tm_create(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 0x100000, entry, max_insns, 1);
     if (with_idt) {
-        x86_gate(m, 2, 0x100280);
-        x86_gate(m, 3, 0x100100);
-        x86_gate(m, 6, 0x100180);
-        x86_gate(m, 13, 0x100140);
+        tm_x86_gate(m, 0x200000, 2, 0x100280, 0);
+        tm_x86_gate(m, 0x200000, 3, 0x100100, 0);
+        tm_x86_gate(m, 0x200000, 6, 0x100180, 0);
+        tm_x86_gate(m, 0x200000, 13, 0x100140, 0);
     }
     tm_write(m, 0x201000, 2, with_idt ? 16 * 32 - 1 : 0);
     tm_write(m, 0x201002, 8, 0x200000);

@@ -98,3 +98,14 @@ void tm_write(Machine *m, uint64_t addr, unsigned size, uint64_t value)
     else
         store_le(p, size, value);
 }
+
+void tm_x86_gate(Machine *m, uint64_t idt, unsigned vec, uint64_t handler, unsigned dpl)
+{
+    uint64_t g = idt + 16 * (uint64_t)vec;
+    tm_write(m, g, 2, handler & 0xffff);
+    tm_write(m, g + 2, 2, 0x08);
+    tm_write(m, g + 4, 1, 0);
+    tm_write(m, g + 5, 1, 0x8e | dpl << 5);    /* present, 64-bit interrupt gate */
+    tm_write(m, g + 6, 2, (handler >> 16) & 0xffff);
+    tm_write(m, g + 8, 4, handler >> 32);
+}

@@ -27,8 +27,14 @@ void tm_destroy(Machine *m);
 uint64_t tm_read(Machine *m, uint64_t addr, unsigned size);
 void tm_write(Machine *m, uint64_t addr, unsigned size, uint64_t value);
 
+/* An x86-64 interrupt gate (selector 0x08) for vector `vec` in the IDT at `idt`, with the
+ * given DPL. */
+void tm_x86_gate(Machine *m, uint64_t idt, unsigned vec, uint64_t handler, unsigned dpl);
+
 /* Fixtures (generated from tests/unit/blobs/<name>.s). */
-extern const unsigned char blob_x86_64_exc[], blob_arm64_exc[], blob_ppc32_exc[], blob_x86_64_smc[];
-extern const unsigned int blob_x86_64_exc_len, blob_arm64_exc_len, blob_ppc32_exc_len, blob_x86_64_smc_len;
+extern const unsigned char blob_x86_64_exc[], blob_arm64_exc[], blob_ppc32_exc[], blob_x86_64_smc[],
+    blob_x86_64_pmu[];
+extern const unsigned int blob_x86_64_exc_len, blob_arm64_exc_len, blob_ppc32_exc_len, blob_x86_64_smc_len,
+    blob_x86_64_pmu_len;
 
 #endif

@@ -1,0 +1,616 @@
+/* lapic.c — the x86 local APIC (see lapic.h).
+ *
+ * Register map (xAPIC, 32-bit registers on 16-byte boundaries; SDM vol. 3A table 11-1):
+ *   0x020 ID          RW [31:24]       0x0b0 EOI         WO            0x300 ICR low     RW
+ *   0x030 version     RO               0x0c0 RRD         RO (0)        0x310 ICR high    RW [31:24]
+ *   0x080 TPR         RW [7:0]         0x0d0 LDR         RW [31:24]    0x320..0x370 LVT timer,
+ *   0x090 APR         RO               0x0e0 DFR         RW [31:28]          thermal, PMC, LINT0,
+ *   0x0a0 PPR         RO               0x0f0 SVR         RW [9:0]            LINT1, error
+ *   0x100..0x170 ISR  0x180..0x1f0 TMR 0x200..0x270 IRR  RO            0x380 timer initial count
+ *   0x280 ESR         RW (latch)       0x2f0 LVT CMCI    RW            0x390 timer current count
+ *                                                                      0x3e0 divide config
+ * Version register: 0x14 (integrated xAPIC), max LVT entry 6 (seven entries with CMCI).
+ * Reserved offsets set ESR bit 7 (illegal register address); writes to read-only registers are
+ * ignored, as on hardware.  Every access is a `lapic` trace event.
+ */
+#include "apic/lapic.h"
+
+#include <string.h>
+
+#include "cpu/x86_64.h"
+#include "sim/checkpoint.h"
+#include "sim/machine.h"
+
+enum {
+    APIC_ID = 0x20, APIC_VER = 0x30, APIC_TPR = 0x80, APIC_APR = 0x90, APIC_PPR = 0xa0, APIC_EOI = 0xb0,
+    APIC_RRD = 0xc0, APIC_LDR = 0xd0, APIC_DFR = 0xe0, APIC_SVR = 0xf0, APIC_ISR = 0x100, APIC_TMR = 0x180,
+    APIC_IRR = 0x200, APIC_ESR = 0x280, APIC_LVT_CMCI = 0x2f0, APIC_ICR = 0x300, APIC_ICR2 = 0x310,
+    APIC_LVTT = 0x320, APIC_LVT_THERMAL = 0x330, APIC_LVTPC = 0x340, APIC_LVT0 = 0x350, APIC_LVT1 = 0x360,
+    APIC_LVTERR = 0x370, APIC_TMICT = 0x380, APIC_TMCCT = 0x390, APIC_TDCR = 0x3e0,
+};
+
+#define APIC_VERSION 0x00060014u        /* max LVT entry 6, version 0x14 */
+#define SVR_ENABLE (1u << 8)
+
+/* ESR bits (SDM 11.5.3). */
+enum { ESR_SEND_ILLEGAL = 1u << 5, ESR_RECV_ILLEGAL = 1u << 6, ESR_ILLEGAL_REG = 1u << 7 };
+
+/* Writable bits of each LVT entry (index LvtIndex): vector, delivery mode where the entry has
+ * one, mask; the timer its mode; LINT0/1 polarity and trigger mode. */
+static const uint32_t lvt_writable[LVT_COUNT] = {
+    [LVT_CMCI] = 0x107ff, [LVT_TIMER] = 0x700ff, [LVT_THERMAL] = 0x107ff, [LVT_PC] = 0x107ff,
+    [LVT_LINT0] = 0x1a7ff, [LVT_LINT1] = 0x1a7ff, [LVT_ERROR] = 0x100ff,
+};
+static const char *const lvt_names[LVT_COUNT] = { "LVTCMCI", "LVTT", "LVTTHMR", "LVTPC", "LVT0", "LVT1", "LVTERR" };
+
+static int lvt_index(uint64_t off)
+{
+    if (off == APIC_LVT_CMCI)
+        return LVT_CMCI;
+    if (off >= APIC_LVTT && off <= APIC_LVTERR)
+        return LVT_TIMER + (int)((off - APIC_LVTT) >> 4);
+    return -1;
+}
+
+const char *lapic_reg_name(uint64_t off)
+{
+    static const struct { uint32_t off; const char *name; } names[] = {
+        { APIC_ID, "ID" }, { APIC_VER, "VER" }, { APIC_TPR, "TPR" }, { APIC_APR, "APR" }, { APIC_PPR, "PPR" },
+        { APIC_EOI, "EOI" }, { APIC_RRD, "RRD" }, { APIC_LDR, "LDR" }, { APIC_DFR, "DFR" }, { APIC_SVR, "SVR" },
+        { APIC_ESR, "ESR" }, { APIC_ICR, "ICR" }, { APIC_ICR2, "ICR2" }, { APIC_TMICT, "TMICT" },
+        { APIC_TMCCT, "TMCCT" }, { APIC_TDCR, "TDCR" },
+    };
+    static const char *const banks[3][8] = {
+        { "ISR0", "ISR1", "ISR2", "ISR3", "ISR4", "ISR5", "ISR6", "ISR7" },
+        { "TMR0", "TMR1", "TMR2", "TMR3", "TMR4", "TMR5", "TMR6", "TMR7" },
+        { "IRR0", "IRR1", "IRR2", "IRR3", "IRR4", "IRR5", "IRR6", "IRR7" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        if (names[i].off == off)
+            return names[i].name;
+    int lvt = lvt_index(off);
+    if (lvt >= 0)
+        return lvt_names[lvt];
+    if (off >= APIC_ISR && off < APIC_ESR)
+        return banks[(off - APIC_ISR) >> 7][(off >> 4) & 7];
+    return "reserved";
+}
+
+/* ------------------------------------------------------------------ vectors and priority */
+
+static void vec_set(uint32_t *v, unsigned n) { v[n >> 5] |= 1u << (n & 31); }
+static void vec_clear(uint32_t *v, unsigned n) { v[n >> 5] &= ~(1u << (n & 31)); }
+
+static int vec_highest(const uint32_t *v)
+{
+    for (int i = 7; i >= 0; i--)
+        if (v[i])
+            return i * 32 + 31 - __builtin_clz(v[i]);
+    return -1;
+}
+
+static uint32_t ppr(const Lapic *l)
+{
+    int isrv = vec_highest(l->isr);
+    uint32_t isr_class = isrv < 0 ? 0 : (uint32_t)isrv & 0xf0;
+    return (l->tpr & 0xf0) >= isr_class ? l->tpr & 0xff : isr_class;
+}
+
+static int deliverable(const Lapic *l)
+{
+    if (!(l->svr & SVR_ENABLE))
+        return -1;
+    int irrv = vec_highest(l->irr);
+    if (irrv < 0 || ((uint32_t)irrv & 0xf0) <= (ppr(l) & 0xf0))
+        return -1;
+    return irrv;
+}
+
+/* Keep the CPU's interrupt line in step; a newly deliverable interrupt on a running CPU is
+ * taken at the next block boundary. */
+static void update_irq(Lapic *l)
+{
+    Cpu *c = l->cpu;
+    bool was = c->irq_pending;
+    c->irq_pending = deliverable(l) >= 0;
+    if (c->irq_pending && !was)
+        cpu_request_stop(c);
+}
+
+static void trace_lapic(Lapic *l, uint64_t pc, const char *kind, const char *what, uint64_t a, uint64_t b)
+{
+    Machine *m = l->cpu->m;
+    if (!trace_on(&m->trace))
+        return;
+    TraceEvent ev = trace_begin(l->cpu->cycles, l->cpu->index, kind);
+    trace_hex(&ev, "pc", pc);
+    trace_str(&ev, "what", what);
+    trace_hex(&ev, "vector", a);
+    trace_hex(&ev, "info", b);
+    trace_end(&m->trace, &ev);
+}
+
+static void raise_error(Lapic *l, uint32_t bits, uint64_t pc);
+
+void lapic_accept(Lapic *l, unsigned vector)
+{
+    if (!(l->svr & SVR_ENABLE)) {
+        machine_diag(l->cpu->m, l->cpu, l->cpu->ops->get_pc(l->cpu), "apic-disabled",
+                     "fixed interrupt 0x%x dropped: the APIC is software-disabled (SVR bit 8)", vector);
+        return;
+    }
+    if (vector < 16) {
+        raise_error(l, ESR_RECV_ILLEGAL, l->cpu->ops->get_pc(l->cpu));
+        return;
+    }
+    vec_set(l->irr, vector);
+    vec_clear(l->tmr, vector);      /* every source pmusim models is edge-triggered */
+    update_irq(l);
+}
+
+int lapic_take_irq(Lapic *l)
+{
+    int v = deliverable(l);
+    if (v < 0)
+        return -1;
+    vec_clear(l->irr, (unsigned)v);
+    vec_set(l->isr, (unsigned)v);
+    update_irq(l);
+    return v;
+}
+
+static void eoi(Lapic *l)
+{
+    int v = vec_highest(l->isr);
+    if (v >= 0)
+        vec_clear(l->isr, (unsigned)v);
+    update_irq(l);
+}
+
+/* ------------------------------------------------------------------ LVT delivery */
+
+static bool deliver(Lapic *l, uint32_t entry, bool fixed_only, uint64_t pc, const char *source)
+{
+    Cpu *c = l->cpu;
+    uint32_t mode = fixed_only ? APIC_DM_FIXED : entry & APIC_DM_MASK;
+    switch (mode) {
+    case APIC_DM_FIXED:
+        if ((entry & APIC_VECTOR_MASK) < 16) {
+            raise_error(l, ESR_RECV_ILLEGAL, pc);
+            return false;
+        }
+        lapic_accept(l, entry & APIC_VECTOR_MASK);
+        return true;
+    case APIC_DM_NMI:
+        c->nmi_pending = true;
+        cpu_request_stop(c);
+        return true;
+    default:
+        machine_diag(c->m, c, pc, "unsupported", "%s: delivery mode %u is not modelled (fixed and NMI are)",
+                     source, mode >> 8);
+        return false;
+    }
+}
+
+bool lapic_fire_lvt(Lapic *l, unsigned lvt, uint64_t pc)
+{
+    if (!l->present)
+        return false;
+    uint32_t entry = l->lvt[lvt];
+    if (entry & APIC_LVT_MASKED) {
+        trace_lapic(l, pc, "apic-lost", lvt_names[lvt], entry & APIC_VECTOR_MASK, entry);
+        return false;
+    }
+    bool ok = deliver(l, entry, lvt == LVT_TIMER || lvt == LVT_ERROR, pc, lvt_names[lvt]);
+    if (lvt == LVT_PC)
+        l->lvt[LVT_PC] |= APIC_LVT_MASKED;     /* SDM 18.6.3.5.8 / 11.5.1: set on PMI delivery */
+    trace_lapic(l, pc, "apic-fire", lvt_names[lvt], entry & APIC_VECTOR_MASK, entry);
+    return ok;
+}
+
+static void raise_error(Lapic *l, uint32_t bits, uint64_t pc)
+{
+    bool fresh = (l->esr_pending & bits) != bits;
+    l->esr_pending |= bits;
+    machine_diag(l->cpu->m, l->cpu, pc, "apic-error", "ESR bits 0x%x", bits);
+    if (fresh)
+        lapic_fire_lvt(l, LVT_ERROR, pc);
+}
+
+/* ------------------------------------------------------------------ timer */
+
+static uint64_t divisor(const Lapic *l)
+{
+    unsigned code = (l->timer_dcr & 3) | ((l->timer_dcr >> 1) & 4);
+    return code == 7 ? 1 : 2ull << code;
+}
+
+static uint64_t core_hz(const Lapic *l)
+{
+    return l->cpu->m->clock.freq_hz;
+}
+
+/* Cycles for `ticks` timer ticks (rounded up: the tick that completes within that cycle). */
+static uint64_t ticks_to_cycles(const Lapic *l, uint64_t ticks)
+{
+    unsigned __int128 n = (unsigned __int128)ticks * divisor(l) * core_hz(l);
+    return (uint64_t)((n + l->bus_hz - 1) / l->bus_hz);
+}
+
+static uint64_t cycles_to_ticks(const Lapic *l, uint64_t cycles)
+{
+    return (uint64_t)((unsigned __int128)cycles * l->bus_hz / ((unsigned __int128)divisor(l) * core_hz(l)));
+}
+
+static uint32_t timer_mode(const Lapic *l)
+{
+    return l->lvt[LVT_TIMER] & APIC_TIMER_MODE_MASK;
+}
+
+static uint32_t current_count(const Lapic *l, uint64_t now)
+{
+    if (!l->timer_armed || timer_mode(l) == APIC_TIMER_TSC_DEADLINE)
+        return 0;
+    uint64_t elapsed = cycles_to_ticks(l, now - l->timer_base);
+    return elapsed >= l->timer_start ? 0 : l->timer_start - (uint32_t)elapsed;
+}
+
+/* (Re)start counting down from `count` at cycle `now`. */
+static void timer_start(Lapic *l, uint64_t now, uint32_t count)
+{
+    evq_remove(&l->timer_ev);
+    l->timer_armed = count != 0;
+    l->timer_start = count;
+    l->timer_base = now;
+    if (count)
+        cpu_schedule(l->cpu, &l->timer_ev, now + ticks_to_cycles(l, count));
+}
+
+static void arm_deadline(Lapic *l)
+{
+    evq_remove(&l->timer_ev);
+    if (timer_mode(l) != APIC_TIMER_TSC_DEADLINE || !l->tsc_deadline)
+        return;
+    uint64_t at = l->tsc_deadline - *l->tsc_offset;     /* the cycle at which TSC reaches it */
+    cpu_schedule(l->cpu, &l->timer_ev, at < l->cpu->cycles ? l->cpu->cycles : at);
+}
+
+static void timer_fire(Event *ev, void *opaque)
+{
+    Lapic *l = opaque;
+    Cpu *c = l->cpu;
+    uint64_t due = ev->when;
+    if (timer_mode(l) == APIC_TIMER_TSC_DEADLINE) {
+        l->tsc_deadline = 0;                /* one shot: SDM 11.5.4.1 */
+    } else if (timer_mode(l) == APIC_TIMER_PERIODIC) {
+        timer_start(l, due, l->timer_icr);  /* from the exact expiry: no drift */
+    } else {
+        l->timer_armed = false;
+    }
+    lapic_fire_lvt(l, LVT_TIMER, c->ops->get_pc(c));
+}
+
+uint64_t lapic_tsc_deadline(const Lapic *l)
+{
+    return timer_mode(l) == APIC_TIMER_TSC_DEADLINE ? l->tsc_deadline : 0;
+}
+
+void lapic_set_tsc_deadline(Lapic *l, uint64_t deadline)
+{
+    if (timer_mode(l) != APIC_TIMER_TSC_DEADLINE)
+        return;                             /* ignored outside TSC-deadline mode */
+    l->tsc_deadline = deadline;
+    arm_deadline(l);
+}
+
+/* ------------------------------------------------------------------ IPIs */
+
+static bool accepts_logical(const Lapic *t, uint32_t dest)
+{
+    if ((t->dfr >> 28) == 0xf)
+        return (t->ldr >> 24) & dest;                               /* flat model */
+    uint32_t ldr = t->ldr >> 24;                                    /* cluster model */
+    return (dest >> 4) == (ldr >> 4) && (dest & ldr & 0xf);
+}
+
+static void send_ipi(Lapic *l, uint64_t pc)
+{
+    Cpu *c = l->cpu;
+    Machine *m = c->m;
+    uint32_t lo = l->icr_lo, dest = l->icr_hi >> 24, mode = lo & APIC_DM_MASK, vector = lo & APIC_VECTOR_MASK;
+    unsigned shorthand = (lo >> 18) & 3;
+    bool logical = lo & (1u << 11);
+    if ((mode == APIC_DM_FIXED || mode == APIC_DM_LOWEST) && vector < 16) {
+        raise_error(l, ESR_SEND_ILLEGAL, pc);
+        return;
+    }
+    for (int i = 0; i < m->ncpus; i++) {
+        Cpu *tc = m->cpus[i];
+        Lapic *t = x86_lapic_of(tc);
+        bool self = tc == c, hit;
+        switch (shorthand) {
+        case 1: hit = self; break;
+        case 2: hit = true; break;
+        case 3: hit = !self; break;
+        default: hit = logical ? accepts_logical(t, dest) : dest == 0xff || dest == (t->id >> 24); break;
+        }
+        if (!hit)
+            continue;
+        if (trace_on(&m->trace)) {
+            TraceEvent ev = trace_begin(c->cycles, c->index, "ipi");
+            trace_hex(&ev, "pc", pc);
+            trace_dec(&ev, "to", (uint64_t)tc->index);
+            trace_hex(&ev, "mode", mode >> 8);
+            trace_hex(&ev, "vector", vector);
+            trace_end(&m->trace, &ev);
+        }
+        if (tc->state == CPU_OFF) {
+            machine_diag(m, c, pc, "ipi-to-off-cpu", "IPI to cpu%d, which has not been started: dropped", tc->index);
+            continue;
+        }
+        switch (mode) {
+        case APIC_DM_FIXED:
+        case APIC_DM_LOWEST:            /* one target per CPU here: lowest priority is fixed */
+            lapic_accept(t, vector);
+            break;
+        case APIC_DM_NMI:
+            tc->nmi_pending = true;
+            cpu_request_stop(tc);
+            break;
+        default:
+            machine_diag(m, c, pc, "unsupported",
+                         "IPI delivery mode %u (SMI/INIT/SIPI) is not modelled: CPUs start through the spin table",
+                         mode >> 8);
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ registers */
+
+void lapic_init(Lapic *l, Cpu *c, uint64_t bus_hz, const uint64_t *tsc_offset)
+{
+    memset(l, 0, sizeof *l);
+    l->cpu = c;
+    l->present = bus_hz != 0;
+    l->bus_hz = bus_hz ? bus_hz : 1;
+    l->tsc_offset = tsc_offset;
+    event_init(&l->timer_ev, "apic-timer", timer_fire, l);
+    lapic_reset(l);
+}
+
+/* Power-up state (SDM 11.4.7.1). */
+void lapic_reset(Lapic *l)
+{
+    evq_remove(&l->timer_ev);
+    l->id = (uint32_t)(l->cpu->hwid & 0xff) << 24;
+    l->tpr = l->ldr = l->esr = l->esr_pending = l->icr_lo = l->icr_hi = 0;
+    l->dfr = 0xffffffffu;
+    l->svr = 0xff;
+    for (int i = 0; i < LVT_COUNT; i++)
+        l->lvt[i] = APIC_LVT_MASKED;
+    memset(l->irr, 0, sizeof l->irr);
+    memset(l->isr, 0, sizeof l->isr);
+    memset(l->tmr, 0, sizeof l->tmr);
+    l->timer_icr = l->timer_dcr = l->timer_start = 0;
+    l->timer_armed = false;
+    l->tsc_deadline = 0;
+}
+
+static bool reg_read(Lapic *l, uint64_t off, uint64_t now, uint32_t *v)
+{
+    int lvt = lvt_index(off);
+    if (lvt >= 0) {
+        *v = l->lvt[lvt];
+        return true;
+    }
+    if (off >= APIC_ISR && off < APIC_ESR) {
+        const uint32_t *bank = off < APIC_TMR ? l->isr : off < APIC_IRR ? l->tmr : l->irr;
+        *v = bank[(off >> 4) & 7];
+        return true;
+    }
+    switch (off) {
+    case APIC_ID: *v = l->id; return true;
+    case APIC_VER: *v = APIC_VERSION; return true;
+    case APIC_TPR: *v = l->tpr; return true;
+    case APIC_APR: *v = 0; return true;
+    case APIC_PPR: *v = ppr(l); return true;
+    case APIC_EOI: *v = 0; return true;
+    case APIC_RRD: *v = 0; return true;
+    case APIC_LDR: *v = l->ldr; return true;
+    case APIC_DFR: *v = l->dfr; return true;
+    case APIC_SVR: *v = l->svr; return true;
+    case APIC_ESR: *v = l->esr; return true;
+    case APIC_ICR: *v = l->icr_lo & ~APIC_SEND_PENDING; return true;    /* sent at once */
+    case APIC_ICR2: *v = l->icr_hi; return true;
+    case APIC_TMICT: *v = l->timer_icr; return true;
+    case APIC_TMCCT: *v = current_count(l, now); return true;
+    case APIC_TDCR: *v = l->timer_dcr; return true;
+    default: return false;
+    }
+}
+
+static void write_lvt(Lapic *l, int lvt, uint32_t val, uint64_t now)
+{
+    uint32_t old_mode = timer_mode(l);
+    uint32_t v = val & lvt_writable[lvt];
+    if (!(l->svr & SVR_ENABLE))
+        v |= APIC_LVT_MASKED;               /* SDM 11.4.7.2: cannot be unmasked while disabled */
+    if (lvt == LVT_TIMER && (v & APIC_TIMER_MODE_MASK) == (3u << 17))
+        v &= ~APIC_TIMER_MODE_MASK;         /* reserved mode: treated as one-shot */
+    l->lvt[lvt] = v;
+    if (lvt == LVT_TIMER && timer_mode(l) != old_mode) {
+        /* A mode change stops the timer (SDM 11.5.4.1 for TSC-deadline). */
+        evq_remove(&l->timer_ev);
+        l->timer_armed = false;
+        l->tsc_deadline = 0;
+        l->timer_icr = 0;
+    }
+}
+
+static bool reg_write(Lapic *l, uint64_t off, uint32_t v, uint64_t now, uint64_t pc)
+{
+    int lvt = lvt_index(off);
+    if (lvt >= 0) {
+        write_lvt(l, lvt, v, now);
+        return true;
+    }
+    switch (off) {
+    case APIC_ID: l->id = v & 0xff000000u; return true;
+    case APIC_TPR:
+        l->tpr = v & 0xff;
+        update_irq(l);
+        return true;
+    case APIC_EOI:
+        eoi(l);
+        return true;
+    case APIC_LDR: l->ldr = v & 0xff000000u; return true;
+    case APIC_DFR: l->dfr = v | 0x0fffffffu; return true;
+    case APIC_SVR:
+        l->svr = v & 0x3ff;
+        if (!(l->svr & SVR_ENABLE))
+            for (int i = 0; i < LVT_COUNT; i++)
+                l->lvt[i] |= APIC_LVT_MASKED;
+        update_irq(l);
+        return true;
+    case APIC_ESR:
+        l->esr = l->esr_pending;
+        l->esr_pending = 0;
+        return true;
+    case APIC_ICR:
+        l->icr_lo = v & 0x000ccfffu;
+        send_ipi(l, pc);
+        return true;
+    case APIC_ICR2: l->icr_hi = v & 0xff000000u; return true;
+    case APIC_TMICT:
+        l->timer_icr = v;
+        if (timer_mode(l) != APIC_TIMER_TSC_DEADLINE)
+            timer_start(l, now, v);
+        return true;
+    case APIC_TDCR: {
+        uint32_t count = current_count(l, now);
+        l->timer_dcr = v & 0xb;
+        if (l->timer_armed)
+            timer_start(l, now, count);     /* keeps counting down from where it is */
+        return true;
+    }
+    case APIC_VER: case APIC_APR: case APIC_PPR: case APIC_RRD: case APIC_TMCCT:
+        return true;                        /* read-only: the write is ignored */
+    default:
+        if (off >= APIC_ISR && off < APIC_ESR)
+            return true;
+        return false;
+    }
+}
+
+static bool check_access(Lapic *l, uint64_t pc, uint64_t off, unsigned size, bool write)
+{
+    if (size == 4 && (off & 0xf) == 0)
+        return true;
+    machine_diag(l->cpu->m, l->cpu, pc, "apic-access",
+                 "%s of %u bytes at APIC +0x%" PRIx64 ": the registers are 32-bit, 16-byte aligned; %s",
+                 write ? "write" : "read", size, off, write ? "ignored" : "reads 0");
+    return false;
+}
+
+static void trace_access(Lapic *l, uint64_t pc, uint64_t off, bool write, uint32_t old, uint32_t val, uint64_t now)
+{
+    Machine *m = l->cpu->m;
+    if (!trace_on(&m->trace))
+        return;
+    char sym[128];
+    TraceEvent ev = trace_begin(now, l->cpu->index, write ? "apic-write" : "apic-read");
+    trace_hex(&ev, "pc", pc);
+    trace_str(&ev, "sym", machine_describe(m, pc, sym, sizeof sym));
+    trace_str(&ev, "reg", lapic_reg_name(off));
+    if (write)
+        trace_hex(&ev, "old", old);
+    trace_hex(&ev, write ? "new" : "value", val);
+    trace_end(&m->trace, &ev);
+}
+
+uint32_t lapic_read(Lapic *l, uint64_t pc, uint64_t off, unsigned size)
+{
+    if (!check_access(l, pc, off, size, false))
+        return 0;
+    uint64_t now = cpu_cycles_at(l->cpu, pc);
+    uint32_t v = 0;
+    if (!reg_read(l, off, now, &v))
+        raise_error(l, ESR_ILLEGAL_REG, pc);
+    trace_access(l, pc, off, false, 0, v, now);
+    return v;
+}
+
+void lapic_write(Lapic *l, uint64_t pc, uint64_t off, unsigned size, uint32_t val)
+{
+    if (!check_access(l, pc, off, size, true))
+        return;
+    uint64_t now = cpu_cycles_at(l->cpu, pc);
+    uint32_t old = 0;
+    reg_read(l, off, now, &old);
+    if (!reg_write(l, off, val, now, pc))
+        raise_error(l, ESR_ILLEGAL_REG, pc);
+    uint32_t cur = old;
+    if (!reg_read(l, off, now, &cur) || off == APIC_EOI)
+        cur = val;
+    trace_access(l, pc, off, true, old, cur, now);
+}
+
+/* ------------------------------------------------------------------ checkpoints */
+
+static const StateField lapic_fields[] = {
+    STATE_FIELD(Lapic, id), STATE_UPTO(Lapic, tpr, 0xff), STATE_FIELD(Lapic, ldr), STATE_FIELD(Lapic, dfr),
+    STATE_UPTO(Lapic, svr, 0x3ff), STATE_FIELD(Lapic, esr), STATE_FIELD(Lapic, esr_pending),
+    STATE_FIELD(Lapic, icr_lo), STATE_FIELD(Lapic, icr_hi), STATE_ARRAY(Lapic, lvt), STATE_ARRAY(Lapic, irr),
+    STATE_ARRAY(Lapic, isr), STATE_ARRAY(Lapic, tmr), STATE_FIELD(Lapic, timer_icr),
+    STATE_UPTO(Lapic, timer_dcr, 0xb), STATE_FIELD(Lapic, timer_start), STATE_FIELD(Lapic, timer_base),
+    STATE_BOOL(Lapic, timer_armed), STATE_FIELD(Lapic, tsc_deadline),
+};
+
+void lapic_save(const Lapic *l, Blob *b)
+{
+    blob_fields(b, l, lapic_fields, ARRAY_SIZE(lapic_fields));
+    blob_event(b, &l->timer_ev);
+}
+
+bool lapic_load(Lapic *l, BlobReader *r)
+{
+    if (!br_fields(r, l, lapic_fields, ARRAY_SIZE(lapic_fields)))
+        return false;
+    br_event(r, &l->timer_ev, &l->cpu->events);
+    return r->ok;
+}
+
+/* ------------------------------------------------------------------ the MMIO window */
+
+#include "sim/dev/device.h"
+
+/* The `intel,ce4100-lapic` node: one page that every CPU sees as its own APIC. */
+static uint64_t lapic_dev_read(Device *d, Cpu *c, uint64_t off, unsigned size)
+{
+    uint64_t pc = cpu_access_pc(c, ACC_READ, d->base + off, size);
+    return lapic_read(x86_lapic_of(c), pc, off, size);
+}
+
+static void lapic_dev_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t val)
+{
+    uint64_t pc = cpu_access_pc(c, ACC_WRITE, d->base + off, size);
+    lapic_write(x86_lapic_of(c), pc, off, size, (uint32_t)val);
+}
+
+static const DeviceOps lapic_dev_ops = {
+    .type = "intel,ce4100-lapic", .read = lapic_dev_read, .write = lapic_dev_write,
+};
+
+Device *lapic_dev_create(Machine *m, const DevDesc *dd, Error *err)
+{
+    if (m->arch != ARCH_X86_64)
+        return error_set(err, "node %s: a local APIC needs x86_64 CPUs", dd->path), NULL;
+    if (dd->base != APIC_DEFAULT_BASE || dd->size < 0x400)
+        return error_set(err, "node %s: property reg: the local APIC page must be at 0x%llx (IA32_APIC_BASE)",
+                         dd->path, APIC_DEFAULT_BASE), NULL;
+    if (!dd->clock_hz)
+        return error_set(err, "node %s: property clock-frequency is missing (the APIC timer's bus clock in Hz)",
+                         dd->path), NULL;
+    return device_alloc(sizeof(Device), &lapic_dev_ops, m, dd);
+}

@@ -1,0 +1,92 @@
+/* lapic.h — the x86 local APIC, one per CPU (xAPIC register interface).
+ *
+ * @see Intel SDM vol. 3A chapter 11 "Advanced Programmable Interrupt Controller (APIC)".
+ *
+ * Each x86 CPU embeds a Lapic (cpu/x86_64.c); the `intel,ce4100-lapic` tree node gives the
+ * MMIO page (the IA32_APIC_BASE default 0xFEE00000) and the bus clock the timer counts at.
+ * An access from a CPU reaches that CPU's own APIC.  The model keeps the IRR/ISR/TMR vectors,
+ * TPR/PPR priority classes, EOI, the software enable in SVR, ESR with its latch-on-write
+ * semantics, the seven LVT entries, the timer (one-shot, periodic, TSC-deadline) on the CPU's
+ * cycle queue, and ICR IPIs with destination shorthands, physical and flat logical destinations.
+ *
+ * Interrupt lines: the APIC sets its CPU's nmi_pending for NMIs and keeps irq_pending equal to
+ * "the highest IRR vector's priority class is above PPR"; the CPU backend takes interrupts
+ * between runs (lapic_take_irq moves the vector from IRR to ISR).  Sources the board does not
+ * have (SMI, INIT and SIPI delivery, ExtINT, LINT pins, thermal and CMCI events) are reported
+ * as `unsupported` diagnostics: pmusim starts CPUs through the spin table.
+ */
+#ifndef PMUSIM_LAPIC_H
+#define PMUSIM_LAPIC_H
+
+#include "sim/clock.h"
+#include "sim/common.h"
+
+typedef struct Cpu Cpu;
+typedef struct Blob Blob;
+typedef struct BlobReader BlobReader;
+
+enum LvtIndex { LVT_CMCI, LVT_TIMER, LVT_THERMAL, LVT_PC, LVT_LINT0, LVT_LINT1, LVT_ERROR, LVT_COUNT };
+
+/* LVT and ICR fields. */
+#define APIC_VECTOR_MASK 0xffu
+#define APIC_DM_MASK 0x700u
+#define APIC_DM_FIXED 0x000u
+#define APIC_DM_LOWEST 0x100u
+#define APIC_DM_SMI 0x200u
+#define APIC_DM_NMI 0x400u
+#define APIC_DM_INIT 0x500u
+#define APIC_DM_STARTUP 0x600u
+#define APIC_DM_EXTINT 0x700u
+#define APIC_SEND_PENDING (1u << 12)
+#define APIC_LVT_MASKED (1u << 16)
+#define APIC_TIMER_MODE_MASK (3u << 17)
+#define APIC_TIMER_PERIODIC (1u << 17)
+#define APIC_TIMER_TSC_DEADLINE (2u << 17)
+
+#define APIC_DEFAULT_BASE 0xfee00000ull
+
+typedef struct Lapic {
+    Cpu *cpu;
+    bool present;                   /* the board has a LAPIC node */
+    uint64_t bus_hz;                /* the timer's input clock */
+    const uint64_t *tsc_offset;     /* IA32_TSC = cycles + *tsc_offset (TSC-deadline mode) */
+
+    uint32_t id, tpr, ldr, dfr, svr;
+    uint32_t esr, esr_pending;      /* ESR: latched on write from the errors seen since */
+    uint32_t icr_lo, icr_hi;
+    uint32_t lvt[LVT_COUNT];
+    uint32_t irr[8], isr[8], tmr[8];
+
+    uint32_t timer_icr, timer_dcr;
+    uint32_t timer_start;           /* the count at timer_base (the initial count) */
+    uint64_t timer_base;            /* cycle at which the count was timer_start */
+    bool timer_armed;               /* one-shot/periodic counting (not yet expired) */
+    uint64_t tsc_deadline;
+    Event timer_ev;
+} Lapic;
+
+void lapic_init(Lapic *l, Cpu *c, uint64_t bus_hz, const uint64_t *tsc_offset);
+void lapic_reset(Lapic *l);
+
+/* A 32-bit register access at offset `off` of the page by the instruction at pc. */
+uint32_t lapic_read(Lapic *l, uint64_t pc, uint64_t off, unsigned size);
+void lapic_write(Lapic *l, uint64_t pc, uint64_t off, unsigned size, uint32_t val);
+
+/* IA32_TSC_DEADLINE (MSR 0x6E0). */
+uint64_t lapic_tsc_deadline(const Lapic *l);
+void lapic_set_tsc_deadline(Lapic *l, uint64_t deadline);
+
+/* A local interrupt source fires through its LVT entry (the PMU's overflow: LVT_PC).  Returns
+ * false when the entry is masked (the interrupt is lost, as on hardware). */
+bool lapic_fire_lvt(Lapic *l, unsigned lvt, uint64_t pc);
+/* Accept a fixed-mode vector from an IPI or an LVT entry. */
+void lapic_accept(Lapic *l, unsigned vector);
+/* The vector to take now (IRR -> ISR), or -1 when none is deliverable. */
+int lapic_take_irq(Lapic *l);
+
+const char *lapic_reg_name(uint64_t off);
+
+void lapic_save(const Lapic *l, Blob *b);
+bool lapic_load(Lapic *l, BlobReader *r);
+
+#endif

@@ -1,0 +1,15 @@
+/* x86_64.h — what other parts of pmusim (the APIC, tests) reach in an x86 CPU. */
+#ifndef PMUSIM_X86_64_H
+#define PMUSIM_X86_64_H
+
+#include "apic/lapic.h"
+#include "cpu/cpu.h"
+#include "pmu/pmu_x86.h"
+
+/* The CPU's local APIC and PMU. */
+Lapic *x86_lapic_of(Cpu *c);
+X86Pmu *x86_pmu_of(Cpu *c);
+/* The CPUID values the guest sees for (leaf, subleaf): EAX, EBX, ECX, EDX. */
+void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4]);
+
+#endif

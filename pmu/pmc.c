@@ -1,0 +1,152 @@
+/* pmc.c — lazy performance counters with predicted overflow (see pmc.h). */
+#include "pmu/pmc.h"
+
+#include "cpu/cpu.h"
+#include "sim/checkpoint.h"
+
+uint64_t pmc_source(Cpu *c, PmcSource s)
+{
+    switch (s) {
+    case PMC_SRC_CYCLES: return c->cycles - c->idle_cycles;
+    case PMC_SRC_INSNS: return c->insns;
+    case PMC_SRC_BRANCHES: return c->branches;
+    case PMC_SRC_BRMISS: return c->br_misses;
+    default: return 0;
+    }
+}
+
+static void pmc_event(Event *ev, void *opaque)
+{
+    PmcBank *b = opaque;
+    pmc_sync(b);
+    pmc_arm(b);
+}
+
+void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name)
+{
+    *b = (PmcBank){ .cpu = c, .n = n, .overflow = overflow, .opaque = opaque };
+    for (unsigned i = 0; i < PMC_MAX; i++) {
+        event_init(&b->ctr[i].ev, name, pmc_event, b);
+        b->ctr[i].ev.deferrable = true;     /* counters of running time do not wake a CPU */
+    }
+    event_init(&b->check, name, pmc_event, b);
+    c->branch_limit_ev = &b->check;
+}
+
+void pmc_sync(PmcBank *b)
+{
+    uint64_t now[PMC_SRC_COUNT];
+    for (int s = 0; s < PMC_SRC_COUNT; s++)
+        now[s] = pmc_source(b->cpu, (PmcSource)s);
+    uint32_t wrapped = 0;
+    for (unsigned i = 0; i < b->n; i++) {
+        Pmc *p = &b->ctr[i];
+        if (!p->active || p->src == PMC_SRC_NONE)
+            continue;
+        uint64_t d = (now[p->src] - b->at[p->src]) - (now[p->sub] - b->at[p->sub]);
+        uint64_t v = p->value + d;
+        if (v > p->mask || v < p->value)
+            wrapped |= 1u << i;
+        p->value = v & p->mask;
+    }
+    for (int s = 0; s < PMC_SRC_COUNT; s++)
+        b->at[s] = now[s];
+    if (wrapped)
+        b->overflow(b, wrapped);
+}
+
+/* Which of its CPU's queues predicts a counter's wrap: 1 cycles, 2 instructions, 0 none. */
+static int pmc_queue(const Pmc *p)
+{
+    if (!p->active || p->src == PMC_SRC_NONE)
+        return 0;
+    if (p->src == PMC_SRC_CYCLES || p->sub != PMC_SRC_NONE)
+        return 1;                   /* exact, or a lower bound: advances at most once a cycle */
+    if (p->src == PMC_SRC_INSNS)
+        return 2;
+    return 0;                       /* branch sources: the block hook checks cpu->lim_branches */
+}
+
+/* Branch sources have no queue: the block hook compares the CPU's branch counts with these
+ * limits and fires b->check when one is reached. */
+static void pmc_branch_limits(PmcBank *b)
+{
+    Cpu *c = b->cpu;
+    uint64_t lim[PMC_SRC_COUNT] = { [PMC_SRC_BRANCHES] = UINT64_MAX, [PMC_SRC_BRMISS] = UINT64_MAX };
+    for (unsigned i = 0; i < b->n; i++) {
+        const Pmc *p = &b->ctr[i];
+        if (!p->active || (p->src != PMC_SRC_BRANCHES && p->src != PMC_SRC_BRMISS) || p->sub != PMC_SRC_NONE)
+            continue;
+        uint64_t at = b->at[p->src] + (p->mask - p->value + 1);
+        if (at < lim[p->src])
+            lim[p->src] = at;
+    }
+    c->lim_branches = lim[PMC_SRC_BRANCHES];
+    c->lim_br_misses = lim[PMC_SRC_BRMISS];
+    cpu_set_branch_tracking(c, pmc_needs_branches(b));
+}
+
+void pmc_arm(PmcBank *b)
+{
+    Cpu *c = b->cpu;
+    for (unsigned i = 0; i < b->n; i++) {
+        Pmc *p = &b->ctr[i];
+        evq_remove(&p->ev);
+        uint64_t left = p->mask - p->value + 1;     /* increments until the wrap */
+        switch (pmc_queue(p)) {
+        case 1: cpu_schedule(c, &p->ev, c->cycles + left); break;
+        case 2: cpu_schedule_insns(c, &p->ev, c->insns + left); break;
+        default: break;
+        }
+    }
+    pmc_branch_limits(b);
+}
+
+bool pmc_needs_branches(const PmcBank *b)
+{
+    for (unsigned i = 0; i < b->n; i++) {
+        const Pmc *p = &b->ctr[i];
+        if (p->active && (p->src == PMC_SRC_BRANCHES || p->src == PMC_SRC_BRMISS || p->sub == PMC_SRC_BRANCHES ||
+                          p->sub == PMC_SRC_BRMISS))
+            return true;
+    }
+    return false;
+}
+
+void pmc_save(const PmcBank *b, Blob *blob)
+{
+    for (int s = 0; s < PMC_SRC_COUNT; s++)
+        blob_u64(blob, b->at[s]);
+    for (unsigned i = 0; i < b->n; i++) {
+        const Pmc *p = &b->ctr[i];
+        blob_u64(blob, p->value);
+        blob_u64(blob, p->mask);
+        blob_u8(blob, p->src);
+        blob_u8(blob, p->sub);
+        blob_u8(blob, p->active);
+        blob_event(blob, &p->ev);
+    }
+}
+
+bool pmc_load(PmcBank *b, BlobReader *r)
+{
+    Cpu *c = b->cpu;
+    for (int s = 0; s < PMC_SRC_COUNT; s++)
+        b->at[s] = br_u64(r);
+    for (unsigned i = 0; r->ok && i < b->n; i++) {
+        Pmc *p = &b->ctr[i];
+        p->value = br_u64(r);
+        p->mask = br_u64(r);
+        p->src = br_u8(r);
+        p->sub = br_u8(r);
+        uint8_t active = br_u8(r);
+        p->active = active;
+        if (r->ok && (active > 1 || p->src >= PMC_SRC_COUNT || p->sub >= PMC_SRC_COUNT || p->value > p->mask))
+            return br_fail(r, "performance counter");
+        int q = pmc_queue(p);
+        br_event(r, &p->ev, q == 2 ? &c->insn_events : &c->events);
+    }
+    if (r->ok)
+        pmc_branch_limits(b);
+    return r->ok;
+}

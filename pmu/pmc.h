@@ -1,0 +1,72 @@
+/* pmc.h — lazy performance counters with predicted overflow, shared by the PMU models.
+ *
+ * A counter does no work while it counts.  It holds its value as of the bank's last sync and
+ * the CPU-wide source it follows (unhalted cycles, retired instructions, retired branches,
+ * mispredicted branches); its current value is value + (source now - source at the sync).  A
+ * model syncs the bank whenever the counting conditions change (a register write, a change of
+ * privilege level) and re-arms it afterwards: every counting counter gets an event on its CPU's
+ * queue at the exact point where it will wrap (cycle queue for cycle sources, instruction queue
+ * for instruction sources; branch sources are checked by the block hook, see cpu.h).  When the
+ * event fires on its instruction, the bank syncs, reports the wrap to the model and re-arms.
+ *
+ * A counter may also count "cycles minus an event" (x86 INV/CMASK): the source then advances
+ * by at most one per cycle, so the wrap is predicted on the cycle queue as a lower bound and
+ * re-predicted when that point is reached, which still lands on the exact instruction.
+ */
+#ifndef PMUSIM_PMC_H
+#define PMUSIM_PMC_H
+
+#include "sim/clock.h"
+#include "sim/common.h"
+
+typedef struct Cpu Cpu;
+typedef struct Blob Blob;
+typedef struct BlobReader BlobReader;
+
+typedef enum PmcSource {
+    PMC_SRC_NONE,           /* counts nothing */
+    PMC_SRC_CYCLES,         /* core cycles while not halted or off */
+    PMC_SRC_INSNS,          /* retired instructions */
+    PMC_SRC_BRANCHES,       /* retired branch instructions (cpu.h: branch tracking) */
+    PMC_SRC_BRMISS,         /* retired mispredicted branches (cycle_model.h: the predictor) */
+    PMC_SRC_COUNT
+} PmcSource;
+
+#define PMC_MAX 16
+
+typedef struct Pmc {
+    uint64_t value;         /* as of the bank's last sync */
+    uint64_t mask;          /* (1 << width) - 1 */
+    uint8_t src, sub;       /* while active: value += d(src) - d(sub) */
+    bool active;
+    Event ev;               /* the predicted wrap */
+} Pmc;
+
+typedef struct PmcBank PmcBank;
+/* Counters (bit i = counter i) wrapped, passing their mask, at the current instruction. */
+typedef void (*PmcOverflowFn)(PmcBank *b, uint32_t wrapped);
+
+struct PmcBank {
+    Cpu *cpu;
+    unsigned n;
+    Pmc ctr[PMC_MAX];
+    uint64_t at[PMC_SRC_COUNT];     /* source values at the last sync */
+    Event check;                    /* fired by the block hook at a branch-source limit */
+    PmcOverflowFn overflow;
+    void *opaque;                   /* the model */
+};
+
+void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name);
+/* A source's current value on the bank's CPU (exact at trap hooks and between runs). */
+uint64_t pmc_source(Cpu *c, PmcSource s);
+/* Fold what happened since the last sync into the counting counters; reports wraps. */
+void pmc_sync(PmcBank *b);
+/* Re-predict every counting counter's wrap (call after changing counters or conditions). */
+void pmc_arm(PmcBank *b);
+/* Does any counter need the CPU's branch tracking? */
+bool pmc_needs_branches(const PmcBank *b);
+
+void pmc_save(const PmcBank *b, Blob *blob);
+bool pmc_load(PmcBank *b, BlobReader *r);
+
+#endif

@@ -1,0 +1,285 @@
+/* test_lapic.c — the local APIC at register level: reset state, the software enable, LVT
+ * masking and delivery modes (LVTPC masks itself on delivery), timer one-shot / periodic /
+ * divider / TSC-deadline on simulated time, priority classes with TPR and ISR, EOI, ESR, ICR
+ * IPIs with destinations and shorthands.  The APICs belong to CPUs of a small x86 machine that
+ * does not run: the tests set the CPU's clock and fire its events by hand. */
+#include "cpu/x86_64.h"
+#include "testutil.h"
+
+enum {
+    ID = 0x20, VER = 0x30, TPR = 0x80, PPR = 0xa0, EOI = 0xb0, LDR = 0xd0, DFR = 0xe0, SVR = 0xf0, ISR = 0x100,
+    IRR = 0x200, ESR = 0x280, ICR = 0x300, ICR2 = 0x310, LVTT = 0x320, LVTPC = 0x340, LVTERR = 0x370,
+    TMICT = 0x380, TMCCT = 0x390, TDCR = 0x3e0,
+};
+
+static Machine *m;
+
+static void setup(void)
+{
+    m = tm_create(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 0x100000, 0x100000, 0, 3);
+    for (int i = 0; i < m->ncpus; i++)
+        m->cpus[i]->state = CPU_RUNNING;
+}
+
+static void teardown(void)
+{
+    tm_destroy(m);
+}
+
+static Lapic *apic(int cpu)
+{
+    return x86_lapic_of(m->cpus[cpu]);
+}
+
+static uint32_t rd(int cpu, unsigned off)
+{
+    return lapic_read(apic(cpu), 0, off, 4);
+}
+
+static void wr(int cpu, unsigned off, uint32_t v)
+{
+    lapic_write(apic(cpu), 0, off, 4, v);
+}
+
+/* Advance cpu's clock to `t` and fire its due events, as cpu_run does between instructions. */
+static void run_to(int cpu, uint64_t t)
+{
+    Cpu *c = m->cpus[cpu];
+    c->cycles = t;
+    evq_run_due(&c->events, t);
+}
+
+static bool irr(int cpu, unsigned v)
+{
+    return rd(cpu, IRR + 0x10 * (v / 32)) >> (v % 32) & 1;
+}
+
+static void enable(int cpu)
+{
+    wr(cpu, SVR, 0x1ff);
+}
+
+START_TEST(reset_state_is_the_sdm_power_up_state)
+{
+    ck_assert_uint_eq(rd(1, ID), 1u << 24);
+    ck_assert_uint_eq(rd(0, VER), 0x00060014);
+    ck_assert_uint_eq(rd(0, SVR), 0xff);
+    ck_assert_uint_eq(rd(0, DFR), 0xffffffffu);
+    for (unsigned off = 0x320; off <= 0x370; off += 0x10)
+        ck_assert_uint_eq(rd(0, off), 0x10000);
+    ck_assert_uint_eq(rd(0, TMCCT), 0);
+}
+END_TEST
+
+START_TEST(lvt_stays_masked_while_the_apic_is_software_disabled)
+{
+    wr(0, LVTPC, 0x400);
+    ck_assert_uint_eq(rd(0, LVTPC), 0x10400);
+    enable(0);
+    wr(0, LVTPC, 0x400);
+    ck_assert_uint_eq(rd(0, LVTPC), 0x400);
+    wr(0, SVR, 0xff);                                   /* disabling masks every entry */
+    ck_assert_uint_eq(rd(0, LVTPC), 0x10400);
+}
+END_TEST
+
+START_TEST(masked_lvtpc_loses_the_pmi)
+{
+    enable(0);
+    wr(0, LVTPC, 0x10400);
+    ck_assert(!lapic_fire_lvt(apic(0), LVT_PC, 0));
+    ck_assert(!m->cpus[0]->nmi_pending);
+}
+END_TEST
+
+START_TEST(lvtpc_nmi_delivery_sets_the_mask_bit)
+{
+    enable(0);
+    wr(0, LVTPC, 0x400);
+    ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
+    ck_assert(m->cpus[0]->nmi_pending);
+    ck_assert_uint_eq(rd(0, LVTPC), 0x10400);
+    m->cpus[0]->nmi_pending = false;
+    ck_assert(!lapic_fire_lvt(apic(0), LVT_PC, 0));    /* a second PMI before the unmask is lost */
+    ck_assert(!m->cpus[0]->nmi_pending);
+    wr(0, LVTPC, 0x400);
+    ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
+    ck_assert(m->cpus[0]->nmi_pending);
+}
+END_TEST
+
+START_TEST(lvtpc_fixed_mode_raises_its_vector)
+{
+    enable(0);
+    wr(0, LVTPC, 0xfe);
+    ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
+    ck_assert(!m->cpus[0]->nmi_pending);
+    ck_assert(irr(0, 0xfe));
+    ck_assert(m->cpus[0]->irq_pending);
+    ck_assert_uint_eq(rd(0, LVTPC), 0x100fe);
+}
+END_TEST
+
+START_TEST(one_shot_timer_counts_bus_ticks_and_fires_once)
+{
+    enable(0);
+    wr(0, TDCR, 0xb);                                   /* divide by 1 */
+    wr(0, LVTT, 0xec);                                  /* one-shot */
+    run_to(0, 1000);
+    wr(0, TMICT, 100);                                  /* 100 ticks at 100 MHz = 2000 cycles at 2 GHz */
+    run_to(0, 2000);
+    ck_assert_uint_eq(rd(0, TMCCT), 50);
+    run_to(0, 2999);
+    ck_assert(!irr(0, 0xec));
+    run_to(0, 3000);
+    ck_assert(irr(0, 0xec));
+    ck_assert_uint_eq(rd(0, TMCCT), 0);
+    ck_assert(!event_pending(&apic(0)->timer_ev));
+}
+END_TEST
+
+START_TEST(periodic_timer_reloads_without_drift)
+{
+    enable(0);
+    wr(0, TDCR, 0x3);                                   /* divide by 16: 320 cycles a tick */
+    wr(0, LVTT, 0x200ec);
+    wr(0, TMICT, 10);                                   /* 3200 cycles a period */
+    int fired = 0;
+    for (uint64_t t = 3200; t <= 5 * 3200; t += 3200) {
+        run_to(0, t - 1);
+        ck_assert(!irr(0, 0xec));
+        run_to(0, t);
+        ck_assert(irr(0, 0xec));
+        ck_assert_int_eq(lapic_take_irq(apic(0)), 0xec);
+        wr(0, EOI, 0);
+        fired++;
+    }
+    ck_assert_int_eq(fired, 5);
+    run_to(0, 5 * 3200 + 320);
+    ck_assert_uint_eq(rd(0, TMCCT), 9);
+}
+END_TEST
+
+START_TEST(masked_timer_keeps_counting_but_raises_nothing)
+{
+    enable(0);
+    wr(0, TDCR, 0xb);
+    wr(0, LVTT, 0x300ec);                               /* periodic, masked */
+    wr(0, TMICT, 10);
+    run_to(0, 1000);
+    ck_assert(!irr(0, 0xec));
+    ck_assert(event_pending(&apic(0)->timer_ev));
+}
+END_TEST
+
+START_TEST(tsc_deadline_timer_fires_when_the_tsc_reaches_it)
+{
+    enable(0);
+    wr(0, LVTT, 0x400ec);
+    lapic_set_tsc_deadline(apic(0), 5000);
+    ck_assert_uint_eq(lapic_tsc_deadline(apic(0)), 5000);
+    run_to(0, 4999);
+    ck_assert(!irr(0, 0xec));
+    run_to(0, 5000);
+    ck_assert(irr(0, 0xec));
+    ck_assert_uint_eq(lapic_tsc_deadline(apic(0)), 0);
+}
+END_TEST
+
+START_TEST(priority_classes_tpr_isr_and_eoi)
+{
+    enable(0);
+    lapic_accept(apic(0), 0x31);
+    lapic_accept(apic(0), 0x52);
+    ck_assert_int_eq(lapic_take_irq(apic(0)), 0x52);   /* highest first */
+    ck_assert_uint_eq(rd(0, PPR), 0x50);
+    ck_assert(!m->cpus[0]->irq_pending);                /* 0x31 is below the in-service class */
+    ck_assert_int_eq(lapic_take_irq(apic(0)), -1);
+    lapic_accept(apic(0), 0x61);
+    ck_assert_int_eq(lapic_take_irq(apic(0)), 0x61);   /* a higher class nests */
+    wr(0, EOI, 0);                                      /* ends 0x61 */
+    ck_assert(rd(0, ISR + 0x20) >> (0x52 - 64) & 1);
+    wr(0, EOI, 0);                                      /* ends 0x52 */
+    ck_assert(m->cpus[0]->irq_pending);
+    wr(0, TPR, 0x30);                                   /* class 3 masked by TPR */
+    ck_assert(!m->cpus[0]->irq_pending);
+    ck_assert_uint_eq(rd(0, PPR), 0x30);
+    wr(0, TPR, 0x20);
+    ck_assert_int_eq(lapic_take_irq(apic(0)), 0x31);
+}
+END_TEST
+
+START_TEST(esr_latches_errors_on_write)
+{
+    enable(0);
+    wr(0, ICR, 0x4005);                                 /* fixed IPI with illegal vector 5 */
+    ck_assert_uint_eq(rd(0, ESR), 0);                   /* not visible before the ESR write */
+    wr(0, ESR, 0);
+    ck_assert_uint_eq(rd(0, ESR), 0x20);                /* send illegal vector */
+    rd(0, 0x3f0);                                       /* reserved register */
+    wr(0, ESR, 0);
+    ck_assert_uint_eq(rd(0, ESR), 0x80);
+    wr(0, ESR, 0);
+    ck_assert_uint_eq(rd(0, ESR), 0);
+}
+END_TEST
+
+START_TEST(icr_ipis_reach_their_destinations)
+{
+    for (int i = 0; i < 3; i++)
+        enable(i);
+    wr(0, ICR2, 2u << 24);
+    wr(0, ICR, 0x40);                                   /* fixed, physical, to APIC ID 2 */
+    ck_assert(irr(2, 0x40) && !irr(1, 0x40) && !irr(0, 0x40));
+    wr(0, ICR2, 1u << 24);
+    wr(0, ICR, 0x400);                                  /* NMI to APIC ID 1 */
+    ck_assert(m->cpus[1]->nmi_pending && !m->cpus[2]->nmi_pending);
+    wr(1, ICR, 0xc0041);                                /* all excluding self */
+    ck_assert(irr(0, 0x41) && irr(2, 0x41) && !irr(1, 0x41));
+    wr(2, ICR, 0x40042);                                /* self */
+    ck_assert(irr(2, 0x42) && !irr(0, 0x42));
+    wr(1, LDR, 0x02000000);                             /* flat logical: cpu1 is bit 1 */
+    wr(0, ICR2, 0x02000000);
+    wr(0, ICR, 0x843);                                  /* logical destination */
+    ck_assert(irr(1, 0x43) && !irr(2, 0x43));
+    ck_assert_uint_eq(rd(0, ICR) & (1u << 12), 0);      /* delivered at once: not pending */
+}
+END_TEST
+
+START_TEST(ipi_to_a_cpu_that_is_off_is_dropped)
+{
+    enable(0);
+    enable(2);
+    m->cpus[2]->state = CPU_OFF;
+    wr(0, ICR2, 2u << 24);
+    wr(0, ICR, 0x40);
+    ck_assert(!irr(2, 0x40));
+}
+END_TEST
+
+Suite *lapic_suite(void)
+{
+    Suite *s = suite_create("lapic");
+    TCase *t = tcase_create("registers");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, reset_state_is_the_sdm_power_up_state);
+    tcase_add_test(t, lvt_stays_masked_while_the_apic_is_software_disabled);
+    tcase_add_test(t, masked_lvtpc_loses_the_pmi);
+    tcase_add_test(t, lvtpc_nmi_delivery_sets_the_mask_bit);
+    tcase_add_test(t, lvtpc_fixed_mode_raises_its_vector);
+    tcase_add_test(t, one_shot_timer_counts_bus_ticks_and_fires_once);
+    tcase_add_test(t, periodic_timer_reloads_without_drift);
+    tcase_add_test(t, masked_timer_keeps_counting_but_raises_nothing);
+    tcase_add_test(t, tsc_deadline_timer_fires_when_the_tsc_reaches_it);
+    tcase_add_test(t, priority_classes_tpr_isr_and_eoi);
+    tcase_add_test(t, esr_latches_errors_on_write);
+    tcase_add_test(t, icr_ipis_reach_their_destinations);
+    tcase_add_test(t, ipi_to_a_cpu_that_is_off_is_dropped);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return testutil_run(lapic_suite());
+}
