@@ -257,6 +257,39 @@ START_TEST(ipi_to_a_cpu_that_is_off_is_dropped)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ a guest taking interrupts */
+
+static Machine *guest(void)
+{
+    Machine *g = tm_create(ARCH_X86_64, blob_x86_64_apic, blob_x86_64_apic_len, 0x100000, 0x100000, 0, 1);
+    tm_x86_gate(g, 0x200000, 0xec, 0x100200, 0);
+    tm_write(g, 0x201000, 2, 16 * 256 - 1);
+    tm_write(g, 0x201002, 8, 0x200000);
+    return g;
+}
+
+START_TEST(interrupts_respect_the_sti_shadow_and_popf)
+{
+    Machine *g = guest();
+    ck_assert_int_eq(tm_run(g), EXIT_HUNG);             /* cli; hlt with the timer stopped */
+    ck_assert_str_eq(g->exit_reason, "all-cpus-asleep");
+    ck_assert_uint_eq(cpu_reg_read(g->cpus[0], UC_X86_REG_R14), tm_read(g, 0x1003f0, 8));
+    ck_assert_uint_eq(cpu_reg_read(g->cpus[0], UC_X86_REG_R13), tm_read(g, 0x1003f8, 8));
+    tm_destroy(g);
+}
+END_TEST
+
+START_TEST(periodic_timer_wakes_hlt_every_period_exactly)
+{
+    Machine *g = guest();
+    tm_run(g);
+    ck_assert_uint_eq(cpu_reg_read(g->cpus[0], UC_X86_REG_R12), 7);
+    for (int i = 3; i < 7; i++)                         /* 1000 ticks x 20 cycles, no drift */
+        ck_assert_uint_eq(tm_read(g, 0x210000 + 8 * i, 8) - tm_read(g, 0x210000 + 8 * (i - 1), 8), 20000);
+    tm_destroy(g);
+}
+END_TEST
+
 Suite *lapic_suite(void)
 {
     Suite *s = suite_create("lapic");
@@ -276,6 +309,10 @@ Suite *lapic_suite(void)
     tcase_add_test(t, icr_ipis_reach_their_destinations);
     tcase_add_test(t, ipi_to_a_cpu_that_is_off_is_dropped);
     suite_add_tcase(s, t);
+    TCase *g = tcase_create("guest");
+    tcase_add_test(g, interrupts_respect_the_sti_shadow_and_popf);
+    tcase_add_test(g, periodic_timer_wakes_hlt_every_period_exactly);
+    suite_add_tcase(s, g);
     return s;
 }
 
