@@ -15,6 +15,7 @@
  */
 #include "apic/lapic.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cpu/x86_64.h"
@@ -307,6 +308,8 @@ void lapic_set_tsc_deadline(Lapic *l, uint64_t deadline)
 
 static bool accepts_logical(const Lapic *t, uint32_t dest)
 {
+    if (t->x2apic)      /* cluster [31:16], one bit per member [15:0] (SDM 11.12.10.2) */
+        return (dest >> 16) == (t->ldr >> 16) && (dest & t->ldr & 0xffff);
     if ((t->dfr >> 28) == 0xf)
         return (t->ldr >> 24) & dest;                               /* flat model */
     uint32_t ldr = t->ldr >> 24;                                    /* cluster model */
@@ -317,7 +320,8 @@ static void send_ipi(Lapic *l, uint64_t pc)
 {
     Cpu *c = l->cpu;
     Machine *m = c->m;
-    uint32_t lo = l->icr_lo, dest = l->icr_hi >> 24, mode = lo & APIC_DM_MASK, vector = lo & APIC_VECTOR_MASK;
+    uint32_t lo = l->icr_lo, mode = lo & APIC_DM_MASK, vector = lo & APIC_VECTOR_MASK;
+    uint32_t dest = l->x2apic ? l->icr_hi : l->icr_hi >> 24, broadcast = l->x2apic ? 0xffffffffu : 0xff;
     unsigned shorthand = (lo >> 18) & 3;
     bool logical = lo & (1u << 11);
     if ((mode == APIC_DM_FIXED || mode == APIC_DM_LOWEST) && vector < 16) {
@@ -332,7 +336,10 @@ static void send_ipi(Lapic *l, uint64_t pc)
         case 1: hit = self; break;
         case 2: hit = true; break;
         case 3: hit = !self; break;
-        default: hit = logical ? accepts_logical(t, dest) : dest == 0xff || dest == (t->id >> 24); break;
+        default:
+            hit = logical ? accepts_logical(t, dest)
+                          : dest == broadcast || dest == (t->x2apic ? t->id : t->id >> 24);
+            break;
         }
         if (!hit)
             continue;
@@ -383,6 +390,7 @@ void lapic_init(Lapic *l, Cpu *c, uint64_t bus_hz, const uint64_t *tsc_offset)
 void lapic_reset(Lapic *l)
 {
     evq_remove(&l->timer_ev);
+    l->x2apic = false;
     l->id = (uint32_t)(l->cpu->hwid & 0xff) << 24;
     l->tpr = l->ldr = l->esr = l->esr_pending = l->icr_lo = l->icr_hi = 0;
     l->dfr = 0xffffffffu;
@@ -529,9 +537,18 @@ static void trace_access(Lapic *l, uint64_t pc, uint64_t off, bool write, uint32
     trace_end(&m->trace, &ev);
 }
 
+static bool mmio_enabled(Lapic *l, uint64_t pc, uint64_t off)
+{
+    if (!l->x2apic)
+        return true;
+    machine_diag(l->cpu->m, l->cpu, pc, "apic-access",
+                 "APIC +0x%" PRIx64 " through MMIO in x2APIC mode: the page is not decoded (reads 0)", off);
+    return false;
+}
+
 uint32_t lapic_read(Lapic *l, uint64_t pc, uint64_t off, unsigned size)
 {
-    if (!check_access(l, pc, off, size, false))
+    if (!check_access(l, pc, off, size, false) || !mmio_enabled(l, pc, off))
         return 0;
     uint64_t now = cpu_cycles_at(l->cpu, pc);
     uint32_t v = 0;
@@ -543,7 +560,7 @@ uint32_t lapic_read(Lapic *l, uint64_t pc, uint64_t off, unsigned size)
 
 void lapic_write(Lapic *l, uint64_t pc, uint64_t off, unsigned size, uint32_t val)
 {
-    if (!check_access(l, pc, off, size, true))
+    if (!check_access(l, pc, off, size, true) || !mmio_enabled(l, pc, off))
         return;
     uint64_t now = cpu_cycles_at(l->cpu, pc);
     uint32_t old = 0;
@@ -556,10 +573,86 @@ void lapic_write(Lapic *l, uint64_t pc, uint64_t off, unsigned size, uint32_t va
     trace_access(l, pc, off, true, old, cur, now);
 }
 
+/* ------------------------------------------------------------------ x2APIC */
+
+enum { X2APIC_MSR = 0x800, X2APIC_SELF_IPI = 0x83f };
+
+bool lapic_set_x2apic(Lapic *l, bool on)
+{
+    if (on == l->x2apic)
+        return true;
+    if (!on)
+        return false;       /* x2APIC -> xAPIC needs a disable in between (SDM 11.12.5) */
+    l->x2apic = true;
+    l->id = (uint32_t)l->cpu->hwid;
+    l->ldr = (l->id >> 4) << 16 | 1u << (l->id & 0xf);
+    return true;
+}
+
+const char *lapic_x2apic_msr_name(uint32_t msr)
+{
+    static char buf[40];
+    if (msr == X2APIC_SELF_IPI)
+        return "IA32_X2APIC_SELF_IPI";
+    if (msr < X2APIC_MSR || msr > 0x8ff)
+        return NULL;
+    const char *n = lapic_reg_name((uint64_t)(msr - X2APIC_MSR) << 4);
+    snprintf(buf, sizeof buf, "IA32_X2APIC_%s", n);
+    return buf;
+}
+
+static bool x2apic_has(uint64_t off)
+{
+    return off != APIC_DFR && off != APIC_ICR2 && off != APIC_APR && off != APIC_RRD &&
+           strcmp(lapic_reg_name(off), "reserved") != 0;
+}
+
+static void trace_x2apic(Lapic *l, uint64_t pc, uint64_t off, bool write, uint64_t old, uint64_t val)
+{
+    trace_access(l, pc, off, write, (uint32_t)old, (uint32_t)val, l->cpu->cycles);
+}
+
+bool lapic_x2apic_read(Lapic *l, uint32_t msr, uint64_t *v, uint64_t pc)
+{
+    uint64_t off = (uint64_t)(msr - X2APIC_MSR) << 4;
+    if (!l->present || !l->x2apic || msr == X2APIC_SELF_IPI || off == APIC_EOI || !x2apic_has(off))
+        return false;
+    uint32_t lo = 0;
+    reg_read(l, off, l->cpu->cycles, &lo);
+    *v = off == APIC_ICR ? (uint64_t)l->icr_hi << 32 | lo : lo;
+    trace_x2apic(l, pc, off, false, 0, *v);
+    return true;
+}
+
+bool lapic_x2apic_write(Lapic *l, uint32_t msr, uint64_t v, uint64_t pc)
+{
+    if (!l->present || !l->x2apic)
+        return false;
+    if (msr == X2APIC_SELF_IPI) {
+        if (v & ~0xffull)
+            return false;
+        lapic_accept(l, (unsigned)v);
+        return true;
+    }
+    uint64_t off = (uint64_t)(msr - X2APIC_MSR) << 4;
+    bool read_only = off == APIC_ID || off == APIC_VER || off == APIC_LDR || off == APIC_PPR || off == APIC_TMCCT ||
+                     (off >= APIC_ISR && off < APIC_ESR);
+    if (!x2apic_has(off) || read_only || (off == APIC_EOI && v) || (off != APIC_ICR && (v >> 32)))
+        return false;
+    uint32_t old = 0;
+    uint64_t now = l->cpu->cycles;
+    reg_read(l, off, now, &old);
+    if (off == APIC_ICR)
+        l->icr_hi = (uint32_t)(v >> 32);
+    reg_write(l, off, (uint32_t)v, now, pc);
+    trace_x2apic(l, pc, off, true, old, v);
+    return true;
+}
+
 /* ------------------------------------------------------------------ checkpoints */
 
 static const StateField lapic_fields[] = {
-    STATE_FIELD(Lapic, id), STATE_UPTO(Lapic, tpr, 0xff), STATE_FIELD(Lapic, ldr), STATE_FIELD(Lapic, dfr),
+    STATE_BOOL(Lapic, x2apic), STATE_FIELD(Lapic, id), STATE_UPTO(Lapic, tpr, 0xff), STATE_FIELD(Lapic, ldr), STATE_FIELD(Lapic, dfr),
     STATE_UPTO(Lapic, svr, 0x3ff), STATE_FIELD(Lapic, esr), STATE_FIELD(Lapic, esr_pending),
     STATE_FIELD(Lapic, icr_lo), STATE_FIELD(Lapic, icr_hi), STATE_ARRAY(Lapic, lvt), STATE_ARRAY(Lapic, irr),
     STATE_ARRAY(Lapic, isr), STATE_ARRAY(Lapic, tmr), STATE_FIELD(Lapic, timer_icr),

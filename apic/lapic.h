@@ -1,8 +1,8 @@
-/* lapic.h — the x86 local APIC, one per CPU (xAPIC register interface).
+/* lapic.h — the x86 local APIC, one per CPU.
  *
  * @see Intel SDM vol. 3A chapter 11 "Advanced Programmable Interrupt Controller (APIC)".
  *
- * Each x86 CPU embeds a Lapic (cpu/x86_64.c); the `intel,ce4100-lapic` tree node gives the
+ * xAPIC (MMIO) and x2APIC (MSR) register interfaces.  Each x86 CPU embeds a Lapic (cpu/x86_64.c); the `intel,ce4100-lapic` tree node gives the
  * MMIO page (the IA32_APIC_BASE default 0xFEE00000) and the bus clock the timer counts at.
  * An access from a CPU reaches that CPU's own APIC.  The model keeps the IRR/ISR/TMR vectors,
  * TPR/PPR priority classes, EOI, the software enable in SVR, ESR with its latch-on-write
@@ -51,6 +51,7 @@ typedef struct Lapic {
     uint64_t bus_hz;                /* the timer's input clock */
     const uint64_t *tsc_offset;     /* IA32_TSC = cycles + *tsc_offset (TSC-deadline mode) */
 
+    bool x2apic;                    /* x2APIC mode (IA32_APIC_BASE.EXTD): MSRs 0x800-0x8ff */
     uint32_t id, tpr, ldr, dfr, svr;
     uint32_t esr, esr_pending;      /* ESR: latched on write from the errors seen since */
     uint32_t icr_lo, icr_hi;
@@ -71,6 +72,15 @@ void lapic_reset(Lapic *l);
 /* A 32-bit register access at offset `off` of the page by the instruction at pc. */
 uint32_t lapic_read(Lapic *l, uint64_t pc, uint64_t off, unsigned size);
 void lapic_write(Lapic *l, uint64_t pc, uint64_t off, unsigned size, uint32_t val);
+
+/* x2APIC mode: the registers as MSRs 0x800 + offset / 16 (SDM 11.12).  Outside x2APIC mode, or
+ * for a register x2APIC does not have, an access #GPs (false); as does a write of a read-only
+ * register, a read of a write-only one, a non-zero EOI or reserved bits. */
+bool lapic_x2apic_read(Lapic *l, uint32_t msr, uint64_t *v, uint64_t pc);
+bool lapic_x2apic_write(Lapic *l, uint32_t msr, uint64_t v, uint64_t pc);
+/* Switch between xAPIC and x2APIC mode (IA32_APIC_BASE.EXTD); false for x2APIC -> xAPIC. */
+bool lapic_set_x2apic(Lapic *l, bool on);
+const char *lapic_x2apic_msr_name(uint32_t msr);
 
 /* IA32_TSC_DEADLINE (MSR 0x6E0). */
 uint64_t lapic_tsc_deadline(const Lapic *l);

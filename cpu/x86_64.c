@@ -366,12 +366,16 @@ static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
     case MSR_SIM:
         switch (index) {
         case MSR_TSC: x->tsc_offset = v - c->cycles; return true;
-        case MSR_APIC_BASE:
-            if ((v & 0xfffff000ull) != (x->apic_base & 0xfffff000ull) || !(v & (1u << 11)))
+        case MSR_APIC_BASE: {
+            bool extd = v & (1u << 10), en = v & (1u << 11);
+            if ((extd && !en) || (x->apic.present && !lapic_set_x2apic(&x->apic, extd)))
+                return false;       /* invalid state, or x2APIC -> xAPIC (SDM 11.12.5) */
+            if ((v & 0xfffff000ull) != (x->apic_base & 0xfffff000ull) || !en)
                 machine_diag(c->m, c, c->ops->get_pc(c), "unsupported",
                              "IA32_APIC_BASE = 0x%" PRIx64 ": relocating or disabling the APIC is not modelled", v);
             x->apic_base = (x->apic_base & 0x100) | (v & ~0x100ull);
             return true;
+        }
         case MSR_TSC_AUX: x->tsc_aux = v; return true;
         case MSR_TSC_DEADLINE: lapic_set_tsc_deadline(&x->apic, v); return true;
         }
@@ -379,11 +383,17 @@ static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
     return false;
 }
 
+static bool is_x2apic_msr(uint32_t index)
+{
+    return index >= 0x800 && index <= 0x8ff;
+}
+
 static const char *msr_name(Cpu *c, uint32_t index)
 {
     const MsrDef *d = msr_find(index);
     const char *pmu = x86_pmu_msr_name(&X86(c)->pmu, index);
-    return d ? d->name : pmu ? pmu : "unknown";
+    const char *x2 = is_x2apic_msr(index) ? lapic_x2apic_msr_name(index) : NULL;
+    return d ? d->name : pmu ? pmu : x2 ? x2 : "unknown";
 }
 
 /* An rdmsr/wrmsr, with the value before a write (`old`, when the MSR could be read). */
@@ -409,12 +419,16 @@ static void trace_msr(Cpu *c, uint64_t pc, const char *op, uint32_t index, uint6
 /* rdmsr/wrmsr of any MSR: the PMU's, then the table.  false: #GP. */
 static bool any_msr_read(Cpu *c, uint32_t index, uint64_t *v)
 {
+    if (is_x2apic_msr(index))
+        return lapic_x2apic_read(&X86(c)->apic, index, v, c->ops->get_pc(c));
     MsrResult r = x86_pmu_rdmsr(&X86(c)->pmu, index, v);
     return r == MSR_NOT_MINE ? msr_read(c, index, v) : r == MSR_OK;
 }
 
 static bool any_msr_write(Cpu *c, uint32_t index, uint64_t v, uint64_t pc)
 {
+    if (is_x2apic_msr(index))
+        return lapic_x2apic_write(&X86(c)->apic, index, v, pc);
     MsrResult r = x86_pmu_wrmsr(&X86(c)->pmu, index, v, pc);
     return r == MSR_NOT_MINE ? msr_write(c, index, v) : r == MSR_OK;
 }
@@ -445,7 +459,7 @@ void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
         if (ncpus > 1)
             r[3] |= 1u << 28;       /* HTT: EBX[23:16] is valid */
         if (X86(c)->apic.present)
-            r[2] |= 1u << 24;       /* TSC-deadline timer */
+            r[2] |= 1u << 21 | 1u << 24;    /* x2APIC, TSC-deadline timer */
         else
             r[3] &= ~(1u << 9);     /* no APIC */
         break;
@@ -642,7 +656,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         uint32_t index = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
         uint64_t v = (uint32_t)cpu_reg_read(c, UC_X86_REG_RAX) | cpu_reg_read(c, UC_X86_REG_RDX) << 32;
         uint64_t old = 0;
-        bool has_old = cpl == 0 && any_msr_read(c, index, &old);
+        bool has_old = cpl == 0 && !is_x2apic_msr(index) && any_msr_read(c, index, &old);
         /* A WRMSR takes effect when it retires: the one that enables a counter is not counted,
          * the one that disables it is. */
         cpu_retire_upto(c, pc, true);

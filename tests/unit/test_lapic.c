@@ -257,6 +257,38 @@ START_TEST(ipi_to_a_cpu_that_is_off_is_dropped)
 }
 END_TEST
 
+static bool irr_x2(int cpu, unsigned v)
+{
+    uint64_t bits = 0;
+    ck_assert(lapic_x2apic_read(apic(cpu), 0x820 + v / 32, &bits, 0));
+    return bits >> (v % 32) & 1;
+}
+
+START_TEST(x2apic_mode_moves_the_registers_to_msrs)
+{
+    uint64_t v = 0;
+    ck_assert(!lapic_x2apic_read(apic(1), 0x802, &v, 0));  /* not in x2APIC mode: #GP */
+    for (int i = 0; i < 3; i++)
+        ck_assert(lapic_set_x2apic(apic(i), true));
+    ck_assert(!lapic_set_x2apic(apic(1), false));           /* x2APIC -> xAPIC is invalid */
+    ck_assert(lapic_x2apic_read(apic(1), 0x802, &v, 0));
+    ck_assert_uint_eq(v, 1);                                /* the 32-bit x2APIC ID */
+    ck_assert(lapic_x2apic_read(apic(1), 0x80d, &v, 0));
+    ck_assert_uint_eq(v, 1u << 1);                          /* cluster 0, member bit 1 */
+    ck_assert(!lapic_x2apic_write(apic(1), 0x802, 5, 0));   /* ID is read-only */
+    ck_assert(!lapic_x2apic_read(apic(1), 0x80e, &v, 0));   /* no DFR */
+    ck_assert(!lapic_x2apic_read(apic(1), 0x80b, &v, 0));   /* EOI is write-only */
+    ck_assert(!lapic_x2apic_write(apic(1), 0x80b, 1, 0));   /* non-zero EOI */
+    for (int i = 0; i < 3; i++)
+        ck_assert(lapic_x2apic_write(apic(i), 0x80f, 0x1ff, 0));
+    ck_assert(lapic_x2apic_write(apic(0), 0x830, 2ull << 32 | 0x45, 0));    /* fixed to x2APIC ID 2 */
+    ck_assert(irr_x2(2, 0x45) && !irr_x2(1, 0x45));
+    ck_assert(lapic_x2apic_write(apic(0), 0x83f, 0x46, 0));                 /* self IPI */
+    ck_assert(irr_x2(0, 0x46));
+    ck_assert_uint_eq(rd(0, ID), 0);                        /* MMIO is not decoded in x2APIC mode */
+}
+END_TEST
+
 /* ------------------------------------------------------------------ a guest taking interrupts */
 
 static Machine *guest(void)
@@ -308,6 +340,7 @@ Suite *lapic_suite(void)
     tcase_add_test(t, esr_latches_errors_on_write);
     tcase_add_test(t, icr_ipis_reach_their_destinations);
     tcase_add_test(t, ipi_to_a_cpu_that_is_off_is_dropped);
+    tcase_add_test(t, x2apic_mode_moves_the_registers_to_msrs);
     suite_add_tcase(s, t);
     TCase *g = tcase_create("guest");
     tcase_add_test(g, interrupts_respect_the_sti_shadow_and_popf);
