@@ -125,5 +125,31 @@ for a in $ARCHES; do
         qe=$(mips $((insns - insns0)) "$(median <"$T/qe")")
         [ -s "$T/qe" ] || qe=-
         printf "%-7s %-12s %12s %8s %8s %8s\n" $a "$g${opts:+ $opts}" "$insns" "$pm" "$qe" "$(ratio "$pm" "$qe")"
+        echo "$pm" >"$T/loop-mips-$a"
     done
 done
+
+# Issue 3: the NMI watchdog scenario (2 CPUs, LAPIC timers ticking, a PMU cycles counter
+# overflowing into NMIs, one CPU locked up) against the loop guest of the same run.
+case " $ARCHES " in *" x86_64 "*)
+    elf=$G/x86_64/watchdog.elf
+    if [ -f "$elf" ]; then
+        echo
+        echo "the NMI watchdog scenario with the PMU and local APIC active (2 CPUs), against the loop guest"
+        printf "%-7s %-12s %12s %12s %8s %8s %10s\n" arch guest insns cycles pmusim loop wd/loop
+        "$PMUSIM" --cpus 2 --stats "$elf" >/dev/null 2>"$T/wstats"
+        insns=$(sed -n 's/.*insns=\([0-9]*\).*/\1/p' "$T/wstats" | awk '{ s += $1 } END { print s }')
+        cycles=$(sed -n 's/.*cycles=\([0-9]*\).*/\1/p' "$T/wstats" | awk '{ s += $1 } END { print s }')
+        "$PMUSIM" --stats "$G/x86_64/bench-none.elf" >/dev/null 2>"$T/stats0"
+        insns0=$(sed -n 's/.*insns=\([0-9]*\).*/\1/p' "$T/stats0")
+        : >"$T/pm"
+        for r in $(seq "$REPS"); do
+            echo $(($(time_ms "$PMUSIM" --cpus 2 "$elf") - $(time_ms "$PMUSIM" "$G/x86_64/bench-none.elf"))) >>"$T/pm"
+        done
+        pm=$(mips $((insns - insns0)) "$(median <"$T/pm")")
+        loop=$(cat "$T/loop-mips-x86_64" 2>/dev/null || echo -)
+        printf "%-7s %-12s %12s %12s %8s %8s %10s\n" x86_64 "watchdog" "$insns" "$cycles" "$pm" "$loop" \
+            "$(ratio "$pm" "$loop")"
+    fi
+    ;;
+esac

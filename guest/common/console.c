@@ -1,8 +1,30 @@
 /* console.c — printf-lite on the board console. */
 #include "guest.h"
-#include "spinlock.h"
+#include "percpu.h"
 
-static spinlock_t console_lock = SPINLOCK_INIT;
+/* The console lock holds its owner, CPU + 1 (0: free), so that printf_nmi() can tell whether
+ * the code it interrupted on its own CPU holds it.  The owner is set by the one atomic
+ * instruction that takes the lock: an NMI sees the lock either not taken or taken by this CPU. */
+static u32 console_owner;
+
+static void console_lock(void)
+{
+    u32 me = smp_processor_id() + 1;
+
+    for (;;) {
+        u32 free = 0;
+        if (__atomic_compare_exchange_n(&console_owner, &free, me, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return;
+        while (__atomic_load_n(&console_owner, __ATOMIC_RELAXED))
+            cpu_relax();
+    }
+}
+
+static void console_unlock(void)
+{
+    __atomic_store_n(&console_owner, 0, __ATOMIC_RELEASE);
+}
 
 struct spec {
     unsigned width;
@@ -128,9 +150,9 @@ static int vprintf_unlocked(const char *fmt, va_list ap)
 
 int vprintf(const char *fmt, va_list ap)
 {
-    spin_lock(&console_lock);
+    console_lock();
     int n = vprintf_unlocked(fmt, ap);
-    spin_unlock(&console_lock);
+    console_unlock();
     return n;
 }
 
@@ -148,6 +170,18 @@ int printf_unlocked(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     int n = vprintf_unlocked(fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+/* Waiting for the lock would deadlock if this CPU's interrupted code holds it; that line then
+ * gets this one in its middle.  Another CPU's line is waited for as usual. */
+int printf_nmi(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool mine = __atomic_load_n(&console_owner, __ATOMIC_RELAXED) == smp_processor_id() + 1;
+    int n = mine ? vprintf_unlocked(fmt, ap) : vprintf(fmt, ap);
     va_end(ap);
     return n;
 }

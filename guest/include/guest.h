@@ -29,6 +29,8 @@ int printf(const char *fmt, ...) __printf(1, 2);
 int vprintf(const char *fmt, va_list ap);
 /* Without the lock, for panics and register dumps: the failing CPU may hold it. */
 int printf_unlocked(const char *fmt, ...) __printf(1, 2);
+/* For NMI handlers: takes the lock unless the code the NMI interrupted on this CPU holds it. */
+int printf_nmi(const char *fmt, ...) __printf(1, 2);
 
 /* string.c */
 void *memcpy(void *dst, const void *src, size_t n);

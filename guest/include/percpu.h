@@ -26,6 +26,9 @@ extern uintptr_t percpu_offset[MAX_CPUS];
 #define this_cpu_read(var)      (*this_cpu_ptr(&(var)))
 #define this_cpu_write(var, v)  (*this_cpu_ptr(&(var)) = (v))
 #endif
+/* A read and a write: not atomic against an interrupt that changes the same variable. */
+#define this_cpu_add(var, n)    this_cpu_write(var, this_cpu_read(var) + (n))
+#define this_cpu_inc(var)       this_cpu_add(var, 1)
 
 DECLARE_PER_CPU(unsigned, cpu_number);
 #define smp_processor_id()      this_cpu_read(cpu_number)

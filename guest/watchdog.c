@@ -1,0 +1,476 @@
+/* watchdog (x86_64): Linux's NMI hard-lockup detector on the local APIC and the architectural
+ * PMU, and a CPU that locks up under it.
+ *
+ * Each CPU runs the detector as Linux does (kernel/watchdog.c, kernel/watchdog_hld.c,
+ * arch/x86/kernel/apic/hw_nmi.c): a periodic timer (Linux's watchdog hrtimer, here the LAPIC
+ * timer) counts hrtimer_interrupts every watchdog_thresh * 2/5; a pinned perf event counting CPU
+ * cycles overflows every watchdog_thresh worth of cycles into an NMI (arch/x86_64/perf.c), whose
+ * callback reports a hard lockup when the count has not moved since the previous NMI.  One CPU
+ * then disables interrupts and spins; the others keep busy.  CPU 0 ends the run after
+ * watchdog_runs thresholds with a per-CPU summary.
+ *
+ * Bootargs (/chosen/bootargs, all optional; unknown words are ignored, as by Linux):
+ *   nolockup            no CPU locks up
+ *   watchdog_thresh=N   the threshold, 1..60 (default 10)
+ *   watchdog_unit=U     its unit: s, ms or us (default ms).  Linux's is always seconds; ms keeps
+ *                       a simulated run short
+ *   watchdog_runs=K     thresholds CPU 0 runs, from when every CPU is up, >= 3 (default 5): the
+ *                       lockup is reported within two
+ *   lockup_cpu=N        the CPU that locks up, 1..cpus-1 (default the last; none with 1 CPU).
+ *                       CPU 0 runs the scenario, so it cannot be the one
+ * A bad value is reported and ignored.
+ *
+ * The output is the same on every run: only CPU 0 prints at boot, the lockup CPU prints its
+ * line and the NMI's report, CPU 0 prints the summary at least a threshold after the report;
+ * the other CPUs never print.  The counts in the summary follow from the simulated timing. */
+#include "guest.h"
+#include "fdt.h"
+#include "kallsyms.h"
+#include "lapic.h"
+#include "nmi.h"
+#include "percpu.h"
+#include "perf.h"
+#include "smp.h"
+#include "x86.h"
+
+#define MIN_RUNS            3
+#define START_TIMEOUT_MS    100         /* for the secondaries to start their detectors */
+
+/* ---- parameters (Linux: __setup handlers, init/main.c obsolete_checksetup) */
+
+static const struct {
+    const char *name;
+    u64 per_second;
+} units[] = { { "s", 1 }, { "ms", 1000 }, { "us", 1000000 } };
+
+static unsigned watchdog_thresh = 10;
+static unsigned watchdog_unit = 1;                  /* index in units[]: ms */
+static unsigned watchdog_runs = 5;
+static bool nolockup;
+static int lockup_cpu = -1;                         /* -1: the default */
+
+/* A decimal number, the whole of val. */
+static bool parse_uint(const char *val, size_t len, unsigned max, unsigned *out)
+{
+    unsigned v = 0;
+
+    if (!len)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (val[i] < '0' || val[i] > '9' || v > (max - (val[i] - '0')) / 10)
+            return false;
+        v = v * 10 + (val[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static bool nolockup_setup(const char *val, size_t len)
+{
+    nolockup = true;
+    return true;
+}
+
+static bool watchdog_thresh_setup(const char *val, size_t len)
+{
+    unsigned v;
+
+    if (!parse_uint(val, len, 60, &v) || !v)
+        return false;
+    watchdog_thresh = v;
+    return true;
+}
+
+static bool watchdog_unit_setup(const char *val, size_t len)
+{
+    for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (strlen(units[i].name) == len && !strncmp(units[i].name, val, len)) {
+            watchdog_unit = i;
+            return true;
+        }
+    return false;
+}
+
+static bool watchdog_runs_setup(const char *val, size_t len)
+{
+    unsigned v;
+
+    if (!parse_uint(val, len, 1000000, &v) || v < MIN_RUNS)
+        return false;
+    watchdog_runs = v;
+    return true;
+}
+
+static bool lockup_cpu_setup(const char *val, size_t len)
+{
+    unsigned v;
+
+    if (!parse_uint(val, len, MAX_CPUS, &v) || v < 1 || v >= nr_cpus)
+        return false;
+    lockup_cpu = v;
+    return true;
+}
+
+/* Linux's obs_kernel_param (include/linux/init.h): "name=" takes a value, a bare "name" is a
+ * flag. */
+static const struct {
+    const char *str;
+    bool (*setup_func)(const char *val, size_t len);
+} setup_params[] = {
+    { "nolockup", nolockup_setup },
+    { "watchdog_thresh=", watchdog_thresh_setup },
+    { "watchdog_unit=", watchdog_unit_setup },
+    { "watchdog_runs=", watchdog_runs_setup },
+    { "lockup_cpu=", lockup_cpu_setup },
+};
+
+static void setup_word(const char *word, size_t len)
+{
+    for (unsigned i = 0; i < sizeof(setup_params) / sizeof(setup_params[0]); i++) {
+        const char *str = setup_params[i].str;
+        size_t n = strlen(str);
+        bool flag = str[n - 1] != '=';
+
+        if (len < n || strncmp(word, str, n) || (flag && len != n))
+            continue;
+        if (!setup_params[i].setup_func(word + n, len - n)) {
+            char copy[64];
+            size_t k = len < sizeof(copy) - 1 ? len : sizeof(copy) - 1;
+            memcpy(copy, word, k);
+            copy[k] = 0;
+            printf("watchdog: ignoring bad parameter '%s'\n", copy);
+        }
+        return;
+    }
+}
+
+static void parse_bootargs(const char *s)
+{
+    while (s && *s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        size_t len = 0;
+        while (s[len] && s[len] != ' ' && s[len] != '\t')
+            len++;
+        if (len)
+            setup_word(s, len);
+        s += len;
+    }
+}
+
+/* ---- time */
+
+static unsigned long cpu_khz;
+
+/* Linux: tsc_init (arch/x86/kernel/tsc.c).  Linux measures the clock; the board states it: the
+ * first cpu node's clock-frequency, which is also the rate of RDTSC and of the cycles the PMU
+ * counts. */
+static int tsc_init(void)
+{
+    int node = boot_fdt ? fdt_first_cpu(boot_fdt) : -1, len;
+    const void *p = node >= 0 ? fdt_prop(boot_fdt, node, "clock-frequency", &len) : NULL;
+
+    if (p && (len == 4 || len == 8))
+        cpu_khz = fdt_read_cells(p, len / 4) / 1000;
+    if (!cpu_khz) {
+        printf("tsc: no cpu clock-frequency in the device tree\n");
+        return -1;
+    }
+    printf("tsc: Detected %lu.%03lu MHz processor\n", cpu_khz / 1000, cpu_khz % 1000);
+    return 0;
+}
+
+/* Linux: hw_nmi_get_sample_period (arch/x86/kernel/apic/hw_nmi.c), cpu_khz * 1000 *
+ * watchdog_thresh for a threshold in seconds; cycles per threshold in any unit. */
+static u64 hw_nmi_get_sample_period(unsigned thresh)
+{
+    return (u64)cpu_khz * 1000 * thresh / units[watchdog_unit].per_second;
+}
+
+/* Linux: set_sample_period (kernel/watchdog.c), watchdog_thresh * 2 / 5 (get_softlockup_thresh()
+ * * NSEC_PER_SEC / 5), in ns and in ticks of the LAPIC timer's clock. */
+static u64 watchdog_sample_period_ns(void)
+{
+    return (u64)watchdog_thresh * 400000000 / units[watchdog_unit].per_second;
+}
+
+static u64 watchdog_sample_period_ticks(void)
+{
+    return lapic_bus_hz * watchdog_thresh * 2 / 5 / units[watchdog_unit].per_second;
+}
+
+/* ---- the detector (kernel/watchdog.c, kernel/watchdog_hld.c) */
+
+static DEFINE_PER_CPU(unsigned long, hrtimer_interrupts);
+static DEFINE_PER_CPU(unsigned long, hrtimer_interrupts_saved);
+static DEFINE_PER_CPU(bool, hard_watchdog_warn);
+static DEFINE_PER_CPU(struct perf_event *, watchdog_ev);
+static DEFINE_PER_CPU(unsigned, hardlockup_reports);  /* for the summary */
+static unsigned watchdog_cpus;                         /* CPUs whose detector is on */
+
+static const struct perf_event_attr wd_hw_attr_template = {
+    .type = PERF_TYPE_HARDWARE,
+    .config = PERF_COUNT_HW_CPU_CYCLES,
+    .pinned = true,
+    .disabled = true,
+};
+
+/* Linux: watchdog_timer_fn -> watchdog_interrupt_count (kernel/watchdog.c): the "kick" the
+ * NMI looks for. */
+static void watchdog_timer_fn(struct trap_frame *regs)
+{
+    this_cpu_inc(hrtimer_interrupts);
+}
+
+/* Linux: is_hardlockup (kernel/watchdog.c).  The NMI comes every watchdog_thresh, the timer 2.5
+ * times as often: a count that has not moved means interrupts have been off for a whole period. */
+static bool is_hardlockup(void)
+{
+    unsigned long hrint = this_cpu_read(hrtimer_interrupts);
+
+    if (this_cpu_read(hrtimer_interrupts_saved) == hrint)
+        return true;
+    this_cpu_write(hrtimer_interrupts_saved, hrint);
+    return false;
+}
+
+/* Linux: show_regs -> show_ip (arch/x86/kernel/dumpstack.c), "RIP: %04x:%pS" of the
+ * interrupted frame. */
+static void show_ip(const struct trap_frame *regs)
+{
+    unsigned long size, offset;
+    const char *name = kallsyms_lookup(regs->rip, &size, &offset);
+
+    if (name)
+        printf_nmi("RIP: %04lx:%s+0x%lx/0x%lx\n", regs->cs, name, offset, size);
+    else
+        printf_nmi("RIP: %04lx:0x%lx\n", regs->cs, regs->rip);
+}
+
+/* Linux: watchdog_overflow_callback (kernel/watchdog_hld.c), the event's overflow handler, in
+ * NMI context.  A lockup is reported once until the CPU's timer runs again.  The tsc line is
+ * pmusim's addition: the exact simulated time of the NMI that found it. */
+static void watchdog_overflow_callback(struct perf_event *event, struct perf_sample_data *data,
+                                       struct trap_frame *regs)
+{
+    u64 tsc = rdtsc();
+
+    if (!is_hardlockup()) {
+        this_cpu_write(hard_watchdog_warn, false);
+        return;
+    }
+    if (this_cpu_read(hard_watchdog_warn))
+        return;
+    unsigned cpu = smp_processor_id();
+    printf_nmi("NMI watchdog: Watchdog detected hard LOCKUP on cpu %u\n", cpu);
+    show_ip(regs);
+    printf_nmi("NMI watchdog: cpu %u: lockup NMI at tsc=%llu\n", cpu, (unsigned long long)tsc);
+    this_cpu_inc(hardlockup_reports);
+    this_cpu_write(hard_watchdog_warn, true);
+}
+
+/* Linux: hardlockup_detector_event_create (kernel/watchdog_hld.c). */
+static int hardlockup_detector_event_create(void)
+{
+    struct perf_event_attr wd_attr = wd_hw_attr_template;
+
+    wd_attr.sample_period = hw_nmi_get_sample_period(watchdog_thresh);
+    struct perf_event *evt = perf_event_create_kernel_counter(&wd_attr, smp_processor_id(),
+                                                              watchdog_overflow_callback, NULL);
+    if (!evt)
+        return -1;
+    this_cpu_write(watchdog_ev, evt);
+    return 0;
+}
+
+/* Linux: hardlockup_detector_perf_init (kernel/watchdog_hld.c), on the boot CPU before any detector
+ * starts: can the PMU count the event at all? */
+static int hardlockup_detector_perf_init(void)
+{
+    if (hardlockup_detector_event_create()) {
+        printf("NMI watchdog: Perf NMI watchdog permanently disabled\n");
+        return -1;
+    }
+    perf_event_release_kernel(this_cpu_read(watchdog_ev));
+    this_cpu_write(watchdog_ev, NULL);
+    return 0;
+}
+
+/* Linux: hardlockup_detector_perf_enable (kernel/watchdog_hld.c).  The first CPU to get here prints
+ * the message. */
+static void hardlockup_detector_perf_enable(void)
+{
+    if (hardlockup_detector_event_create()) {
+        printf("NMI watchdog: cpu %u: cannot create the perf event\n", smp_processor_id());
+        return;
+    }
+    if (!__atomic_fetch_add(&watchdog_cpus, 1, __ATOMIC_RELAXED))
+        printf("NMI watchdog: Enabled. Permanently consumes one hw-PMU counter.\n");
+    if (perf_event_enable(this_cpu_read(watchdog_ev)))
+        printf("NMI watchdog: cpu %u: no PMU counter free for the watchdog\n", smp_processor_id());
+}
+
+/* Linux: watchdog_enable (kernel/watchdog.c).  The timer starts first, so that the first NMI finds
+ * it running. */
+static void watchdog_enable(void)
+{
+    lapic_timer_set_periodic(watchdog_sample_period_ticks());
+    hardlockup_detector_perf_enable();
+}
+
+/* ---- the scenario */
+
+static unsigned cpus_started;
+static DEFINE_PER_CPU(u64, work_result);
+
+/* Each CPU: its local APIC (PMIs as NMIs, as Linux's setup_local_APIC does), the detector,
+ * then interrupts on. */
+static void watchdog_cpu_start(void)
+{
+    setup_local_APIC();
+    perf_events_lapic_init();
+    watchdog_enable();
+    local_irq_enable();
+}
+
+/* The hard lockup, as Linux's lkdtm HARDLOCKUP test makes one: interrupts off, spinning.
+ * noinline so that the NMI's RIP falls in its own symbol.  lkdtm spins on cpu_relax(); a
+ * PAUSE in a two-instruction loop is ~70 times slower to simulate in pmusim today, so this is
+ * a bare jump to itself, written in asm so that the compiler keeps it as it is. */
+static __attribute__((noinline)) __noreturn void lockup_spin(void)
+{
+    local_irq_disable();
+    asm volatile("1:\tjmp 1b");
+    __builtin_unreachable();
+}
+
+/* Deterministic busy work: xorshift steps with a PAUSE each.  Never HLT: CPU_CLK_UNHALTED does
+ * not count halted cycles, so a halted CPU's NMIs would stop. */
+static __attribute__((noinline)) u64 busy_work(u64 x, unsigned steps)
+{
+    for (unsigned i = 0; i < steps; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        cpu_relax();
+    }
+    return x;
+}
+
+static void busy_step(void)
+{
+    this_cpu_write(work_result, busy_work(this_cpu_read(work_result) | 1, 1000));
+}
+
+/* Busy until `cycles` have passed since start, by this CPU's TSC. */
+static void busy_until(u64 start, u64 cycles)
+{
+    while (rdtsc() - start < cycles)
+        busy_step();
+}
+
+static void secondary_main(unsigned cpu)
+{
+    watchdog_cpu_start();
+    if ((int)cpu == lockup_cpu) {
+        printf("watchdog: cpu %u: disabling interrupts and spinning\n", cpu);
+        __atomic_add_fetch(&cpus_started, 1, __ATOMIC_RELEASE);
+        lockup_spin();
+    }
+    __atomic_add_fetch(&cpus_started, 1, __ATOMIC_RELEASE);
+    for (;;)
+        busy_step();
+}
+
+/* The boot CPU's part before the detector starts: the clocks, the CPUs, the APIC, the PMU and
+ * the parameters.  0, or the exit code. */
+static int watchdog_setup(void)
+{
+    const char *bootargs = NULL;
+
+    if (boot_fdt)
+        bootargs = fdt_prop_str(boot_fdt, fdt_path(boot_fdt, "/chosen"), "bootargs");
+    if (tsc_init())
+        return GUEST_EXIT_FAIL;
+    smp_init();
+    if (!lapic_init()) {
+        printf("watchdog: no local APIC\n");
+        return GUEST_EXIT_FAIL;
+    }
+    nmi_init();
+    lapic_timer_event_handler = watchdog_timer_fn;
+    if (init_hw_perf_events()) {
+        printf("NMI watchdog: Perf NMI watchdog permanently disabled\n");
+        return GUEST_EXIT_FAIL;
+    }
+    parse_bootargs(bootargs);
+    if (nolockup || nr_cpus == 1)
+        lockup_cpu = -1;
+    else if (lockup_cpu < 0)
+        lockup_cpu = nr_cpus - 1;
+    /* lapic_timer_set_periodic's range: 32 bits of count, divided by 1 or 16 */
+    u64 ticks = watchdog_sample_period_ticks();
+    if (!ticks || ticks / 16 > 0xffffffffu) {
+        printf("watchdog: the APIC timer cannot tick every %llu ns\n",
+               (unsigned long long)watchdog_sample_period_ns());
+        return GUEST_EXIT_FAIL;
+    }
+#define CONFIG_LINE "watchdog: thresh=%u%s hrtimer_period=%lluns sample_period=%llu cpus=%u " \
+        "lockup_cpu="
+#define CONFIG_ARGS watchdog_thresh, units[watchdog_unit].name, \
+        (unsigned long long)watchdog_sample_period_ns(), \
+        (unsigned long long)hw_nmi_get_sample_period(watchdog_thresh), nr_cpus
+    if (lockup_cpu < 0)
+        printf(CONFIG_LINE "none\n", CONFIG_ARGS);
+    else
+        printf(CONFIG_LINE "%d\n", CONFIG_ARGS, lockup_cpu);
+    return hardlockup_detector_perf_init() ? GUEST_EXIT_FAIL : 0;
+}
+
+/* One line per CPU, then whether each CPU took NMIs and the right CPUs reported lockups. */
+static int watchdog_summary(void)
+{
+    int failed = 0;
+
+    for (unsigned cpu = 0; cpu < nr_cpus; cpu++) {
+        unsigned nmis = per_cpu(irq_stat, cpu).__nmi_count;
+        unsigned lockups = per_cpu(hardlockup_reports, cpu);
+        bool locked_up = (int)cpu == lockup_cpu;
+
+        printf("watchdog: cpu %u: hrtimer_interrupts=%lu nmis=%u lockups=%u\n", cpu,
+               per_cpu(hrtimer_interrupts, cpu), nmis, lockups);
+        if (!nmis || (lockups > 0) != locked_up)
+            failed = 1;
+    }
+    return failed;
+}
+
+int main(void)
+{
+    int err = watchdog_setup();
+
+    if (err)
+        return err;
+    u64 thresh_cycles = hw_nmi_get_sample_period(watchdog_thresh);
+    /* Secondaries start within a scheduling round; waiting longer means one never will. */
+    u64 start_timeout = (u64)cpu_khz * START_TIMEOUT_MS;
+
+    watchdog_cpu_start();
+    smp_boot_secondaries(secondary_main);
+    u64 start = rdtsc();
+    while (__atomic_load_n(&cpus_started, __ATOMIC_ACQUIRE) < nr_cpus - 1) {
+        if (rdtsc() - start >= start_timeout) {
+            printf("watchdog: only %u of %u cpus started\n",
+                   __atomic_load_n(&cpus_started, __ATOMIC_ACQUIRE) + 1, nr_cpus);
+            return GUEST_EXIT_FAIL;
+        }
+        busy_step();
+    }
+    busy_until(rdtsc(), watchdog_runs * thresh_cycles);
+    if (watchdog_summary()) {
+        printf("watchdog: FAILED\n");
+        return GUEST_EXIT_FAIL;
+    }
+    printf("watchdog: done\n");
+    return 0;
+}
