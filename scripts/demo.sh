@@ -1,14 +1,21 @@
 #!/bin/sh
-# scripts/demo.sh BUILD [ARCH|all] — the default scenario on the built-in boards: every CPU of a
-# 4-CPU machine reports in (smp guest), with per-CPU instruction and cycle counts.
+# scripts/demo.sh BUILD [ARCH|all] — the default scenarios on the built-in boards:
+#   x86_64  the NMI hard-lockup watchdog (issue 3): 2 CPUs, CPU 1 spins with interrupts off and
+#           the perf cycles counter's NMI reports it, the same cycle and RIP on every run
+#   arm64, ppc32  every CPU of a 4-CPU machine reports in (smp guest)
+# each with per-CPU instruction and cycle counts.
 set -u
 BUILD=$1
 ARCHES=${2:-all}
 [ "$ARCHES" = all ] && ARCHES="x86_64 arm64 ppc32"
 status=0
 for a in $ARCHES; do
-    echo "=== $a: build/pmusim run --cpus 4 --stats build/guest/$a/smp.elf"
-    "$BUILD/pmusim" run --cpus 4 --stats "$BUILD/guest/$a/smp.elf"
+    case $a in
+    x86_64) args="--cpus 2 --stats" guest=watchdog ;;
+    *) args="--cpus 4 --stats" guest=smp ;;
+    esac
+    echo "=== $a: build/pmusim run $args build/guest/$a/$guest.elf"
+    "$BUILD/pmusim" run $args "$BUILD/guest/$a/$guest.elf"
     rc=$?
     echo "(exit status $rc)"
     echo
