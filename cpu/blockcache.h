@@ -38,11 +38,13 @@ void blockcache_flush(BlockCache *bc);
 /* Drop every entry overlapping [start, end). */
 void blockcache_invalidate(BlockCache *bc, uint64_t start, uint64_t end);
 
-/* The slot of a block: the table size is a compile-time constant so the hot path needs no
- * load for the mask. */
+/* The slot of a block: a multiplicative (Fibonacci) hash of the whole address, so x86 blocks
+ * that start a few bytes apart (a PAUSE ends its block: `1: pause; dec; jnz 1b` is two blocks
+ * two bytes apart) do not evict each other.  The table size is a compile-time constant so the
+ * hot path needs no load for the mask. */
 static inline uint32_t blockcache_index(uint64_t pc)
 {
-    return (uint32_t)((pc >> 2) ^ (pc >> 13)) & ((1u << BLOCKCACHE_LOG2) - 1);
+    return (uint32_t)((pc * 0x9E3779B97F4A7C15ull) >> (64 - BLOCKCACHE_LOG2));
 }
 
 /* Space for n instruction records; flushes the whole cache first when the arena is full

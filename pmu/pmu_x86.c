@@ -120,8 +120,9 @@ static void gp_source(const X86Pmu *p, unsigned i, uint8_t *src, uint8_t *sub, c
     }
 }
 
-/* Derive every counter's counting state from the registers (after a sync). */
-static void configure(X86Pmu *p, bool report)
+/* Derive every counter's counting state from the registers (after a sync); report the
+ * general-purpose counters in `report` (bit i) that are enabled with nothing to count. */
+static void configure(X86Pmu *p, uint64_t report)
 {
     Machine *m = p->cpu->m;
     for (unsigned i = 0; i < p->cfg.ngp; i++) {
@@ -131,7 +132,7 @@ static void configure(X86Pmu *p, bool report)
         gp_source(p, i, &c->src, &c->sub, &why);
         bool enabled = (sel & SEL_EN) && (p->global_ctrl >> i & 1);
         c->active = enabled && (p->cpl == 0 ? sel & SEL_OS : sel & SEL_USR);
-        if (report && enabled && why)
+        if ((report >> i & 1) && enabled && why)
             machine_diag(m, p->cpu, cur_pc(p), "pmu-event",
                          "IA32_PMC%u enabled with event 0x%02x umask 0x%02x: %s; it counts nothing", i,
                          (unsigned)(sel & 0xff), (unsigned)(sel >> 8) & 0xff, why);
@@ -151,7 +152,7 @@ static void begin(X86Pmu *p)
     pmc_sync(&p->bank);
 }
 
-static void commit(X86Pmu *p, bool report)
+static void commit(X86Pmu *p, uint64_t report)
 {
     configure(p, report);
     pmc_arm(&p->bank);
@@ -225,7 +226,7 @@ void x86_pmu_set_cpl(X86Pmu *p, unsigned cpl)
         return;
     begin(p);
     p->cpl = cpl;
-    commit(p, false);
+    commit(p, 0);
 }
 
 /* ------------------------------------------------------------------ MSRs */
@@ -242,7 +243,7 @@ void x86_pmu_init(X86Pmu *p, Cpu *c, Lapic *apic, const X86PmuConfig *cfg)
     for (unsigned j = 0; j < cfg->nfixed; j++)
         p->bank.ctr[X86_PMU_FIXED_BASE + j].mask = width_mask(cfg->fixed_width);
     p->global_ctrl = width_mask(cfg->ngp);
-    configure(p, false);
+    configure(p, 0);
 }
 
 const char *x86_pmu_msr_name(const X86Pmu *p, uint32_t index)
@@ -287,7 +288,7 @@ MsrResult x86_pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v)
         *v = p->global_ctrl;
     else
         *v = 0;                     /* OVF_CTRL */
-    commit(p, false);
+    commit(p, 0);
     return MSR_OK;
 }
 
@@ -323,19 +324,19 @@ MsrResult x86_pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc)
         return reserved(p, pc, index, v, v & ~ok_bits);
 
     begin(p);
-    bool report = false;
+    uint64_t report = 0;            /* counters whose enabling this write may have changed */
     if (index >= MSR_PMC0 && index < MSR_PMC0 + p->cfg.ngp) {
         Pmc *c = &p->bank.ctr[index - MSR_PMC0];
         c->value = (uint64_t)(int64_t)(int32_t)(uint32_t)v & c->mask;
     } else if (index >= MSR_PERFEVTSEL0 && index < MSR_PERFEVTSEL0 + p->cfg.ngp) {
         p->evtsel[index - MSR_PERFEVTSEL0] = v;
-        report = true;
+        report = 1ull << (index - MSR_PERFEVTSEL0);
     } else if (index >= MSR_FIXED_CTR0 && index < MSR_FIXED_CTR0 + p->cfg.nfixed) {
         p->bank.ctr[X86_PMU_FIXED_BASE + index - MSR_FIXED_CTR0].value = v;
     } else if (index == MSR_FIXED_CTR_CTRL) {
         p->fixed_ctrl = v;
     } else if (index == MSR_GLOBAL_CTRL) {
-        report = (v & ~p->global_ctrl) != 0;
+        report = v & ~p->global_ctrl;
         p->global_ctrl = v;
     } else if (index == MSR_GLOBAL_OVF_CTRL) {
         p->global_status &= ~v;
@@ -352,7 +353,7 @@ bool x86_pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v)
         return false;
     begin(p);
     *v = p->bank.ctr[fixed ? X86_PMU_FIXED_BASE + idx : idx].value;
-    commit(p, false);
+    commit(p, 0);
     return true;
 }
 

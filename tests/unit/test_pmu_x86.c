@@ -43,6 +43,19 @@ static uint64_t reg(Machine *m, int r)
     return cpu_reg_read(m->cpus[0], r);
 }
 
+/* Count the lines of a trace file that contain `what`. */
+static int count_in(const char *path, const char *what)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, what) != NULL;
+    fclose(f);
+    return n;
+}
+
 /* Cycles after exactly n instructions of entry A, checking that the last one was a WRMSR, so
  * the counts below are the fixture's. */
 static uint64_t cycles_after(uint64_t n)
@@ -105,20 +118,11 @@ START_TEST(overflow_nmi_lands_after_the_overflowing_instruction)
     ck_assert_uint_eq(reg(m, UC_X86_REG_R11), c_second);       /* after the unmask: after the 5th nop */
     ck_assert_uint_eq(x86_lapic_of(m->cpus[0])->lvt[LVT_PC], 0x10400);  /* masked by the last PMI */
     tm_destroy(m);
-    FILE *f = fopen(trace, "r");
-    ck_assert_ptr_nonnull(f);
-    char line[512];
-    int lost = 0, nmis = 0, unacked = 0;
-    while (fgets(line, sizeof line, f)) {
-        lost += strstr(line, "what=pmi-lost") != NULL;
-        nmis += strstr(line, " nmi ") != NULL;
-        unacked += strstr(line, "what=pmu-unacked") != NULL;
-    }
-    fclose(f);
+    ck_assert_int_eq(count_in(trace, "what=pmi-lost"), 1);
+    ck_assert_int_eq(count_in(trace, " nmi "), 2);
+    ck_assert_int_eq(count_in(trace, "what=pmu-unacked"), 1);  /* the second overflow found bit 0 set */
+    ck_assert_int_eq(count_in(trace, "what=pmi-unacked"), 2);  /* neither handler acknowledges */
     unlink(trace);
-    ck_assert_int_eq(lost, 1);
-    ck_assert_int_eq(nmis, 2);
-    ck_assert_int_eq(unacked, 1);                       /* the second overflow found bit 0 set */
 }
 END_TEST
 
@@ -145,6 +149,11 @@ END_TEST
 START_TEST(reserved_bits_and_read_only_status_gp)
 {
     Machine *m = idle();
+    const char *trace = testutil_temp_file("", 0, ".trace");
+    Error err = { { 0 } };
+    TraceSink *s = trace_text_sink_open(trace, &err);
+    ck_assert_ptr_nonnull(s);
+    trace_add_sink(&m->trace, s);
     X86Pmu *p = x86_pmu_of(m->cpus[0]);
     ck_assert_int_eq(x86_pmu_wrmsr(p, 0x186, 1ull << 32, 0), MSR_GP);           /* bits 63:32 */
     ck_assert_int_eq(x86_pmu_wrmsr(p, 0x186, 1ull << 21, 0), MSR_GP);           /* ANY on version 2 */
@@ -164,7 +173,16 @@ START_TEST(reserved_bits_and_read_only_status_gp)
     ck_assert(x86_pmu_rdpmc(p, 1u << 30 | 2, &v));
     ck_assert(!x86_pmu_rdpmc(p, 4, &v));
     ck_assert(!x86_pmu_rdpmc(p, 1u << 30 | 3, &v));
+    /* enabled counters with no event, and with an event pmusim does not model */
+    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x187, 1u << 22 | 1u << 17, 0), MSR_OK);
+    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x188, 1u << 22 | 1u << 17 | 0x4f2e, 0), MSR_OK);
+    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x189, 1u << 22 | 1u << 17 | 0xc0, 0), MSR_OK);
     tm_destroy(m);
+    ck_assert_int_eq(count_in(trace, "what=pmu-reserved"), 7);
+    ck_assert_int_eq(count_in(trace, "what=pmu-event"), 2);
+    ck_assert_int_eq(count_in(trace, "no event selected"), 1);
+    ck_assert_int_eq(count_in(trace, "event 0x2e umask 0x4f: event not modelled"), 1);
+    unlink(trace);
 }
 END_TEST
 

@@ -8,6 +8,15 @@
     .text
     .globl _start
 
+# rdmsr64 MSR, REG: REG = the 64-bit MSR (clobbers rax, rcx, rdx)
+    .macro rdmsr64 msr, reg
+    mov $\msr, %ecx
+    rdmsr
+    shl $32, %rdx
+    or %rdx, %rax
+    mov %rax, \reg
+    .endm
+
 # ---- A (0x100000): exact counts of a region.  PMC0 instructions, PMC1 branches, PMC2 branch
 # misses, PMC3 cycles with INV CMASK=1 on instructions (cycles - instructions); fixed counters
 # 0..2.  Region between the WRMSRs: mov, 1000 x (dec, jnz), xor, xor, mov = 2004 instructions,
@@ -49,33 +58,13 @@ a_enable:
     mov $0x38f, %ecx
 a_disable:
     wrmsr
-    mov $0xc1, %ecx
-    rdmsr
-    mov %rax, %r8
-    mov $0xc2, %ecx
-    rdmsr
-    mov %rax, %r9
-    mov $0xc3, %ecx
-    rdmsr
-    mov %rax, %r10
-    mov $0xc4, %ecx
-    rdmsr
-    mov %rax, %r11
-    mov $0x309, %ecx
-    rdmsr
-    shl $32, %rdx
-    or %rdx, %rax
-    mov %rax, %r12
-    mov $0x30a, %ecx
-    rdmsr
-    shl $32, %rdx
-    or %rdx, %rax
-    mov %rax, %r13
-    mov $0x30b, %ecx
-    rdmsr
-    shl $32, %rdx
-    or %rdx, %rax
-    mov %rax, %r14
+    rdmsr64 0xc1, %r8
+    rdmsr64 0xc2, %r9
+    rdmsr64 0xc3, %r10
+    rdmsr64 0xc4, %r11
+    rdmsr64 0x309, %r12
+    rdmsr64 0x30a, %r13
+    rdmsr64 0x30b, %r14
     hlt
 
 # ---- B (0x100200): USR/OS filtering.  PMC0 counts user instructions, PMC1 kernel ones; the
@@ -124,12 +113,8 @@ b_int80:                            # ring 0, on the TSS stack
     xor %edx, %edx
     mov $0x38f, %ecx
     wrmsr
-    mov $0xc1, %ecx
-    rdmsr
-    mov %rax, %r8
-    mov $0xc2, %ecx
-    rdmsr
-    mov %rax, %r9
+    rdmsr64 0xc1, %r8
+    rdmsr64 0xc2, %r9
     hlt
 
 # ---- C (0x100400): overflow PMIs.  PMC0 counts kernel instructions with INT, preset to -100;
