@@ -334,9 +334,10 @@ static void watchdog_cpu_start(void)
 }
 
 /* The hard lockup, as Linux's lkdtm HARDLOCKUP test makes one: interrupts off, spinning.
- * noinline so that the NMI's RIP falls in its own symbol.  lkdtm spins on cpu_relax(); a
- * PAUSE in a two-instruction loop is ~70 times slower to simulate in pmusim today, so this is
- * a bare jump to itself, written in asm so that the compiler keeps it as it is. */
+ * noinline so that the NMI's RIP falls in its own symbol.  lkdtm spins on cpu_relax(); the
+ * engine ends a translated block at every PAUSE and leaves its CPU loop (QEMU's helper_pause),
+ * which makes a PAUSE loop about 7 times slower to simulate than a bare jump to itself, so this
+ * is the bare jump, written in asm so that the compiler keeps it as it is. */
 static __attribute__((noinline)) __noreturn void lockup_spin(void)
 {
     local_irq_disable();

@@ -3,6 +3,7 @@
     .globl bench_tight, bench_alu, bench_store, bench_load
 
 /* 2 instructions per iteration: subs, b.ne */
+    .balign 64                  /* a loop never straddles a page: fixed block shapes */
 bench_tight:
     mov     x1, x0
 1:  subs    x1, x1, #1
@@ -10,6 +11,7 @@ bench_tight:
     ret
 
 /* 10 instructions per iteration, one block: ALU, shifts, a multiply */
+    .balign 64
 bench_alu:
     mov     x1, x0
     mov     x2, #0
@@ -28,6 +30,7 @@ bench_alu:
     ret
 
 /* 4 instructions per iteration, one 8-byte store */
+    .balign 64
 bench_store:
     mov     x1, x0
     adrp    x2, bench_buf
@@ -39,6 +42,7 @@ bench_store:
     ret
 
 /* 5 instructions per iteration, one 8-byte load */
+    .balign 64
 bench_load:
     mov     x1, x0
     mov     x0, #0

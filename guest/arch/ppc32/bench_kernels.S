@@ -3,6 +3,7 @@
     .globl bench_tight, bench_alu, bench_store, bench_load
 
 /* 2 instructions per iteration: addi, bdnz */
+    .balign 64                  /* a loop never straddles a page: fixed block shapes */
 bench_tight:
     mtctr   r3
 1:  addi    r4, r4, 1
@@ -10,6 +11,7 @@ bench_tight:
     blr
 
 /* 10 instructions per iteration, one block: ALU, shifts, a multiply */
+    .balign 64
 bench_alu:
     mtctr   r3
     li      r4, 0
@@ -28,6 +30,7 @@ bench_alu:
     blr
 
 /* 4 instructions per iteration, one 4-byte store */
+    .balign 64
 bench_store:
     mtctr   r3
     mr      r4, r3
@@ -40,6 +43,7 @@ bench_store:
     blr
 
 /* 5 instructions per iteration, one 4-byte load */
+    .balign 64
 bench_load:
     mtctr   r3
     mr      r4, r3

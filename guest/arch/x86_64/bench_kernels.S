@@ -3,6 +3,7 @@
     .globl bench_tight, bench_alu, bench_store, bench_load
 
 /* 2 instructions per iteration: dec, jnz */
+    .balign 64                  /* a loop never straddles a page: fixed block shapes */
 bench_tight:
     mov     %rdi, %rax
 1:  dec     %rdi
@@ -10,6 +11,7 @@ bench_tight:
     ret
 
 /* 10 instructions per iteration, one block: ALU, shifts, a multiply */
+    .balign 64
 bench_alu:
     mov     %rdi, %rcx
     xor     %eax, %eax
@@ -27,6 +29,7 @@ bench_alu:
     ret
 
 /* 5 instructions per iteration, one 8-byte store */
+    .balign 64
 bench_store:
     mov     %rdi, %rax
     lea     bench_buf(%rip), %rsi
@@ -38,6 +41,7 @@ bench_store:
     ret
 
 /* 5 instructions per iteration, one 8-byte load */
+    .balign 64
 bench_load:
     xor     %eax, %eax
     lea     bench_buf(%rip), %rsi
