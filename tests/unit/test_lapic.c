@@ -322,6 +322,22 @@ START_TEST(periodic_timer_wakes_hlt_every_period_exactly)
 }
 END_TEST
 
+START_TEST(ipis_wake_a_sleeping_cpu)
+{
+    Machine *g = tm_create(ARCH_X86_64, blob_x86_64_apic, blob_x86_64_apic_len, 0x100000, 0x100400, 0, 2);
+    tm_x86_gate(g, 0x200000, 0x50, 0x100500, 0);
+    tm_x86_gate(g, 0x200000, 2, 0x100540, 0);
+    tm_write(g, 0x201000, 2, 16 * 256 - 1);
+    tm_write(g, 0x201002, 8, 0x200000);
+    ck_assert_int_eq(tm_run(g), EXIT_HUNG);
+    ck_assert_str_eq(g->exit_reason, "all-cpus-asleep");
+    ck_assert_uint_eq(tm_read(g, 0x211000, 8), 1);     /* the fixed IPI, once */
+    ck_assert_uint_eq(tm_read(g, 0x211008, 8), 1);     /* the NMI, once: not to the sender */
+    ck_assert_int_eq(g->cpus[1]->state, CPU_HALTED);
+    tm_destroy(g);
+}
+END_TEST
+
 Suite *lapic_suite(void)
 {
     Suite *s = suite_create("lapic");
@@ -345,6 +361,7 @@ Suite *lapic_suite(void)
     TCase *g = tcase_create("guest");
     tcase_add_test(g, interrupts_respect_the_sti_shadow_and_popf);
     tcase_add_test(g, periodic_timer_wakes_hlt_every_period_exactly);
+    tcase_add_test(g, ipis_wake_a_sleeping_cpu);
     suite_add_tcase(s, g);
     return s;
 }

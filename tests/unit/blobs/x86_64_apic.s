@@ -70,3 +70,55 @@ timer_isr:
 
     .org 0x3f0
     .quad sti_after, popf_after
+
+# ---- IPIs between two running CPUs (entry 0x100400).  CPU 0 releases CPU 1 through its spin
+# table (0xF008); CPU 1 enables its APIC and sleeps in HLT with interrupts on, counting fixed
+# IPIs (vector 0x50) at 0x211000 and NMIs at 0x211008.  CPU 0 waits until CPU 1 says it is
+# ready (0x211010), sends a fixed IPI to APIC ID 1, waits for it to be counted, sends an NMI
+# IPI to the all-but-self shorthand, waits, then sleeps: every CPU asleep ends the run.
+    .org 0x400
+ipi_cpu0:
+    mov $0x201000, %rax
+    lidt (%rax)
+    mov $0x300000, %rsp
+    mov $0xfee00000, %esi
+    movl $0x1ff, 0xf0(%rsi)
+    movq $ipi_cpu1, 0xf008          # release CPU 1
+1:  pause
+    cmpq $1, 0x211010
+    jne 1b
+    movl $0x01000000, 0x310(%rsi)   # ICR2: APIC ID 1
+    movl $0x00000050, 0x300(%rsi)   # fixed, vector 0x50: sends
+1:  pause
+    cmpq $1, 0x211000
+    jne 1b
+    movl $0x000c0400, 0x300(%rsi)   # NMI, all excluding self
+1:  pause
+    cmpq $1, 0x211008
+    jne 1b
+    cli
+    hlt
+
+ipi_cpu1:
+    mov $0x201000, %rax
+    lidt (%rax)
+    mov $0x2f0000, %rsp
+    mov $0xfee00000, %esi
+    movl $0x1ff, 0xf0(%rsi)
+    movq $1, 0x211010               # ready
+    sti
+2:  hlt
+    cmpq $1, 0x211008               # until the NMI came
+    jne 2b
+    cli
+    hlt
+
+    .org 0x500
+ipi_isr:
+    incq 0x211000
+    movl $0, 0xb0(%rsi)             # EOI
+    iretq
+    .org 0x540
+ipi_nmi:
+    incq 0x211008
+    iretq
