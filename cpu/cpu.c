@@ -351,6 +351,8 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
             return;
         }
     }
+    if (c->blk && c->blk_counted)
+        c->prev_last_pc = c->blk->pc + c->blk->info[c->blk_counted - 1].off;
     c->blk = e;
     c->blk_counted = 0;
     c->br_done = false;
@@ -698,6 +700,14 @@ void cpu_set_branch_tracking(Cpu *c, bool on)
     c->track_branches = on;
     if (on)
         c->lim_fast = 0;
+}
+
+uint64_t cpu_last_retired_pc(Cpu *c)
+{
+    const BlockEntry *e = c->blk;
+    if (e && c->blk_counted && c->blk_counted <= e->n)
+        return e->pc + e->info[c->blk_counted - 1].off;
+    return c->prev_last_pc;
 }
 
 void cpu_branch_retire(Cpu *c, uint64_t next)

@@ -171,6 +171,7 @@ struct Cpu {
      * branch_limit_ev before the next block. */
     bool track_branches;
     bool br_done;                   /* the current block's branch has been retired */
+    uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
     uint64_t branches, br_misses;
     uint64_t lim_branches, lim_br_misses;
     Event *branch_limit_ev;
@@ -222,6 +223,9 @@ void cpu_set_branch_tracking(Cpu *c, bool on);
 /* Retire the final branch of the block just executed, if it ran to its end and has not been
  * retired yet; `next` is where execution went on. */
 void cpu_branch_retire(Cpu *c, uint64_t next);
+
+/* The address of the last instruction that retired (between runs, or from a trap hook). */
+uint64_t cpu_last_retired_pc(Cpu *c);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */
 void cpu_schedule(Cpu *c, Event *ev, uint64_t cycle);

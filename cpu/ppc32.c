@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "pmu/pmu_mpc7450.h"
 #include "sim/checkpoint.h"
 #include "sim/machine.h"
 
@@ -45,12 +46,20 @@ typedef struct PpcCpu {
     bool dec_pending;
     Event dec_event;
     uint32_t pir;
+    Mpc7450Pmu pmu;                     /* the performance monitor (0xF00) */
     uint8_t *stub;                      /* host memory of STUB_PAGE */
 } PpcCpu;
 
 static PpcCpu *PPC(Cpu *c)
 {
     return (PpcCpu *)c;
+}
+
+/* The CPU's performance monitor (for tests and later tools). */
+Mpc7450Pmu *ppc32_pmu_of(Cpu *c);
+Mpc7450Pmu *ppc32_pmu_of(Cpu *c)
+{
+    return &PPC(c)->pmu;
 }
 
 static uint32_t gpr(Cpu *c, unsigned n)
@@ -119,6 +128,7 @@ static void ppc_take(Cpu *c, const char *kind, unsigned vector, uint32_t ret, ui
     p->srr1 = (msr & SRR1_MSR_BITS) | srr1_bits;
     uint32_t nmsr = (msr & (MSR_IP | MSR_ME)) | (msr & MSR_ILE ? MSR_LE : 0);
     uint32_t target = (msr & MSR_IP ? 0xfff00000u : 0) | vector;
+    mpc7450_pmu_set_msr(&p->pmu, nmsr);     /* PR and PMM change: counted so far under the old */
     cpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
     cpu_reg_write(c, UC_PPC_REG_PC, target);
     cpu_exception_taken(c, kind, vector, kind, ret, target, p->srr1);
@@ -182,14 +192,27 @@ static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     ppc_take(c, "exception", 0x200, (uint32_t)pc, 0);
 }
 
+/* Between runs: the decrementer, then the performance monitor (lower priority: MPC7450 RM
+ * table 4-3), when MSR[EE] allows. */
 static bool ppc_take_interrupt(Cpu *c)
 {
     PpcCpu *p = PPC(c);
-    if (!p->dec_pending || !(cpu_reg_read(c, UC_PPC_REG_MSR) & MSR_EE))
+    uint32_t msr = (uint32_t)cpu_reg_read(c, UC_PPC_REG_MSR);
+    mpc7450_pmu_set_msr(&p->pmu, msr);      /* after an mtmsr the engine executed */
+    if (!(msr & MSR_EE))
         return false;
-    p->dec_pending = false;
-    ppc_take(c, "interrupt", 0x900, (uint32_t)cpu_reg_read(c, UC_PPC_REG_PC), 0);
-    return true;
+    uint32_t pc = (uint32_t)cpu_reg_read(c, UC_PPC_REG_PC);
+    if (p->dec_pending) {
+        p->dec_pending = false;
+        ppc_take(c, "interrupt", 0x900, pc, 0);
+        return true;
+    }
+    if (p->pmu.pending) {
+        mpc7450_pmu_taken(&p->pmu);
+        ppc_take(c, "interrupt", 0xf00, pc, 0);
+        return true;
+    }
+    return false;
 }
 
 /* ------------------------------------------------------------------ trapped instructions */
@@ -209,12 +232,13 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
         return T_MTMSR;
     case 339:
         return spr == SPR_DEC || spr == SPR_SRR0 || spr == SPR_SRR1 || spr == SPR_TBL_R || spr == SPR_TBU_R ||
-                       spr == SPR_PVR || spr == SPR_PIR
+                       spr == SPR_PVR || spr == SPR_PIR || mpc7450_pmu_owns(spr)
                    ? T_MFSPR
                    : 0;
     case 467:
         return spr == SPR_DEC || spr == SPR_SRR0 || spr == SPR_SRR1 || spr == SPR_TBL_W || spr == SPR_TBU_W ||
-                       spr == SPR_TBL_R || spr == SPR_TBU_R || spr == SPR_PVR || spr == SPR_PIR
+                       spr == SPR_TBL_R || spr == SPR_TBU_R || spr == SPR_PVR || spr == SPR_PIR ||
+                       mpc7450_pmu_owns(spr)
                    ? T_MTSPR
                    : 0;
     default:
@@ -224,8 +248,38 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 
 static void request_stop_if_deliverable(Cpu *c, uint32_t msr)
 {
-    if ((msr & MSR_EE) && PPC(c)->dec_pending)
+    if ((msr & MSR_EE) && (PPC(c)->dec_pending || PPC(c)->pmu.pending))
         cpu_request_stop(c);
+}
+
+/* A performance-monitor SPR access, traced; false: the program exception was raised. */
+static bool pmu_spr(Cpu *c, uint32_t pc, unsigned spr, unsigned rd, bool write, bool user)
+{
+    PpcCpu *p = PPC(c);
+    uint32_t v = write ? gpr(c, rd) : 0, old = 0;
+    if (write)
+        mpc7450_pmu_mfspr(&p->pmu, spr, false, &old);     /* for the trace */
+    PpcSprResult r = write ? mpc7450_pmu_mtspr(&p->pmu, spr, user, v) : mpc7450_pmu_mfspr(&p->pmu, spr, user, &v);
+    if (trace_on(&c->m->trace)) {
+        TraceEvent ev = trace_begin(c->cycles, c->index, write ? "mtspr" : "mfspr");
+        trace_hex(&ev, "pc", pc);
+        trace_dec(&ev, "spr", spr);
+        trace_str(&ev, "name", mpc7450_pmu_spr_name(spr));
+        if (write)
+            trace_hex(&ev, "old", old);
+        trace_hex(&ev, "value", v);
+        if (r != SPR_OK)
+            trace_str(&ev, "result", r == SPR_PRIVILEGED ? "privileged" : "illegal");
+        trace_end(&c->m->trace, &ev);
+    }
+    if (r == SPR_PRIVILEGED || r == SPR_ILLEGAL) {
+        cpu_retire_upto(c, pc, false);          /* it does not complete */
+        ppc_program(c, pc, r == SPR_PRIVILEGED ? SRR1_PRIV : SRR1_ILLEGAL);
+        return false;
+    }
+    if (!write)
+        set_gpr(c, rd, v);
+    return true;
 }
 
 static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
@@ -245,6 +299,11 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         set_gpr(c, rd, spr == SPR_TBU_R ? (uint32_t)(tb >> 32) : (uint32_t)tb);
         break;
     case T_MFSPR:
+        if (mpc7450_pmu_owns(spr)) {
+            if (!pmu_spr(c, pc, spr, rd, false, user))
+                return TRAP_FAULTED;
+            break;
+        }
         if (user && spr != SPR_TBL_R && spr != SPR_TBU_R)
             goto privileged;
         switch (spr) {
@@ -259,6 +318,12 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         break;
     case T_MTSPR: {
         uint32_t v = gpr(c, rd);
+        if (mpc7450_pmu_owns(spr)) {
+            cpu_retire_upto(c, pc, true);       /* takes effect when it completes */
+            if (!pmu_spr(c, pc, spr, rd, true, user))
+                return TRAP_FAULTED;
+            break;
+        }
         if (user)
             goto privileged;
         switch (spr) {
@@ -290,6 +355,8 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         if (user)
             goto privileged;
         uint32_t nmsr = (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS);
+        cpu_retire_upto(c, pc, true);           /* rfi completes in the old state */
+        mpc7450_pmu_set_msr(&p->pmu, nmsr);
         cpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
         cpu_reg_write(c, UC_PPC_REG_PC, p->srr0 & ~3u);
         request_stop_if_deliverable(c, nmsr);
@@ -298,7 +365,7 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     case T_MTMSR:
         if (user)
             goto privileged;
-        request_stop_if_deliverable(c, gpr(c, rd));
+        cpu_request_stop(c);                    /* PR/PMM/EE: looked at right after it */
         return TRAP_NATIVE;
     }
     cpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
@@ -348,13 +415,13 @@ static void stub_mtspr(Cpu *c, unsigned spr, uint32_t v)
 }
 
 /* SPRs kept by the engine (MPC7450 RM table 2-1): SPRG0-3, DAR, DSISR, SDR1, HID0/1, the
- * BATs, the performance monitor (not SIAR: read-only, written by hardware), L2CR, ICTC,
+ * BATs (the performance monitor is pmusim's own: pmu/pmu_mpc7450.c), L2CR, ICTC,
  * THRM1-3, MSSCR0, LDSTCR, IABR, DABR, EAR. */
 static const uint16_t engine_sprs[] = {
     272, 273, 274, 275, 19, 18, 25, 1008, 1009,
     528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 543,
     560, 561, 562, 563, 564, 565, 566, 567, 568, 569, 570, 571, 572, 573, 574, 575,
-    952, 953, 954, 956, 957, 958, 944, 945, 946, 1017, 1019, 1020, 1021, 1022, 1014, 1016, 1010, 1013, 282,
+    1017, 1019, 1020, 1021, 1022, 1014, 1016, 1010, 1013, 282,
 };
 
 /* ------------------------------------------------------------------ CpuOps */
@@ -367,6 +434,7 @@ static bool ppc_init(Cpu *c, Error *err)
         return error_set(err, "cpu%d: cannot map the SPR stub page", c->index);
     event_init(&p->dec_event, "decrementer", dec_fire, c);
     p->pir = (uint32_t)c->hwid;
+    mpc7450_pmu_init(&p->pmu, c);
     return true;
 }
 
@@ -487,6 +555,7 @@ static void ppc_save(Cpu *c, Blob *b)
     blob_u64(b, cpu_reg_read(c, UC_PPC_REG_MSR));       /* last: it may switch the MMU on */
     blob_fields(b, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     blob_event(b, &p->dec_event);
+    mpc7450_pmu_save(&p->pmu, b);
 }
 
 static bool ppc_load(Cpu *c, BlobReader *r)
@@ -516,6 +585,7 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     cpu_reg_write(c, UC_PPC_REG_MSR, msr);
     br_fields(r, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     br_event(r, &p->dec_event, &c->events);
+    mpc7450_pmu_load(&p->pmu, r);
     return r->ok;
 }
 

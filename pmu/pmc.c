@@ -33,6 +33,15 @@ void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void 
     c->branch_limit_ev = &b->check;
 }
 
+uint64_t pmc_left(const Pmc *p)
+{
+    uint64_t period = p->mask + 1;                  /* 0 for a 64-bit counter */
+    uint64_t trip = p->trip ? p->trip : period;
+    if (p->value < trip || !p->trip)
+        return trip - p->value;
+    return period - p->value + trip;                /* already past it: after the wrap */
+}
+
 void pmc_sync(PmcBank *b)
 {
     uint64_t now[PMC_SRC_COUNT];
@@ -44,10 +53,9 @@ void pmc_sync(PmcBank *b)
         if (!p->active || p->src == PMC_SRC_NONE)
             continue;
         uint64_t d = (now[p->src] - b->at[p->src]) - (now[p->sub] - b->at[p->sub]);
-        uint64_t v = p->value + d;
-        if (v > p->mask || v < p->value)
+        if (d && d >= pmc_left(p))
             wrapped |= 1u << i;
-        p->value = v & p->mask;
+        p->value = (p->value + d) & p->mask;
     }
     for (int s = 0; s < PMC_SRC_COUNT; s++)
         b->at[s] = now[s];
@@ -77,7 +85,7 @@ static void pmc_branch_limits(PmcBank *b)
         const Pmc *p = &b->ctr[i];
         if (!p->active || (p->src != PMC_SRC_BRANCHES && p->src != PMC_SRC_BRMISS) || p->sub != PMC_SRC_NONE)
             continue;
-        uint64_t at = b->at[p->src] + (p->mask - p->value + 1);
+        uint64_t at = b->at[p->src] + pmc_left(p);
         if (at < lim[p->src])
             lim[p->src] = at;
     }
@@ -92,7 +100,7 @@ void pmc_arm(PmcBank *b)
     for (unsigned i = 0; i < b->n; i++) {
         Pmc *p = &b->ctr[i];
         evq_remove(&p->ev);
-        uint64_t left = p->mask - p->value + 1;     /* increments until the wrap */
+        uint64_t left = pmc_left(p);                /* increments until the trip */
         switch (pmc_queue(p)) {
         case 1: cpu_schedule(c, &p->ev, c->cycles + left); break;
         case 2: cpu_schedule_insns(c, &p->ev, c->insns + left); break;

@@ -37,13 +37,15 @@ typedef enum PmcSource {
 typedef struct Pmc {
     uint64_t value;         /* as of the bank's last sync */
     uint64_t mask;          /* (1 << width) - 1 */
+    uint64_t trip;          /* the value whose crossing (from below) is reported: 0 = the wrap
+                               (x86); 1 << 31 for counters that signal on becoming negative (ppc) */
     uint8_t src, sub;       /* while active: value += d(src) - d(sub) */
     bool active;
     Event ev;               /* the predicted wrap */
 } Pmc;
 
 typedef struct PmcBank PmcBank;
-/* Counters (bit i = counter i) wrapped, passing their mask, at the current instruction. */
+/* Counters (bit i = counter i) reached their trip value (or wrapped) at the current instruction. */
 typedef void (*PmcOverflowFn)(PmcBank *b, uint32_t wrapped);
 
 struct PmcBank {
@@ -59,6 +61,8 @@ struct PmcBank {
 void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name);
 /* A source's current value on the bank's CPU (exact at trap hooks and between runs). */
 uint64_t pmc_source(Cpu *c, PmcSource s);
+/* Increments until counter p next reaches its trip value. */
+uint64_t pmc_left(const Pmc *p);
 /* Fold what happened since the last sync into the counting counters; reports wraps. */
 void pmc_sync(PmcBank *b);
 /* Re-predict every counting counter's wrap (call after changing counters or conditions). */

@@ -1,0 +1,243 @@
+/* pmu_mpc7450.c — the MPC7450/7447A performance monitor (see pmu_mpc7450.h).
+ *
+ * SPRs (MPC7450 RM table 11-1; user aliases are the supervisor number - 16, read-only):
+ *   MMCR0 952 (936)   PMC1 953 (937)   PMC2 954 (938)   SIAR 955 (939)   MMCR1 956 (940)
+ *   PMC3 957 (941)    PMC4 958 (942)   MMCR2 944 (928)  PMC5 945 (929)   PMC6 946 (930)
+ *   BAMR 951 (935)
+ * Access rules: the supervisor numbers have SPR bit 0x10 set, so mfspr/mtspr of them in
+ * problem state is a privileged-instruction program exception; an mtspr of a user alias or of
+ * SIAR (written only by hardware) is an illegal-instruction program exception (as QEMU's
+ * 7450 model has them).  PMCnSEL fields (Linux mpc7450-pmu.c): PMC1 MMCR0[6:12] (7 bits),
+ * PMC2 MMCR0[0:5], PMC3 MMCR1[27:31], PMC4 MMCR1[22:26], PMC5 MMCR1[17:21], PMC6 MMCR1[11:16]
+ * (shift, width from the LSB: 6/7, 0/6, 27/5, 22/5, 17/5, 11/6).
+ */
+#include "pmu/pmu_mpc7450.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "sim/checkpoint.h"
+#include "sim/machine.h"
+
+enum { MSR_PR = 1u << 14 };
+
+static const struct {
+    uint16_t spr;
+    const char *name;
+} sprs[] = {
+    { 952, "MMCR0" }, { 953, "PMC1" }, { 954, "PMC2" }, { 955, "SIAR" }, { 956, "MMCR1" }, { 957, "PMC3" },
+    { 958, "PMC4" }, { 944, "MMCR2" }, { 945, "PMC5" }, { 946, "PMC6" }, { 951, "BAMR" },
+    { 936, "UMMCR0" }, { 937, "UPMC1" }, { 938, "UPMC2" }, { 939, "USIAR" }, { 940, "UMMCR1" }, { 941, "UPMC3" },
+    { 942, "UPMC4" }, { 928, "UMMCR2" }, { 929, "UPMC5" }, { 930, "UPMC6" }, { 935, "UBAMR" },
+};
+
+static const unsigned sel_shift[MPC7450_PMCS] = { 6, 0, 27, 22, 17, 11 };
+static const uint32_t sel_mask[MPC7450_PMCS] = { 0x7f, 0x3f, 0x1f, 0x1f, 0x1f, 0x3f };
+
+const char *mpc7450_pmu_spr_name(unsigned spr)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(sprs); i++)
+        if (sprs[i].spr == spr)
+            return sprs[i].name;
+    return NULL;
+}
+
+bool mpc7450_pmu_owns(unsigned spr)
+{
+    return mpc7450_pmu_spr_name(spr) != NULL;
+}
+
+/* PMCn (0-based) of an SPR number (either alias), or -1. */
+static int pmc_of(unsigned spr)
+{
+    static const uint16_t pmc_spr[MPC7450_PMCS] = { 953, 954, 957, 958, 945, 946 };
+    unsigned s = spr < 944 ? spr + 16 : spr;
+    for (int i = 0; i < MPC7450_PMCS; i++)
+        if (pmc_spr[i] == s)
+            return i;
+    return -1;
+}
+
+static unsigned selector(const Mpc7450Pmu *p, unsigned i)
+{
+    uint32_t reg = i < 2 ? p->mmcr0 : p->mmcr1;
+    return (reg >> sel_shift[i]) & sel_mask[i];
+}
+
+/* What PMC i counts with its selector; NULL why = modelled (or 0: nothing by design). */
+static PmcSource event_source(unsigned i, unsigned sel, const char **why)
+{
+    *why = NULL;
+    if (sel == 0)
+        return PMC_SRC_NONE;
+    if (sel == 1)
+        return PMC_SRC_CYCLES;
+    if (sel == 2 && i <= 3)
+        return PMC_SRC_INSNS;
+    if (i == 0 && sel == 0x22)
+        return PMC_SRC_BRANCHES;
+    if (i == 3 && sel == 0x1c)
+        return PMC_SRC_BRMISS;
+    *why = "selector not modelled";
+    return PMC_SRC_NONE;
+}
+
+static bool frozen_by_msr(const Mpc7450Pmu *p)
+{
+    uint32_t m = p->mmcr0;
+    bool pr = p->msr & MSR_PR, pmm = p->msr & MSR_PMM;
+    return (m & MMCR0_FC) || ((m & MMCR0_FCS) && !pr) || ((m & MMCR0_FCP) && pr) || ((m & MMCR0_FCM1) && pmm) ||
+           ((m & MMCR0_FCM0) && !pmm);
+}
+
+static void configure(Mpc7450Pmu *p)
+{
+    bool frozen = frozen_by_msr(p);
+    for (unsigned i = 0; i < MPC7450_PMCS; i++) {
+        Pmc *c = &p->bank.ctr[i];
+        const char *why;
+        unsigned sel = selector(p, i);
+        c->src = (uint8_t)event_source(i, sel, &why);
+        c->sub = PMC_SRC_NONE;
+        c->active = !frozen && !(i > 0 && (p->mmcr0 & MMCR0_TRIGGER));
+        if (why && !(p->reported >> i & 1)) {
+            p->reported |= 1u << i;
+            machine_diag(p->cpu->m, p->cpu, p->cpu->ops->get_pc(p->cpu), "pmu-event",
+                         "PMC%u selector %u is not modelled: the counter counts nothing", i + 1, sel);
+        } else if (!why) {
+            p->reported &= ~(1u << i);
+        }
+    }
+}
+
+static void commit(Mpc7450Pmu *p)
+{
+    configure(p);
+    pmc_arm(&p->bank);
+}
+
+/* Counters became negative at the current instruction (the last one that retired). */
+static void went_negative(PmcBank *b, uint32_t which)
+{
+    Mpc7450Pmu *p = b->opaque;
+    Cpu *c = p->cpu;
+    Machine *m = c->m;
+    uint64_t at = cpu_last_retired_pc(c);
+    for (unsigned i = 0; i < MPC7450_PMCS; i++) {
+        if (!(which >> i & 1))
+            continue;
+        if (i == 0)
+            p->mmcr0 &= ~MMCR0_TRIGGER;                 /* PMC2-6 start counting */
+        bool enabled = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE);
+        bool signal = enabled && (p->mmcr0 & MMCR0_PMXE);
+        if (enabled) {
+            if (p->mmcr0 & MMCR0_FCECE)
+                p->mmcr0 |= MMCR0_FC;
+            if (signal) {
+                p->siar = (uint32_t)at;
+                p->pending = true;
+                p->mmcr0 &= ~MMCR0_PMXE;
+            }
+        }
+        if (trace_on(&m->trace)) {
+            char name[8];
+            snprintf(name, sizeof name, "PMC%u", i + 1);
+            TraceEvent ev = trace_begin(c->cycles, c->index, "pmu-overflow");
+            trace_hex(&ev, "pc", at);
+            trace_str(&ev, "counter", name);
+            trace_hex(&ev, "status", p->mmcr0);
+            trace_dec(&ev, "pmi", signal);
+            trace_end(&m->trace, &ev);
+        }
+    }
+    configure(p);                                       /* FC, TRIGGER may have changed */
+    if (p->pending)
+        cpu_request_stop(c);
+}
+
+void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c)
+{
+    memset(p, 0, sizeof *p);
+    p->cpu = c;
+    pmc_bank_init(&p->bank, c, MPC7450_PMCS, went_negative, p, "pmu-overflow");
+    for (unsigned i = 0; i < MPC7450_PMCS; i++) {
+        p->bank.ctr[i].mask = 0xffffffffu;
+        p->bank.ctr[i].trip = 0x80000000u;
+    }
+    configure(p);
+}
+
+void mpc7450_pmu_set_msr(Mpc7450Pmu *p, uint32_t msr)
+{
+    if (((msr ^ p->msr) & (MSR_PR | MSR_PMM)) == 0)
+        return;
+    pmc_sync(&p->bank);
+    p->msr = msr & (MSR_PR | MSR_PMM);
+    commit(p);
+}
+
+void mpc7450_pmu_taken(Mpc7450Pmu *p)
+{
+    p->pending = false;
+}
+
+PpcSprResult mpc7450_pmu_mfspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t *v)
+{
+    if (!mpc7450_pmu_owns(spr))
+        return SPR_NOT_MINE;
+    if (user && spr >= 944)
+        return SPR_PRIVILEGED;
+    pmc_sync(&p->bank);
+    unsigned s = spr < 944 ? spr + 16 : spr;
+    int pmc = pmc_of(spr);
+    if (pmc >= 0)
+        *v = (uint32_t)p->bank.ctr[pmc].value;
+    else
+        *v = s == 952 ? p->mmcr0 : s == 956 ? p->mmcr1 : s == 944 ? p->mmcr2 : s == 955 ? p->siar : p->bamr;
+    pmc_arm(&p->bank);
+    return SPR_OK;
+}
+
+PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t v)
+{
+    if (!mpc7450_pmu_owns(spr))
+        return SPR_NOT_MINE;
+    if (user && spr >= 944)
+        return SPR_PRIVILEGED;
+    if (spr < 944 || spr == 955)
+        return SPR_ILLEGAL;                             /* user aliases and SIAR are read-only */
+    pmc_sync(&p->bank);
+    int pmc = pmc_of(spr);
+    if (pmc >= 0)
+        p->bank.ctr[pmc].value = v;
+    else if (spr == 952)
+        p->mmcr0 = v;
+    else if (spr == 956)
+        p->mmcr1 = v & 0xfffff800u;
+    else if (spr == 944)
+        p->mmcr2 = v & 0xc0000000u;                     /* threshold multiplier bits */
+    else
+        p->bamr = v;
+    commit(p);
+    if (p->pending)
+        cpu_request_stop(p->cpu);
+    return SPR_OK;
+}
+
+static const StateField pmu_fields[] = {
+    STATE_FIELD(Mpc7450Pmu, mmcr0), STATE_FIELD(Mpc7450Pmu, mmcr1), STATE_FIELD(Mpc7450Pmu, mmcr2),
+    STATE_FIELD(Mpc7450Pmu, siar), STATE_FIELD(Mpc7450Pmu, bamr), STATE_FIELD(Mpc7450Pmu, msr), STATE_BOOL(Mpc7450Pmu, pending),
+    STATE_UPTO(Mpc7450Pmu, reported, 0x3f),
+};
+
+void mpc7450_pmu_save(const Mpc7450Pmu *p, Blob *b)
+{
+    blob_fields(b, p, pmu_fields, ARRAY_SIZE(pmu_fields));
+    pmc_save(&p->bank, b);
+}
+
+bool mpc7450_pmu_load(Mpc7450Pmu *p, BlobReader *r)
+{
+    return br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) && pmc_load(&p->bank, r);
+}

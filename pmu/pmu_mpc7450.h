@@ -1,0 +1,64 @@
+/* pmu_mpc7450.h — the MPC7450/7447A performance monitor.
+ *
+ * @see MPC7450 RISC Microprocessor Family Reference Manual, chapter 11 "Performance Monitor";
+ *      Linux arch/powerpc/perf/mpc7450-pmu.c (PMCSEL fields, event classes) and the old
+ *      arch/powerpc/oprofile/op_model_7450.c (the driver pattern).
+ *
+ * Per CPU: MMCR0, MMCR1, MMCR2, PMC1-PMC6 (32 bits; "negative" = bit 0, 0x80000000, set) and
+ * SIAR, plus the user-mode read-only aliases.  Counters are lazy (pmc.h) and signal when they
+ * become negative.  Counting is frozen by MMCR0[FC], by FCS/FCP against MSR[PR], by FCM1/FCM0
+ * against MSR[PMM], and for PMC2-6 by TRIGGER until PMC1 becomes negative.  A counter becoming
+ * negative with PMC1CE (PMC1) or PMCnCE (PMC2-6) set is an enabled condition: with MMCR0[PMXE]
+ * the performance-monitor exception (0xF00) becomes pending; hardware then clears PMXE, sets FC
+ * if FCECE is set, and sets SIAR to the address of the instruction that made the counter
+ * negative.  The exception is taken when MSR[EE] = 1, with SRR0 = the next instruction.
+ *
+ * Events (PMCnSEL; docs/guest-abi.md has the table): 0 nothing (the register holds its value),
+ * 1 processor cycles and 2 instructions completed (any PMC: 2 on PMC1-4), PMC1 event 34 (0x22)
+ * branches completed, PMC4 event 28 (0x1c) branches mispredicted (the predictor of
+ * cycle_model.h).  Any other selector counts nothing and is reported once (`pmu-event`).
+ */
+#ifndef PMUSIM_PMU_MPC7450_H
+#define PMUSIM_PMU_MPC7450_H
+
+#include "pmu/pmc.h"
+
+#define MPC7450_PMCS 6
+
+/* MMCR0 (IBM bit numbers in the comments). */
+enum {
+    MMCR0_FC = 0x80000000u, MMCR0_FCS = 0x40000000u, MMCR0_FCP = 0x20000000u, MMCR0_FCM1 = 0x10000000u,
+    MMCR0_FCM0 = 0x08000000u, MMCR0_PMXE = 0x04000000u, MMCR0_FCECE = 0x02000000u, MMCR0_TBSEL = 0x01800000u,
+    MMCR0_TBEE = 0x00400000u, MMCR0_THRESHOLD = 0x003f0000u, MMCR0_PMC1CE = 0x00008000u,
+    MMCR0_PMCnCE = 0x00004000u, MMCR0_TRIGGER = 0x00002000u, MMCR0_PMC1SEL = 0x00001fc0u,
+    MMCR0_PMC2SEL = 0x0000003fu,
+};
+#define MSR_PMM 0x4u                /* MSR bit 29: performance monitor mark */
+
+typedef struct Mpc7450Pmu {
+    Cpu *cpu;
+    PmcBank bank;
+    uint32_t mmcr0, mmcr1, mmcr2, siar, bamr;
+    uint32_t msr;                   /* MSR[PR, PMM] the counters are frozen by */
+    bool pending;                   /* the performance-monitor exception is pending */
+    uint32_t reported;              /* unmodelled selectors already reported, a bit per PMC */
+} Mpc7450Pmu;
+
+typedef enum PpcSprResult { SPR_NOT_MINE, SPR_OK, SPR_PRIVILEGED, SPR_ILLEGAL } PpcSprResult;
+
+void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c);
+/* Is spr a performance-monitor SPR (supervisor or user alias)? */
+bool mpc7450_pmu_owns(unsigned spr);
+/* mfspr/mtspr at an exact instruction boundary; `user` = MSR[PR]. */
+PpcSprResult mpc7450_pmu_mfspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t *v);
+PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t v);
+const char *mpc7450_pmu_spr_name(unsigned spr);
+/* MSR is about to change (exception entry, rfi, mtmsr): what ran so far counted under the old. */
+void mpc7450_pmu_set_msr(Mpc7450Pmu *p, uint32_t msr);
+/* The exception is being taken: clear pending (the backend performs the entry). */
+void mpc7450_pmu_taken(Mpc7450Pmu *p);
+
+void mpc7450_pmu_save(const Mpc7450Pmu *p, Blob *b);
+bool mpc7450_pmu_load(Mpc7450Pmu *p, BlobReader *r);
+
+#endif

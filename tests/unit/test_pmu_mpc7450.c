@@ -1,0 +1,130 @@
+/* test_pmu_mpc7450.c — the MPC7450 performance monitor on a running CPU (fixture
+ * tests/unit/blobs/ppc32_pmu.s): a counter preset to 0x80000000 - N counting instructions raises
+ * 0xF00 with SIAR on exactly the N-th instruction and SRR0 on the next; PMXE is cleared; with
+ * MSR[EE] = 0 the exception is held and taken right after the mtmsr that sets EE; FCECE freezes
+ * the counters; user aliases are read-only; and the SPR access rules at register level. */
+#include "pmu/pmu_mpc7450.h"
+#include "testutil.h"
+
+static Machine *fixture(uint64_t entry)
+{
+    return tm_create(ARCH_PPC32, blob_ppc32_pmu, blob_ppc32_pmu_len, 0, entry, 0, 1);
+}
+
+static uint32_t r(Machine *m, unsigned n)
+{
+    return (uint32_t)cpu_reg_read(m->cpus[0], UC_PPC_REG_0 + (int)n);
+}
+
+START_TEST(overflow_exception_on_the_nth_instruction)
+{
+    Machine *m = fixture(0x3000);
+    ck_assert_int_eq(tm_run(m), 1);                     /* the handler's debug-exit, code 0 */
+    ck_assert_uint_eq(r(m, 20), tm_read(m, 0x2ff0, 4));     /* SIAR: the 100th nop */
+    ck_assert_uint_eq(r(m, 21), tm_read(m, 0x2ff4, 4));     /* SRR0: the next instruction */
+    ck_assert_uint_eq(r(m, 22) & MMCR0_PMXE, 0);            /* hardware cleared PMXE */
+    ck_assert_uint_eq(r(m, 22) & MMCR0_FC, 0);
+    ck_assert_uint_eq(r(m, 23), 0x80000003u);               /* still counting in the handler */
+    tm_destroy(m);
+}
+END_TEST
+
+START_TEST(exception_held_while_ee_is_clear_and_fcece_freezes)
+{
+    Machine *m = fixture(0x3400);
+    ck_assert_int_eq(tm_run(m), 1);
+    ck_assert_uint_eq(r(m, 25) & 0x00080000u, 0x00080000u); /* mtspr UPMC1: illegal */
+    ck_assert_uint_eq(r(m, 24), 0x80000000u);               /* frozen when it became negative */
+    ck_assert_uint_eq(r(m, 21), tm_read(m, 0x2ff8, 4));     /* taken right after mtmsr EE */
+    ck_assert_uint_eq(r(m, 22) & (MMCR0_FC | MMCR0_PMXE), MMCR0_FC);
+    ck_assert_uint_eq(r(m, 23), 0x80000000u);               /* frozen in the handler too */
+    tm_destroy(m);
+}
+END_TEST
+
+/* Register level, on a CPU that does not run. */
+static Mpc7450Pmu *pmu_of(Machine *m)
+{
+    extern Mpc7450Pmu *ppc32_pmu_of(Cpu *c);
+    return ppc32_pmu_of(m->cpus[0]);
+}
+
+START_TEST(spr_access_rules)
+{
+    Machine *m = fixture(0x3000);
+    machine_boot(m);
+    Mpc7450Pmu *p = pmu_of(m);
+    uint32_t v;
+    ck_assert_int_eq(mpc7450_pmu_mfspr(p, 953, true, &v), SPR_PRIVILEGED);    /* PMC1 in user mode */
+    ck_assert_int_eq(mpc7450_pmu_mtspr(p, 952, true, 0), SPR_PRIVILEGED);
+    ck_assert_int_eq(mpc7450_pmu_mfspr(p, 937, true, &v), SPR_OK);            /* UPMC1 in user mode */
+    ck_assert_int_eq(mpc7450_pmu_mtspr(p, 937, false, 0), SPR_ILLEGAL);       /* aliases read-only */
+    ck_assert_int_eq(mpc7450_pmu_mtspr(p, 955, false, 0), SPR_ILLEGAL);       /* SIAR read-only */
+    ck_assert_int_eq(mpc7450_pmu_mtspr(p, 953, false, 1234), SPR_OK);
+    ck_assert_int_eq(mpc7450_pmu_mfspr(p, 937, true, &v), SPR_OK);
+    ck_assert_uint_eq(v, 1234);                                                /* the alias reads PMC1 */
+    ck_assert_int_eq(mpc7450_pmu_mfspr(p, 1, false, &v), SPR_NOT_MINE);
+    tm_destroy(m);
+}
+END_TEST
+
+/* Freeze conditions and TRIGGER, counting cycles by setting the CPU's clock by hand. */
+START_TEST(freeze_conditions_and_trigger)
+{
+    Machine *m = fixture(0x3000);
+    machine_boot(m);
+    Cpu *c = m->cpus[0];
+    Mpc7450Pmu *p = pmu_of(m);
+    uint32_t v;
+    /* PMC1 and PMC2 count cycles (selector 1); FCP: frozen in problem state */
+    mpc7450_pmu_mtspr(p, 952, false, MMCR0_FCP | 1u << 6 | 1u);
+    c->cycles += 100;
+    mpc7450_pmu_mfspr(p, 953, false, &v);
+    ck_assert_uint_eq(v, 100);
+    mpc7450_pmu_set_msr(p, 1u << 14);                   /* PR = 1 */
+    c->cycles += 100;
+    mpc7450_pmu_mfspr(p, 953, false, &v);
+    ck_assert_uint_eq(v, 100);                          /* frozen */
+    mpc7450_pmu_set_msr(p, MSR_PMM);                    /* PR = 0, PMM = 1 */
+    mpc7450_pmu_mtspr(p, 952, false, MMCR0_FCM1 | 1u << 6 | 1u);
+    c->cycles += 50;
+    mpc7450_pmu_mfspr(p, 953, false, &v);
+    ck_assert_uint_eq(v, 100);                          /* frozen by FCM1 with PMM set */
+    mpc7450_pmu_set_msr(p, 0);
+    c->cycles += 50;
+    mpc7450_pmu_mfspr(p, 953, false, &v);
+    ck_assert_uint_eq(v, 150);
+    /* TRIGGER: PMC2 holds until PMC1 goes negative */
+    mpc7450_pmu_mtspr(p, 953, false, 0x80000000u - 10);
+    mpc7450_pmu_mtspr(p, 954, false, 0);
+    mpc7450_pmu_mtspr(p, 952, false, MMCR0_TRIGGER | 1u << 6 | 1u);
+    c->cycles += 5;
+    mpc7450_pmu_mfspr(p, 954, false, &v);
+    ck_assert_uint_eq(v, 0);
+    c->cycles += 5;                                     /* PMC1 negative now */
+    evq_run_due(&c->events, c->cycles);
+    c->cycles += 7;
+    mpc7450_pmu_mfspr(p, 954, false, &v);
+    ck_assert_uint_eq(v, 7);
+    mpc7450_pmu_mfspr(p, 952, false, &v);
+    ck_assert_uint_eq(v & MMCR0_TRIGGER, 0);            /* cleared by the transition */
+    tm_destroy(m);
+}
+END_TEST
+
+Suite *pmu_mpc7450_suite(void)
+{
+    Suite *s = suite_create("pmu_mpc7450");
+    TCase *t = tcase_create("pmu");
+    tcase_add_test(t, overflow_exception_on_the_nth_instruction);
+    tcase_add_test(t, exception_held_while_ee_is_clear_and_fcece_freezes);
+    tcase_add_test(t, spr_access_rules);
+    tcase_add_test(t, freeze_conditions_and_trigger);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return testutil_run(pmu_mpc7450_suite());
+}
