@@ -3,6 +3,7 @@
 
 #include "cpu/cpu.h"
 #include "sim/checkpoint.h"
+#include "sim/machine.h"
 
 uint64_t pmc_source(Cpu *c, PmcSource s)
 {
@@ -119,6 +120,19 @@ bool pmc_needs_branches(const PmcBank *b)
             return true;
     }
     return false;
+}
+
+void pmc_trace_overflow(const PmcBank *b, uint64_t pc, const char *counter, uint64_t status, bool pmi)
+{
+    Cpu *c = b->cpu;
+    if (!trace_on(&c->m->trace))
+        return;
+    TraceEvent ev = trace_begin(c->cycles, c->index, "pmu-overflow");
+    trace_hex(&ev, "pc", pc);
+    trace_str(&ev, "counter", counter);
+    trace_hex(&ev, "status", status);
+    trace_dec(&ev, "pmi", pmi);
+    trace_end(&c->m->trace, &ev);
 }
 
 void pmc_save(const PmcBank *b, Blob *blob)

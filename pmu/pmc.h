@@ -70,6 +70,9 @@ void pmc_arm(PmcBank *b);
 /* Does any counter need the CPU's branch tracking? */
 bool pmc_needs_branches(const PmcBank *b);
 
+/* The `pmu-overflow` trace event (docs/trace-format.md), shared by the PMU models. */
+void pmc_trace_overflow(const PmcBank *b, uint64_t pc, const char *counter, uint64_t status, bool pmi);
+
 void pmc_save(const PmcBank *b, Blob *blob);
 bool pmc_load(PmcBank *b, BlobReader *r);
 

@@ -122,7 +122,6 @@ static void went_negative(PmcBank *b, uint32_t which)
 {
     Mpc7450Pmu *p = b->opaque;
     Cpu *c = p->cpu;
-    Machine *m = c->m;
     uint64_t at = cpu_last_retired_pc(c);
     for (unsigned i = 0; i < MPC7450_PMCS; i++) {
         if (!(which >> i & 1))
@@ -140,16 +139,9 @@ static void went_negative(PmcBank *b, uint32_t which)
                 p->mmcr0 &= ~MMCR0_PMXE;
             }
         }
-        if (trace_on(&m->trace)) {
-            char name[8];
-            snprintf(name, sizeof name, "PMC%u", i + 1);
-            TraceEvent ev = trace_begin(c->cycles, c->index, "pmu-overflow");
-            trace_hex(&ev, "pc", at);
-            trace_str(&ev, "counter", name);
-            trace_hex(&ev, "status", p->mmcr0);
-            trace_dec(&ev, "pmi", signal);
-            trace_end(&m->trace, &ev);
-        }
+        char name[8];
+        snprintf(name, sizeof name, "PMC%u", i + 1);
+        pmc_trace_overflow(b, at, name, p->mmcr0, signal);
     }
     configure(p);                                       /* FC, TRIGGER may have changed */
     if (p->pending)

@@ -180,14 +180,7 @@ static void overflow(PmcBank *b, uint32_t wrapped)
         bool want = i < X86_PMU_FIXED_BASE ? p->evtsel[i] & SEL_INT
                                            : (p->fixed_ctrl >> (4 * (i - X86_PMU_FIXED_BASE))) & FIX_PMI;
         pmi |= want;
-        if (trace_on(&m->trace)) {
-            TraceEvent ev = trace_begin(c->cycles, c->index, "pmu-overflow");
-            trace_hex(&ev, "pc", pc);
-            trace_str(&ev, "counter", counter_name(i, name, sizeof name));
-            trace_hex(&ev, "status", p->global_status);
-            trace_dec(&ev, "pmi", want);
-            trace_end(&m->trace, &ev);
-        }
+        pmc_trace_overflow(b, pc, counter_name(i, name, sizeof name), p->global_status, want);
     }
     if (!pmi)
         return;
