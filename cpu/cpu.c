@@ -338,6 +338,8 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     }
     if (c->quiet)
         return;
+    if (c->profiling)               /* the previous block's retired prefix is final */
+        profile_block(c->m->profile, c->blk, c->blk_counted);
     if (c->track_branches) {        /* the previous block's final branch has retired */
         cpu_branch_retire(c, pc);
         if (c->branches >= c->lim_branches || c->br_misses >= c->lim_br_misses)
@@ -896,7 +898,7 @@ void cpu_run(Cpu *c, uint64_t until)
             }
             c->lim_insns = min64(c->lim_insns, c->insns + (m->cfg.max_insns - total));
         }
-        c->lim_fast = c->track_branches ? 0 : min64(c->lim_soft, c->lim_cycles);
+        c->lim_fast = c->track_branches || c->profiling ? 0 : min64(c->lim_soft, c->lim_cycles);
         engine_run(c);
     }
 }

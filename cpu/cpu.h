@@ -170,6 +170,7 @@ struct Cpu {
      * (cpu_branch_retire) and runs the predictor; reaching lim_branches/lim_br_misses fires
      * branch_limit_ev before the next block. */
     bool track_branches;
+    bool profiling;                 /* --samples: every block through the slow path, profiled */
     bool br_done;                   /* the current block's branch has been retired */
     uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
     uint64_t branches, br_misses;

@@ -134,6 +134,9 @@ static void went_negative(PmcBank *b, uint32_t which)
             if (p->mmcr0 & MMCR0_FCECE)
                 p->mmcr0 |= MMCR0_FC;
             if (signal) {
+                char name[8];
+                snprintf(name, sizeof name, "PMC%u", i + 1);
+                machine_profile_sample(c->m, c, at, p->msr & MSR_PR, name);
                 p->siar = (uint32_t)at;
                 p->pending = true;
                 p->mmcr0 &= ~MMCR0_PMXE;

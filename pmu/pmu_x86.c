@@ -184,6 +184,9 @@ static void overflow(PmcBank *b, uint32_t wrapped)
     }
     if (!pmi)
         return;
+    uint64_t at = cpu_last_retired_pc(c);
+    char name[32];
+    counter_name((unsigned)__builtin_ctz(wrapped), name, sizeof name);
     if (!lapic_fire_lvt(p->apic, LVT_PC, pc)) {
         machine_diag(m, c, pc, "pmi-lost",
                      "PMI for IA32_PERF_GLOBAL_STATUS 0x%" PRIx64 " found LVTPC masked: the interrupt is lost",
@@ -191,6 +194,7 @@ static void overflow(PmcBank *b, uint32_t wrapped)
         return;
     }
     p->pmi_status = p->global_status;
+    machine_profile_sample(m, c, at, p->cpl == 3, name);
 }
 
 void x86_pmu_nmi_entry(X86Pmu *p)

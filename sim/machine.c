@@ -507,6 +507,10 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
         m->console.line_flush = isatty(STDOUT_FILENO);
     }
 
+    if (cfg->samples_file) {
+        m->profile = xcalloc(1, sizeof *m->profile);
+        profile_init(m->profile);
+    }
     m->ncpus = m->desc.ncpus;
     for (int i = 0; i < m->ncpus; i++) {
         const CpuDesc *cd = &m->desc.cpus[i];
@@ -515,8 +519,29 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
             m->ncpus = i;
             return false;
         }
+        m->cpus[i]->profiling = m->profile != NULL;
     }
     return true;
+}
+
+void machine_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter)
+{
+    if (m->profile)
+        profile_sample(m->profile, c->index, c->cycles, pc, user, counter);
+}
+
+/* --samples: the blocks the CPUs are in, then the file. */
+static void write_samples(Machine *m)
+{
+    if (!m->profile)
+        return;
+    for (int i = 0; i < m->ncpus; i++) {
+        profile_block(m->profile, m->cpus[i]->blk, m->cpus[i]->blk_counted);
+        m->cpus[i]->blk_counted = 0;
+    }
+    Error err = { { 0 } };
+    if (!profile_write(m->profile, m->cfg.samples_file, arch_name(m->arch), &err))
+        fprintf(stderr, "pmusim: %s\n", err.msg);
 }
 
 void machine_boot(Machine *m)
@@ -543,6 +568,10 @@ void machine_destroy(Machine *m)
     if (m->console.own_fd)
         close(m->console.fd);
     trace_close(&m->trace);
+    if (m->profile) {
+        profile_destroy(m->profile);
+        free(m->profile);
+    }
     clock_destroy(&m->clock);
     codewatch_destroy(&m->cw);
     mem_destroy(&m->mem);
@@ -665,6 +694,7 @@ int machine_run(Machine *m)
                 " that cycle; %s was not written\n", m->cfg.save_at, m->cfg.save_file);
     console_flush(m);
     trace_flush_all();
+    write_samples(m);
     return m->exit_status;
 }
 

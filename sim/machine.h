@@ -20,6 +20,7 @@
 #include "sim/loader.h"
 #include "sim/mem.h"
 #include "tracer/codewatch.h"
+#include "tracer/profile.h"
 #include "tracer/trace.h"
 
 #define MAX_CPUS 16
@@ -41,6 +42,7 @@ typedef struct MachineConfig {
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
+    const char *samples_file;       /* --samples: PMU samples and the exact profile */
     const char *console_file;
     bool stats;
     bool semihosting;
@@ -83,6 +85,7 @@ struct Machine {
     Trace trace;
     CodeWatch cw;
     Console console;
+    Profile *profile;               /* --samples, else NULL */
 
     bool stopping;                  /* no CPU runs again once set */
     int exit_status;
@@ -127,6 +130,9 @@ void machine_io_write(Machine *m, Cpu *c, uint64_t port, unsigned size, uint64_t
 
 /* A diagnostic about something the guest did wrong (or pmusim does not model), in the trace. */
 void machine_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...) PMUSIM_PRINTF(5, 6);
+
+/* A PMU sample (with --samples): the instruction that caused it and its privilege level. */
+void machine_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter);
 
 /* Symbolic form of a guest address for reports ("func+0x10"). */
 const char *machine_describe(Machine *m, uint64_t addr, char *buf, size_t len);

@@ -13,6 +13,7 @@
 
 #include "sim/checkpoint.h"
 #include "sim/machine.h"
+#include "sim/report.h"
 
 static Machine machine;
 
@@ -21,6 +22,7 @@ static void usage(FILE *f)
     fputs(
 "usage: pmusim [run] [options] KERNEL\n"
 "       pmusim --dump-dtb [options] [KERNEL]\n"
+"       pmusim report GUEST.elf SAMPLES [--truth] [--folded]\n"
 "\n"
 "Machine:\n"
 "  --arch ARCH              x86_64, arm64 or ppc32 (default: from the ELF)\n"
@@ -40,6 +42,8 @@ static void usage(FILE *f)
 "  --max-cycles N           stop when simulated time reaches N cycles\n"
 "  --console FILE           guest console output to FILE instead of stdout\n"
 "  --trace FILE             event trace (docs/trace-format.md)\n"
+"  --samples FILE           PMU samples and the exact instruction profile, for\n"
+"                           `pmusim report` (docs/profiling.md)\n"
 "  --stats                  per-CPU instruction and cycle counts on stderr at the end\n"
 "  --save-at CYCLE:FILE     write a checkpoint at the first quantum boundary >= CYCLE\n"
 "  --restore FILE           continue from a checkpoint (same machine and image)\n"
@@ -105,6 +109,8 @@ int main(int argc, char **argv)
     cfg.arch = ARCH_NONE;
     bool dump = false;
     int i = 1;
+    if (i < argc && !strcmp(argv[i], "report"))
+        return report_main(argc - 2, argv + 2);
     if (i < argc && !strcmp(argv[i], "run"))
         i++;
     for (; i < argc; i++) {
@@ -174,6 +180,8 @@ int main(int argc, char **argv)
                 return fail("--max-cycles %s: expected a positive number%s", val, "");
         } else if (!strcmp(name, "--trace")) {
             cfg.trace_file = val;
+        } else if (!strcmp(name, "--samples")) {
+            cfg.samples_file = val;
         } else if (!strcmp(name, "--console")) {
             cfg.console_file = val;
         } else if (!strcmp(name, "--save-at")) {

@@ -1,0 +1,187 @@
+/* report.c — `pmusim report GUEST.elf SAMPLES [--truth] [--folded]`: an opreport-style table of
+ * the PMU samples a run recorded with --samples (docs/profiling.md).
+ *
+ * Samples are attributed to the symbol containing their address (the ELF's function symbols)
+ * and to an image by the privilege level they were taken at: kernel samples (MSR[PR] = 0, CPL 0)
+ * to `vmlinux`, as opreport names the kernel, user samples to the guest ELF; the app name is the
+ * guest ELF for both.  Rows are sorted by samples, then image, then symbol, so the output is a
+ * pure function of the two files.  --truth adds the exact share of retired instructions each
+ * symbol had (from the run's per-address counts); --folded prints flame-graph input instead
+ * (`app;image;symbol count`).
+ */
+#include "sim/report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/loader.h"
+
+typedef struct Row {
+    const char *sym;                /* in the image's strings, or a literal */
+    bool user;
+    uint64_t samples;
+    uint64_t insns;                 /* truth: retired instructions in the symbol (any mode) */
+} Row;
+
+typedef struct Report {
+    Image im;
+    const char *app;
+    Row *rows;
+    size_t n, cap;
+    uint64_t samples, insns;
+} Report;
+
+static const char *sym_name(const Image *im, uint64_t pc)
+{
+    uint64_t off;
+    const Symbol *s = image_symbol_at(im, pc, &off);
+    return s ? s->name : "(no symbols)";
+}
+
+static Row *row(Report *r, const char *sym, bool user)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rows[i].user == user && !strcmp(r->rows[i].sym, sym))
+            return &r->rows[i];
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->rows = xrealloc(r->rows, r->cap * sizeof *r->rows);
+    }
+    r->rows[r->n] = (Row){ .sym = sym, .user = user };
+    return &r->rows[r->n++];
+}
+
+/* `key=value` from a line, as a number; false if absent or malformed. */
+static bool field_u64(const char *line, const char *key, uint64_t *v)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    if (!p)
+        return false;
+    char *end;
+    errno = 0;
+    *v = strtoull(p + strlen(pat), &end, 0);
+    return !errno && end != p + strlen(pat) && (*end == ' ' || *end == '\n' || *end == 0);
+}
+
+static bool parse(Report *r, const char *path, Error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    char line[512];
+    unsigned lineno = 0;
+    bool ok = true;
+    while (ok && fgets(line, sizeof line, f)) {
+        lineno++;
+        uint64_t pc, count;
+        if (lineno == 1 && strncmp(line, "# pmusim samples 1 ", 19)) {
+            ok = error_set(err, "%s:1: not a pmusim samples file (version 1)", path);
+        } else if (line[0] == '#' || line[0] == '\n') {
+            continue;
+        } else if (!strncmp(line, "sample ", 7)) {
+            bool user = strstr(line, " mode=user") != NULL;
+            if (!field_u64(line, "pc", &pc) || (!user && !strstr(line, " mode=kernel")))
+                ok = error_set(err, "%s:%u: malformed sample line", path, lineno);
+            else {
+                row(r, sym_name(&r->im, pc), user)->samples++;
+                r->samples++;
+            }
+        } else if (!strncmp(line, "insns ", 6)) {
+            if (!field_u64(line, "pc", &pc) || !field_u64(line, "count", &count))
+                ok = error_set(err, "%s:%u: malformed insns line", path, lineno);
+            else {
+                /* truth belongs to the symbol in both images; stored on the kernel row, merged below */
+                row(r, sym_name(&r->im, pc), false)->insns += count;
+                r->insns += count;
+            }
+        } else {
+            ok = error_set(err, "%s:%u: unknown line", path, lineno);
+        }
+    }
+    if (ok && lineno == 0)
+        ok = error_set(err, "%s: empty file", path);
+    fclose(f);
+    return ok;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const Row *x = a, *y = b;
+    if (x->samples != y->samples)
+        return x->samples > y->samples ? -1 : 1;
+    if (x->user != y->user)
+        return x->user ? 1 : -1;
+    return strcmp(x->sym, y->sym);
+}
+
+/* The exact instruction share of a symbol (the truth is kept on its kernel row). */
+static double truth_of(const Report *r, const char *sym)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!r->rows[i].user && !strcmp(r->rows[i].sym, sym))
+            return r->insns ? 100.0 * (double)r->rows[i].insns / (double)r->insns : 0;
+    return 0;
+}
+
+int report_main(int argc, char **argv)
+{
+    const char *elf = NULL, *samples = NULL;
+    bool truth = false, folded = false;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--truth"))
+            truth = true;
+        else if (!strcmp(argv[i], "--folded"))
+            folded = true;
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "pmusim report: unknown option %s\n", argv[i]);
+            return EXIT_USAGE;
+        } else if (!elf)
+            elf = argv[i];
+        else if (!samples)
+            samples = argv[i];
+        else {
+            fprintf(stderr, "pmusim report: too many arguments (%s)\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    if (!elf || !samples) {
+        fprintf(stderr, "usage: pmusim report GUEST.elf SAMPLES [--truth] [--folded]\n");
+        return EXIT_USAGE;
+    }
+    Report r = { 0 };
+    Error err = { { 0 } };
+    if (!image_load_elf(&r.im, elf, &err) || !parse(&r, samples, &err)) {
+        fprintf(stderr, "pmusim: %s\n", err.msg);
+        image_free(&r.im);
+        free(r.rows);
+        return EXIT_USAGE;
+    }
+    const char *slash = strrchr(elf, '/');
+    r.app = slash ? slash + 1 : elf;
+    qsort(r.rows, r.n, sizeof *r.rows, cmp_rows);
+    if (folded) {
+        for (size_t i = 0; i < r.n; i++)
+            if (r.rows[i].samples)
+                printf("%s;%s;%s %" PRIu64 "\n", r.app, r.rows[i].user ? r.app : "vmlinux", r.rows[i].sym,
+                       r.rows[i].samples);
+    } else {
+        printf("samples  %%        %s%-16s %-16s symbol name\n", truth ? "truth%    " : "", "image name", "app name");
+        for (size_t i = 0; i < r.n; i++) {
+            const Row *w = &r.rows[i];
+            if (!w->samples)
+                continue;
+            double pct = 100.0 * (double)w->samples / (double)r.samples;
+            printf("%-8" PRIu64 " %-8.4f ", w->samples, pct);
+            if (truth)
+                printf("%-9.4f ", truth_of(&r, w->sym));
+            printf("%-16s %-16s %s\n", w->user ? r.app : "vmlinux", r.app, w->sym);
+        }
+    }
+    image_free(&r.im);
+    free(r.rows);
+    return 0;
+}

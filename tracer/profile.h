@@ -1,0 +1,48 @@
+/* profile.h — PMU samples and the exact instruction profile behind `pmusim report`.
+ *
+ * With `pmusim run --samples FILE`, every sample the hardware signals (a ppc32 counter becoming
+ * negative with its exception enabled, SIAR; an x86 counter overflow that fires a PMI through
+ * LVTPC) is recorded with the address of the instruction that caused it and the privilege
+ * level it ran at, and every retired instruction is counted by address: each block's retired
+ * prefix is recorded when the CPU leaves the block (an exact per-instruction count, since a
+ * block is straight-line code).  At the end of the run both go to FILE (docs/profiling.md), which
+ * `pmusim report ELF FILE` turns into an opreport-style table with the exact shares beside the
+ * sampled ones.  Profiling sends every block through the block hook's slow path.
+ */
+#ifndef PMUSIM_PROFILE_H
+#define PMUSIM_PROFILE_H
+
+#include "sim/common.h"
+
+typedef struct BlockEntry BlockEntry;
+
+typedef struct ProfBlock {
+    uint64_t pc;
+    uint32_t size, n;               /* bytes, instructions; size 0 = empty slot */
+    uint16_t *off;                  /* instruction offsets */
+    uint64_t *hist;                 /* hist[k]: executions that retired exactly k instructions */
+} ProfBlock;
+
+typedef struct ProfSample {
+    uint64_t cycle, pc;
+    int cpu;
+    bool user;
+    char counter[16];
+} ProfSample;
+
+typedef struct Profile {
+    ProfBlock *tab;                 /* open addressing on (pc, size) */
+    uint32_t cap, used;
+    ProfSample *samples;
+    size_t nsamples, samples_cap;
+} Profile;
+
+void profile_init(Profile *p);
+void profile_destroy(Profile *p);
+/* The CPU leaves block e having retired its first `counted` instructions. */
+void profile_block(Profile *p, const BlockEntry *e, uint32_t counted);
+void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter);
+/* Write the samples and the per-address instruction counts (sorted by address). */
+bool profile_write(const Profile *p, const char *path, const char *arch, Error *err);
+
+#endif
