@@ -118,6 +118,11 @@ static void dec_fire(Event *ev, void *opaque)
     dec_arm(c, tb_at(c, c->cycles));
 }
 
+static uint64_t tb_now(Cpu *c)
+{
+    return tb_at(c, c->cycles);
+}
+
 /* ------------------------------------------------------------------ exceptions */
 
 static void ppc_take(Cpu *c, const char *kind, unsigned vector, uint32_t ret, uint32_t srr1_bits)
@@ -340,10 +345,12 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             uint64_t now = tb_at(c, c->cycles), want;
             want = spr == SPR_TBL_W ? (now & ~0xffffffffull) | v : (uint64_t)v << 32 | (uint32_t)now;
             uint64_t dec = dec_value(c, now);
+            mpc7450_pmu_tb_write(&p->pmu, true);
             p->tb_offset += want - now;
             p->dec_base = (uint32_t)dec;                /* DEC keeps its value across the TB jump */
             p->dec_tb = want;
             dec_arm(c, want);
+            mpc7450_pmu_tb_write(&p->pmu, false);
             break;
         }
         case SPR_PIR: p->pir = v; break;
@@ -434,7 +441,7 @@ static bool ppc_init(Cpu *c, Error *err)
         return error_set(err, "cpu%d: cannot map the SPR stub page", c->index);
     event_init(&p->dec_event, "decrementer", dec_fire, c);
     p->pir = (uint32_t)c->hwid;
-    mpc7450_pmu_init(&p->pmu, c);
+    mpc7450_pmu_init(&p->pmu, c, tb_now, cycle_of_tb);
     return true;
 }
 

@@ -16,6 +16,18 @@ uint64_t pmc_source(Cpu *c, PmcSource s)
     }
 }
 
+static uint64_t bank_source(PmcBank *b, PmcSource s)
+{
+    if (s == PMC_SRC_EXT)
+        return b->ext_value ? b->ext_value(b) : 0;
+    return pmc_source(b->cpu, s);
+}
+
+void pmc_rebase_ext(PmcBank *b)
+{
+    b->at[PMC_SRC_EXT] = bank_source(b, PMC_SRC_EXT);
+}
+
 static void pmc_event(Event *ev, void *opaque)
 {
     PmcBank *b = opaque;
@@ -47,7 +59,7 @@ void pmc_sync(PmcBank *b)
 {
     uint64_t now[PMC_SRC_COUNT];
     for (int s = 0; s < PMC_SRC_COUNT; s++)
-        now[s] = pmc_source(b->cpu, (PmcSource)s);
+        now[s] = bank_source(b, (PmcSource)s);
     uint32_t wrapped = 0;
     for (unsigned i = 0; i < b->n; i++) {
         Pmc *p = &b->ctr[i];
@@ -69,7 +81,7 @@ static int pmc_queue(const Pmc *p)
 {
     if (!p->active || p->src == PMC_SRC_NONE)
         return 0;
-    if (p->src == PMC_SRC_CYCLES || p->sub != PMC_SRC_NONE)
+    if (p->src == PMC_SRC_CYCLES || p->src == PMC_SRC_EXT || p->sub != PMC_SRC_NONE)
         return 1;                   /* exact, or a lower bound: advances at most once a cycle */
     if (p->src == PMC_SRC_INSNS)
         return 2;
@@ -103,7 +115,14 @@ void pmc_arm(PmcBank *b)
         evq_remove(&p->ev);
         uint64_t left = pmc_left(p);                /* increments until the trip */
         switch (pmc_queue(p)) {
-        case 1: cpu_schedule(c, &p->ev, c->cycles + left); break;
+        case 1:
+            if (p->src == PMC_SRC_EXT && b->ext_cycle_at && p->sub == PMC_SRC_NONE) {
+                uint64_t at = b->ext_cycle_at(b, b->at[PMC_SRC_EXT] + left);
+                cpu_schedule(c, &p->ev, at > c->cycles ? at : c->cycles);
+            } else {
+                cpu_schedule(c, &p->ev, c->cycles + left);
+            }
+            break;
         case 2: cpu_schedule_insns(c, &p->ev, c->insns + left); break;
         default: break;
         }

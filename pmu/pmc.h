@@ -29,6 +29,7 @@ typedef enum PmcSource {
     PMC_SRC_INSNS,          /* retired instructions */
     PMC_SRC_BRANCHES,       /* retired branch instructions (cpu.h: branch tracking) */
     PMC_SRC_BRMISS,         /* retired mispredicted branches (cycle_model.h: the predictor) */
+    PMC_SRC_EXT,            /* a model-defined function of time (ppc32: timebase-bit transitions) */
     PMC_SRC_COUNT
 } PmcSource;
 
@@ -56,6 +57,10 @@ struct PmcBank {
     Event check;                    /* fired by the block hook at a branch-source limit */
     PmcOverflowFn overflow;
     void *opaque;                   /* the model */
+    /* PMC_SRC_EXT: its value now, and the first cycle at which it reaches `value` (it only
+     * grows with time, so a wrap is predicted exactly on the cycle queue). */
+    uint64_t (*ext_value)(PmcBank *b);
+    uint64_t (*ext_cycle_at)(PmcBank *b, uint64_t value);
 };
 
 void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name);
@@ -67,6 +72,8 @@ uint64_t pmc_left(const Pmc *p);
 void pmc_sync(PmcBank *b);
 /* Re-predict every counting counter's wrap (call after changing counters or conditions). */
 void pmc_arm(PmcBank *b);
+/* The definition of PMC_SRC_EXT changed (after a sync): count on from its new value. */
+void pmc_rebase_ext(PmcBank *b);
 /* Does any counter need the CPU's branch tracking? */
 bool pmc_needs_branches(const PmcBank *b);
 

@@ -75,12 +75,41 @@ static PmcSource event_source(unsigned i, unsigned sel, const char **why)
         return PMC_SRC_CYCLES;
     if (sel == 2 && i <= 3)
         return PMC_SRC_INSNS;
+    if (sel == 3 && i <= 3)
+        return PMC_SRC_EXT;                             /* TBSEL bit transitions */
     if (i == 0 && sel == 0x22)
         return PMC_SRC_BRANCHES;
     if (i == 3 && sel == 0x1c)
         return PMC_SRC_BRMISS;
     *why = "selector not modelled";
     return PMC_SRC_NONE;
+}
+
+/* The timebase bit MMCR0[TBSEL] selects, counted from the LSB: TBL[31], [23], [19], [15]. */
+static unsigned tb_bit(const Mpc7450Pmu *p)
+{
+    static const uint8_t bit[4] = { 0, 8, 12, 16 };
+    return bit[(p->mmcr0 & MMCR0_TBSEL) >> 23];
+}
+
+/* 0 -> 1 transitions of that bit from TB 0 to tb: the values = 2^k mod 2^(k+1) passed. */
+static uint64_t transitions(const Mpc7450Pmu *p, uint64_t tb)
+{
+    unsigned k = tb_bit(p);
+    return (tb + (1ull << k)) >> (k + 1);
+}
+
+static uint64_t ext_value(PmcBank *b)
+{
+    Mpc7450Pmu *p = b->opaque;
+    return transitions(p, p->tb_now(p->cpu));
+}
+
+static uint64_t ext_cycle_at(PmcBank *b, uint64_t value)
+{
+    Mpc7450Pmu *p = b->opaque;
+    unsigned k = tb_bit(p);
+    return p->cycle_of_tb(p->cpu, (value << (k + 1)) - (1ull << k));
 }
 
 static bool frozen_by_msr(const Mpc7450Pmu *p)
@@ -111,10 +140,58 @@ static void configure(Mpc7450Pmu *p)
     }
 }
 
+/* With TBEE, the next transition of the TBSEL bit is an event. */
+static void arm_tb_event(Mpc7450Pmu *p)
+{
+    evq_remove(&p->tb_ev);
+    if (p->mmcr0 & MMCR0_TBEE) {
+        uint64_t at = ext_cycle_at(&p->bank, ext_value(&p->bank) + 1);
+        cpu_schedule(p->cpu, &p->tb_ev, at > p->cpu->cycles ? at : p->cpu->cycles);
+    }
+}
+
 static void commit(Mpc7450Pmu *p)
 {
     configure(p);
     pmc_arm(&p->bank);
+    arm_tb_event(p);
+}
+
+/* An enabled condition (a counter becoming negative with its CE bit, a TBEE transition):
+ * FCECE freezes; with PMXE the exception becomes pending and SIAR takes the instruction. */
+static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what)
+{
+    Cpu *c = p->cpu;
+    if (p->mmcr0 & MMCR0_FCECE)
+        p->mmcr0 |= MMCR0_FC;
+    if (!(p->mmcr0 & MMCR0_PMXE))
+        return false;
+    machine_profile_sample(c->m, c, at, p->msr & MSR_PR, what);
+    p->siar = (uint32_t)at;
+    p->pending = true;
+    p->mmcr0 &= ~MMCR0_PMXE;
+    return true;
+}
+
+static void tb_event(Event *ev, void *opaque)
+{
+    Mpc7450Pmu *p = opaque;
+    pmc_sync(&p->bank);
+    bool signal = enabled_condition(p, cpu_last_retired_pc(p->cpu), "TBEE");
+    pmc_trace_overflow(&p->bank, cpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0, signal);
+    commit(p);
+    if (p->pending)
+        cpu_request_stop(p->cpu);
+}
+
+void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before)
+{
+    if (before) {
+        pmc_sync(&p->bank);
+        return;
+    }
+    pmc_rebase_ext(&p->bank);
+    commit(p);
 }
 
 /* Counters became negative at the current instruction (the last one that retired). */
@@ -128,22 +205,9 @@ static void went_negative(PmcBank *b, uint32_t which)
             continue;
         if (i == 0)
             p->mmcr0 &= ~MMCR0_TRIGGER;                 /* PMC2-6 start counting */
-        bool enabled = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE);
-        bool signal = enabled && (p->mmcr0 & MMCR0_PMXE);
-        if (enabled) {
-            if (p->mmcr0 & MMCR0_FCECE)
-                p->mmcr0 |= MMCR0_FC;
-            if (signal) {
-                char name[8];
-                snprintf(name, sizeof name, "PMC%u", i + 1);
-                machine_profile_sample(c->m, c, at, p->msr & MSR_PR, name);
-                p->siar = (uint32_t)at;
-                p->pending = true;
-                p->mmcr0 &= ~MMCR0_PMXE;
-            }
-        }
         char name[8];
         snprintf(name, sizeof name, "PMC%u", i + 1);
+        bool signal = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE) ? enabled_condition(p, at, name) : false;
         pmc_trace_overflow(b, at, name, p->mmcr0, signal);
     }
     configure(p);                                       /* FC, TRIGGER may have changed */
@@ -151,11 +215,17 @@ static void went_negative(PmcBank *b, uint32_t which)
         cpu_request_stop(c);
 }
 
-void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c)
+void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c, uint64_t (*tb_now)(Cpu *c),
+                      uint64_t (*cycle_of_tb)(Cpu *c, uint64_t tb))
 {
     memset(p, 0, sizeof *p);
     p->cpu = c;
+    p->tb_now = tb_now;
+    p->cycle_of_tb = cycle_of_tb;
     pmc_bank_init(&p->bank, c, MPC7450_PMCS, went_negative, p, "pmu-overflow");
+    p->bank.ext_value = ext_value;
+    p->bank.ext_cycle_at = ext_cycle_at;
+    event_init(&p->tb_ev, "pmu-tbee", tb_event, p);
     for (unsigned i = 0; i < MPC7450_PMCS; i++) {
         p->bank.ctr[i].mask = 0xffffffffu;
         p->bank.ctr[i].trip = 0x80000000u;
@@ -206,8 +276,10 @@ PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
     int pmc = pmc_of(spr);
     if (pmc >= 0)
         p->bank.ctr[pmc].value = v;
-    else if (spr == 952)
+    else if (spr == 952) {
         p->mmcr0 = v;
+        pmc_rebase_ext(&p->bank);                       /* TBSEL may name another bit */
+    }
     else if (spr == 956)
         p->mmcr1 = v & 0xfffff800u;
     else if (spr == 944)
@@ -230,9 +302,13 @@ void mpc7450_pmu_save(const Mpc7450Pmu *p, Blob *b)
 {
     blob_fields(b, p, pmu_fields, ARRAY_SIZE(pmu_fields));
     pmc_save(&p->bank, b);
+    blob_event(b, &p->tb_ev);
 }
 
 bool mpc7450_pmu_load(Mpc7450Pmu *p, BlobReader *r)
 {
-    return br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) && pmc_load(&p->bank, r);
+    if (!br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) || !pmc_load(&p->bank, r))
+        return false;
+    br_event(r, &p->tb_ev, &p->cpu->events);
+    return r->ok;
 }

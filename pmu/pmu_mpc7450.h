@@ -14,9 +14,11 @@
  * negative.  The exception is taken when MSR[EE] = 1, with SRR0 = the next instruction.
  *
  * Events (PMCnSEL; docs/guest-abi.md has the table): 0 nothing (the register holds its value),
- * 1 processor cycles and 2 instructions completed (any PMC: 2 on PMC1-4), PMC1 event 34 (0x22)
- * branches completed, PMC4 event 28 (0x1c) branches mispredicted (the predictor of
- * cycle_model.h).  Any other selector counts nothing and is reported once (`pmu-event`).
+ * 1 processor cycles (any PMC), 2 instructions completed and 3 0->1 transitions of the timebase
+ * bit MMCR0[TBSEL] selects (PMC1-4), PMC1 event 34 (0x22) branches completed, PMC4 event 28
+ * (0x1c) branches mispredicted (the predictor of cycle_model.h).  Any other selector counts
+ * nothing and is reported once (`pmu-event`).  With MMCR0[TBEE] every transition of that bit
+ * is an enabled condition too.
  */
 #ifndef PMUSIM_PMU_MPC7450_H
 #define PMUSIM_PMU_MPC7450_H
@@ -42,11 +44,18 @@ typedef struct Mpc7450Pmu {
     uint32_t msr;                   /* MSR[PR, PMM] the counters are frozen by */
     bool pending;                   /* the performance-monitor exception is pending */
     uint32_t reported;              /* unmodelled selectors already reported, a bit per PMC */
+    Event tb_ev;                    /* the next transition of the TBSEL bit, while TBEE is set */
+    /* the backend's timebase: its value now, and the first cycle at which it reaches tb */
+    uint64_t (*tb_now)(Cpu *c);
+    uint64_t (*cycle_of_tb)(Cpu *c, uint64_t tb);
 } Mpc7450Pmu;
 
 typedef enum PpcSprResult { SPR_NOT_MINE, SPR_OK, SPR_PRIVILEGED, SPR_ILLEGAL } PpcSprResult;
 
-void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c);
+void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c, uint64_t (*tb_now)(Cpu *c),
+                      uint64_t (*cycle_of_tb)(Cpu *c, uint64_t tb));
+/* The timebase is about to be written (before: true) / has been written (false). */
+void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before);
 /* Is spr a performance-monitor SPR (supervisor or user alias)? */
 bool mpc7450_pmu_owns(unsigned spr);
 /* mfspr/mtspr at an exact instruction boundary; `user` = MSR[PR]. */

@@ -112,6 +112,40 @@ START_TEST(freeze_conditions_and_trigger)
 }
 END_TEST
 
+/* Event 3 counts 0 -> 1 transitions of the TBSEL bit; TBEE makes each one an enabled
+ * condition.  The board's timebase is 100 MHz against a 1 GHz core: 10 cycles a tick. */
+START_TEST(timebase_transitions_and_tbee)
+{
+    Machine *m = fixture(0x3000);
+    machine_boot(m);
+    Cpu *c = m->cpus[0];
+    Mpc7450Pmu *p = pmu_of(m);
+    uint32_t v;
+    mpc7450_pmu_mtspr(p, 953, false, 0);
+    mpc7450_pmu_mtspr(p, 952, false, 3u << 6);          /* PMC1: TBSEL=0 (TBL[31]) transitions */
+    c->cycles += 1000;                                  /* 100 ticks: TB values 1, 3, ..., 99 */
+    mpc7450_pmu_mfspr(p, 953, false, &v);
+    ck_assert_uint_eq(v, 50);
+    mpc7450_pmu_mtspr(p, 953, false, 0);
+    mpc7450_pmu_mtspr(p, 952, false, 1u << 23 | 3u << 6);   /* TBSEL=01: TBL[23], every 512 ticks */
+    c->cycles += 10 * 1024;                             /* TB 100 -> 1124: bit 8 rises at 256, 768 */
+    mpc7450_pmu_mfspr(p, 953, false, &v);
+    ck_assert_uint_eq(v, 2);
+    /* TBEE with PMXE: the next transition of TBL[23] raises the exception, SIAR and all */
+    mpc7450_pmu_mtspr(p, 952, false, 1u << 23 | MMCR0_TBEE | MMCR0_PMXE);
+    ck_assert(!p->pending);
+    c->cycles = 12790;                                  /* TB 1279: the next 0 -> 1 of bit 8 is at 1280 */
+    evq_run_due(&c->events, c->cycles);
+    ck_assert(!p->pending);
+    c->cycles = 12800;
+    evq_run_due(&c->events, c->cycles);
+    ck_assert(p->pending);
+    mpc7450_pmu_mfspr(p, 952, false, &v);
+    ck_assert_uint_eq(v & MMCR0_PMXE, 0);
+    tm_destroy(m);
+}
+END_TEST
+
 Suite *pmu_mpc7450_suite(void)
 {
     Suite *s = suite_create("pmu_mpc7450");
@@ -120,6 +154,7 @@ Suite *pmu_mpc7450_suite(void)
     tcase_add_test(t, exception_held_while_ee_is_clear_and_fcece_freezes);
     tcase_add_test(t, spr_access_rules);
     tcase_add_test(t, freeze_conditions_and_trigger);
+    tcase_add_test(t, timebase_transitions_and_tbee);
     suite_add_tcase(s, t);
     return s;
 }
