@@ -193,6 +193,8 @@ static void block_set_counted(Cpu *c, uint32_t keep)
         c->cycles += block_cost(e, c->blk_counted, keep);
     }
     c->blk_counted = keep;
+    if (c->prof_from > keep)
+        c->prof_from = keep;
 }
 
 void cpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive)
@@ -327,6 +329,21 @@ static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
     uc_emu_stop(c->uc);
 }
 
+void cpu_profile_flush(Cpu *c)
+{
+    if (c->blk && c->blk_counted > c->prof_from)
+        profile_block(c->m->profile, c->blk, c->prof_from, c->blk_counted, c->prof_window);
+    c->prof_from = c->blk_counted;
+}
+
+void cpu_profile_window(Cpu *c, bool on)
+{
+    if (!c->profiling || c->prof_window == on)
+        return;
+    cpu_profile_flush(c);
+    c->prof_window = on;
+}
+
 /* Everything off the common path of the block hook: cuts, decoding, limits. */
 static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint32_t size, BlockEntry *e)
 {
@@ -339,7 +356,7 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     if (c->quiet)
         return;
     if (c->profiling)               /* the previous block's retired prefix is final */
-        profile_block(c->m->profile, c->blk, c->blk_counted);
+        cpu_profile_flush(c);
     if (c->track_branches) {        /* the previous block's final branch has retired */
         cpu_branch_retire(c, pc);
         if (c->branches >= c->lim_branches || c->br_misses >= c->lim_br_misses)
@@ -357,6 +374,7 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
         c->prev_last_pc = c->blk->pc + c->blk->info[c->blk_counted - 1].off;
     c->blk = e;
     c->blk_counted = 0;
+    c->prof_from = 0;
     c->br_done = false;
     /* (2) a limit is at or inside this block */
     if (c->stop_next_block || c->m->stopping || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
@@ -758,6 +776,8 @@ void cpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
 
 void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
 {
+    if (c->profiling)
+        cpu_profile_flush(c);
     uc_ctl_remove_cache(c->uc, start, end);
     blockcache_invalidate(&c->bc, start, end);
     if (c->blk && c->blk->size == 0)
@@ -806,6 +826,7 @@ static void run_cut(Cpu *c)
     c->cut_end = pc + e->size;
     c->cut_left = (uint32_t)k;
     c->blk_counted = 0;
+    c->prof_from = 0;
     c->stop = STOP_NONE;
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
     c->in_cut = false;

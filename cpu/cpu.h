@@ -171,6 +171,8 @@ struct Cpu {
      * branch_limit_ev before the next block. */
     bool track_branches;
     bool profiling;                 /* --samples: every block through the slow path, profiled */
+    bool prof_window;               /* a sampling counter is counting (cpu_profile_window) */
+    uint32_t prof_from;             /* instructions of blk already in the profile */
     bool br_done;                   /* the current block's branch has been retired */
     uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
     uint64_t branches, br_misses;
@@ -224,6 +226,12 @@ void cpu_set_branch_tracking(Cpu *c, bool on);
 /* Retire the final branch of the block just executed, if it ran to its end and has not been
  * retired yet; `next` is where execution went on. */
 void cpu_branch_retire(Cpu *c, uint64_t next);
+
+/* --samples: a sampling PMU counter starts or stops counting at the current instruction
+ * boundary; what the block retired so far goes to the profile under the old state. */
+void cpu_profile_window(Cpu *c, bool on);
+/* --samples: the current block's retired instructions not yet in the profile go there. */
+void cpu_profile_flush(Cpu *c);
 
 /* The address of the last instruction that retired (between runs, or from a trap hook). */
 uint64_t cpu_last_retired_pc(Cpu *c);

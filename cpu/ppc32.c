@@ -24,8 +24,12 @@ enum { EXCP_DSI = 2, EXCP_ISI = 3, EXCP_ALIGN = 5, EXCP_PROGRAM = 6, EXCP_FPU = 
 
 enum { MSR_LE = 1u << 0, MSR_RI = 1u << 1, MSR_DR = 1u << 4, MSR_IR = 1u << 5, MSR_IP = 1u << 6,
        MSR_ME = 1u << 12, MSR_PR = 1u << 14, MSR_EE = 1u << 15, MSR_ILE = 1u << 16 };
-#define SRR1_MSR_BITS 0x0000ff73u       /* MSR bits 16-23, 25-27, 30-31 (IBM numbering) */
-#define RFI_MSR_BITS 0x87c0ff73u        /* rfi restores bits 0, 5-9 as well */
+/* An exception saves MSR bits 16-23, 25-27 and 29-31 (IBM numbering) in SRR1 and rfi restores
+ * them (with bits 0 and 5-9).  Bit 29 is the 7450's PMM: the 74xx manuals save MSR[16-31] whole
+ * ("MSR[6, 16-31] are placed into the corresponding bit positions of SRR1", MPC7400UM 4.2), and
+ * op_model_7450 relies on rfi clearing PMM to restart the counters.  24 and 28 are reserved. */
+#define SRR1_MSR_BITS 0x0000ff77u
+#define RFI_MSR_BITS 0x87c0ff77u
 enum { SRR1_ILLEGAL = 0x00080000u, SRR1_PRIV = 0x00040000u, SRR1_TRAP = 0x00020000u };
 
 enum { SPR_DEC = 22, SPR_SRR0 = 26, SPR_SRR1 = 27, SPR_TBL_R = 268, SPR_TBU_R = 269, SPR_TBL_W = 284,

@@ -24,6 +24,7 @@
  * line and the NMI's report, CPU 0 prints the summary at least a threshold after the report;
  * the other CPUs never print.  The counts in the summary follow from the simulated timing. */
 #include "guest.h"
+#include "cmdline.h"
 #include "fdt.h"
 #include "kallsyms.h"
 #include "lapic.h"
@@ -49,22 +50,6 @@ static unsigned watchdog_runs = 5;
 static bool nolockup;
 static int lockup_cpu = -1;                         /* -1: the default */
 
-/* A decimal number, the whole of val. */
-static bool parse_uint(const char *val, size_t len, unsigned max, unsigned *out)
-{
-    unsigned v = 0;
-
-    if (!len)
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        if (val[i] < '0' || val[i] > '9' || v > (max - (val[i] - '0')) / 10)
-            return false;
-        v = v * 10 + (val[i] - '0');
-    }
-    *out = v;
-    return true;
-}
-
 static bool nolockup_setup(const char *val, size_t len)
 {
     nolockup = true;
@@ -84,7 +69,7 @@ static bool watchdog_thresh_setup(const char *val, size_t len)
 static bool watchdog_unit_setup(const char *val, size_t len)
 {
     for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-        if (strlen(units[i].name) == len && !strncmp(units[i].name, val, len)) {
+        if (param_is(val, len, units[i].name)) {
             watchdog_unit = i;
             return true;
         }
@@ -111,52 +96,13 @@ static bool lockup_cpu_setup(const char *val, size_t len)
     return true;
 }
 
-/* Linux's obs_kernel_param (include/linux/init.h): "name=" takes a value, a bare "name" is a
- * flag. */
-static const struct {
-    const char *str;
-    bool (*setup_func)(const char *val, size_t len);
-} setup_params[] = {
+static const struct kernel_param setup_params[] = {
     { "nolockup", nolockup_setup },
     { "watchdog_thresh=", watchdog_thresh_setup },
     { "watchdog_unit=", watchdog_unit_setup },
     { "watchdog_runs=", watchdog_runs_setup },
     { "lockup_cpu=", lockup_cpu_setup },
 };
-
-static void setup_word(const char *word, size_t len)
-{
-    for (unsigned i = 0; i < sizeof(setup_params) / sizeof(setup_params[0]); i++) {
-        const char *str = setup_params[i].str;
-        size_t n = strlen(str);
-        bool flag = str[n - 1] != '=';
-
-        if (len < n || strncmp(word, str, n) || (flag && len != n))
-            continue;
-        if (!setup_params[i].setup_func(word + n, len - n)) {
-            char copy[64];
-            size_t k = len < sizeof(copy) - 1 ? len : sizeof(copy) - 1;
-            memcpy(copy, word, k);
-            copy[k] = 0;
-            printf("watchdog: ignoring bad parameter '%s'\n", copy);
-        }
-        return;
-    }
-}
-
-static void parse_bootargs(const char *s)
-{
-    while (s && *s) {
-        while (*s == ' ' || *s == '\t')
-            s++;
-        size_t len = 0;
-        while (s[len] && s[len] != ' ' && s[len] != '\t')
-            len++;
-        if (len)
-            setup_word(s, len);
-        s += len;
-    }
-}
 
 /* ---- time */
 
@@ -387,10 +333,6 @@ static void secondary_main(unsigned cpu)
  * the parameters.  0, or the exit code. */
 static int watchdog_setup(void)
 {
-    const char *bootargs = NULL;
-
-    if (boot_fdt)
-        bootargs = fdt_prop_str(boot_fdt, fdt_path(boot_fdt, "/chosen"), "bootargs");
     if (tsc_init())
         return GUEST_EXIT_FAIL;
     smp_init();
@@ -404,7 +346,8 @@ static int watchdog_setup(void)
         printf("NMI watchdog: Perf NMI watchdog permanently disabled\n");
         return GUEST_EXIT_FAIL;
     }
-    parse_bootargs(bootargs);
+    parse_bootargs(cmdline_bootargs(), setup_params, sizeof(setup_params) / sizeof(setup_params[0]),
+                   "watchdog");
     if (nolockup || nr_cpus == 1)
         lockup_cpu = -1;
     else if (lockup_cpu < 0)

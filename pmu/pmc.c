@@ -110,8 +110,10 @@ static void pmc_branch_limits(PmcBank *b)
 void pmc_arm(PmcBank *b)
 {
     Cpu *c = b->cpu;
+    bool window = false;
     for (unsigned i = 0; i < b->n; i++) {
         Pmc *p = &b->ctr[i];
+        window |= p->active && p->sampling && p->src != PMC_SRC_NONE;
         evq_remove(&p->ev);
         uint64_t left = pmc_left(p);                /* increments until the trip */
         switch (pmc_queue(p)) {
@@ -127,6 +129,7 @@ void pmc_arm(PmcBank *b)
         default: break;
         }
     }
+    cpu_profile_window(c, window);
     pmc_branch_limits(b);
 }
 

@@ -42,6 +42,9 @@ typedef struct Pmc {
                                (x86); 1 << 31 for counters that signal on becoming negative (ppc) */
     uint8_t src, sub;       /* while active: value += d(src) - d(sub) */
     bool active;
+    bool sampling;          /* reaching the trip raises a sample (ppc CE bit, x86 INT/PMI bit):
+                               while such a counter is active, the CPU is in the sampling window
+                               the exact profile weighs (cpu_profile_window) */
     Event ev;               /* the predicted wrap */
 } Pmc;
 
@@ -70,7 +73,8 @@ uint64_t pmc_source(Cpu *c, PmcSource s);
 uint64_t pmc_left(const Pmc *p);
 /* Fold what happened since the last sync into the counting counters; reports wraps. */
 void pmc_sync(PmcBank *b);
-/* Re-predict every counting counter's wrap (call after changing counters or conditions). */
+/* Re-predict every counting counter's wrap (call after changing counters or conditions); also
+ * tells the CPU's profile whether a sampling counter is counting. */
 void pmc_arm(PmcBank *b);
 /* The definition of PMC_SRC_EXT changed (after a sync): count on from its new value. */
 void pmc_rebase_ext(PmcBank *b);

@@ -130,6 +130,7 @@ static void configure(Mpc7450Pmu *p)
         c->src = (uint8_t)event_source(i, sel, &why);
         c->sub = PMC_SRC_NONE;
         c->active = !frozen && !(i > 0 && (p->mmcr0 & MMCR0_TRIGGER));
+        c->sampling = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE);
         if (why && !(p->reported >> i & 1)) {
             p->reported |= 1u << i;
             machine_diag(p->cpu->m, p->cpu, p->cpu->ops->get_pc(p->cpu), "pmu-event",
@@ -158,13 +159,15 @@ static void commit(Mpc7450Pmu *p)
 }
 
 /* An enabled condition (a counter becoming negative with its CE bit, a TBEE transition):
- * FCECE freezes; with PMXE the exception becomes pending and SIAR takes the instruction. */
-static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what)
+ * FCECE freezes; if PMXE was set when the instruction began (`armed`) the exception becomes
+ * pending and SIAR takes the instruction.  Conditions of one instruction share the exception,
+ * and each is a sample: a driver finds every such counter negative in its handler. */
+static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, bool armed)
 {
     Cpu *c = p->cpu;
     if (p->mmcr0 & MMCR0_FCECE)
         p->mmcr0 |= MMCR0_FC;
-    if (!(p->mmcr0 & MMCR0_PMXE))
+    if (!armed)
         return false;
     machine_profile_sample(c->m, c, at, p->msr & MSR_PR, what);
     p->siar = (uint32_t)at;
@@ -177,7 +180,7 @@ static void tb_event(Event *ev, void *opaque)
 {
     Mpc7450Pmu *p = opaque;
     pmc_sync(&p->bank);
-    bool signal = enabled_condition(p, cpu_last_retired_pc(p->cpu), "TBEE");
+    bool signal = enabled_condition(p, cpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0 & MMCR0_PMXE);
     pmc_trace_overflow(&p->bank, cpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0, signal);
     commit(p);
     if (p->pending)
@@ -200,6 +203,7 @@ static void went_negative(PmcBank *b, uint32_t which)
     Mpc7450Pmu *p = b->opaque;
     Cpu *c = p->cpu;
     uint64_t at = cpu_last_retired_pc(c);
+    bool armed = p->mmcr0 & MMCR0_PMXE;
     for (unsigned i = 0; i < MPC7450_PMCS; i++) {
         if (!(which >> i & 1))
             continue;
@@ -207,7 +211,7 @@ static void went_negative(PmcBank *b, uint32_t which)
             p->mmcr0 &= ~MMCR0_TRIGGER;                 /* PMC2-6 start counting */
         char name[8];
         snprintf(name, sizeof name, "PMC%u", i + 1);
-        bool signal = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE) ? enabled_condition(p, at, name) : false;
+        bool signal = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE) ? enabled_condition(p, at, name, armed) : false;
         pmc_trace_overflow(b, at, name, p->mmcr0, signal);
     }
     configure(p);                                       /* FC, TRIGGER may have changed */

@@ -132,6 +132,7 @@ static void configure(X86Pmu *p, uint64_t report)
         gp_source(p, i, &c->src, &c->sub, &why);
         bool enabled = (sel & SEL_EN) && (p->global_ctrl >> i & 1);
         c->active = enabled && (p->cpl == 0 ? sel & SEL_OS : sel & SEL_USR);
+        c->sampling = sel & SEL_INT;
         if ((report >> i & 1) && enabled && why)
             machine_diag(m, p->cpu, cur_pc(p), "pmu-event",
                          "IA32_PMC%u enabled with event 0x%02x umask 0x%02x: %s; it counts nothing", i,
@@ -143,6 +144,7 @@ static void configure(X86Pmu *p, uint64_t report)
         c->src = (uint8_t)fixed_src[j];
         c->sub = PMC_SRC_NONE;
         c->active = (p->global_ctrl >> (32 + j) & 1) && (p->cpl == 0 ? f & FIX_OS : f & FIX_USR);
+        c->sampling = f & FIX_PMI;
     }
 }
 

@@ -536,7 +536,7 @@ static void write_samples(Machine *m)
     if (!m->profile)
         return;
     for (int i = 0; i < m->ncpus; i++) {
-        profile_block(m->profile, m->cpus[i]->blk, m->cpus[i]->blk_counted);
+        cpu_profile_flush(m->cpus[i]);
         m->cpus[i]->blk_counted = 0;
     }
     Error err = { { 0 } };

@@ -22,7 +22,7 @@ static void usage(FILE *f)
     fputs(
 "usage: pmusim [run] [options] KERNEL\n"
 "       pmusim --dump-dtb [options] [KERNEL]\n"
-"       pmusim report GUEST.elf SAMPLES [--truth] [--folded]\n"
+"       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n"
 "\n"
 "Machine:\n"
 "  --arch ARCH              x86_64, arm64 or ppc32 (default: from the ELF)\n"

@@ -1,13 +1,14 @@
-/* report.c — `pmusim report GUEST.elf SAMPLES [--truth] [--folded]`: an opreport-style table of
+/* report.c — `pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]`: an opreport-style table of
  * the PMU samples a run recorded with --samples (docs/profiling.md).
  *
  * Samples are attributed to the symbol containing their address (the ELF's function symbols)
  * and to an image by the privilege level they were taken at: kernel samples (MSR[PR] = 0, CPL 0)
  * to `vmlinux`, as opreport names the kernel, user samples to the guest ELF; the app name is the
  * guest ELF for both.  Rows are sorted by samples, then image, then symbol, so the output is a
- * pure function of the two files.  --truth adds the exact share of retired instructions each
- * symbol had (from the run's per-address counts); --folded prints flame-graph input instead
- * (`app;image;symbol count`).
+ * pure function of the two files.  --truth adds the symbol's exact share of the instructions
+ * retired in the sampling window (while a sampling counter counted: the population the samples
+ * are drawn from; --truth=cycles: of the cycles), and lists the symbols that ran there without being sampled, image "-";
+ * --folded prints flame-graph input instead (`app;image;symbol count`).
  */
 #include "sim/report.h"
 
@@ -22,7 +23,9 @@ typedef struct Row {
     const char *sym;                /* in the image's strings, or a literal */
     bool user;
     uint64_t samples;
-    uint64_t insns;                 /* truth: retired instructions in the symbol (any mode) */
+    uint64_t insns;                 /* retired instructions in the symbol (any mode) */
+    uint64_t window;                /* those retired in the sampling window: the truth */
+    uint64_t cycles;                /* the window's cycles in the symbol: the truth by cycles */
 } Row;
 
 typedef struct Report {
@@ -30,7 +33,8 @@ typedef struct Report {
     const char *app;
     Row *rows;
     size_t n, cap;
-    uint64_t samples, insns;
+    uint64_t samples, insns, window, cycles;
+    bool by_cycles;                 /* --truth=cycles */
 } Report;
 
 static const char *sym_name(const Image *im, uint64_t pc)
@@ -91,12 +95,19 @@ static bool parse(Report *r, const char *path, Error *err)
                 r->samples++;
             }
         } else if (!strncmp(line, "insns ", 6)) {
-            if (!field_u64(line, "pc", &pc) || !field_u64(line, "count", &count))
+            uint64_t window, cycles;
+            if (!field_u64(line, "pc", &pc) || !field_u64(line, "count", &count) ||
+                !field_u64(line, "window", &window) || window > count || !field_u64(line, "cycles", &cycles))
                 ok = error_set(err, "%s:%u: malformed insns line", path, lineno);
             else {
                 /* truth belongs to the symbol in both images; stored on the kernel row, merged below */
-                row(r, sym_name(&r->im, pc), false)->insns += count;
+                Row *w = row(r, sym_name(&r->im, pc), false);
+                w->insns += count;
+                w->window += window;
+                w->cycles += cycles;
                 r->insns += count;
+                r->window += window;
+                r->cycles += cycles;
             }
         } else {
             ok = error_set(err, "%s:%u: unknown line", path, lineno);
@@ -113,27 +124,64 @@ static int cmp_rows(const void *a, const void *b)
     const Row *x = a, *y = b;
     if (x->samples != y->samples)
         return x->samples > y->samples ? -1 : 1;
+    if (!x->samples) {                              /* rows that only --truth lists: by weight */
+        if (x->window != y->window)
+            return x->window > y->window ? -1 : 1;
+        if (x->cycles != y->cycles)
+            return x->cycles > y->cycles ? -1 : 1;
+        if (x->insns != y->insns)
+            return x->insns > y->insns ? -1 : 1;
+    }
     if (x->user != y->user)
         return x->user ? 1 : -1;
     return strcmp(x->sym, y->sym);
 }
 
-/* The exact instruction share of a symbol (the truth is kept on its kernel row). */
+/* What the truth measures, for a row and in all: the instructions (or with --truth=cycles, the
+ * cycles) retired in the sampling window; all instructions if nothing ever sampled. */
+static uint64_t truth_part(const Report *r, const Row *w)
+{
+    return !r->window ? w->insns : r->by_cycles ? w->cycles : w->window;
+}
+
+static uint64_t truth_whole(const Report *r)
+{
+    return !r->window ? r->insns : r->by_cycles ? r->cycles : r->window;
+}
+
+/* The symbol's exact share (the truth is kept on its kernel row). */
 static double truth_of(const Report *r, const char *sym)
 {
     for (size_t i = 0; i < r->n; i++)
         if (!r->rows[i].user && !strcmp(r->rows[i].sym, sym))
-            return r->insns ? 100.0 * (double)r->rows[i].insns / (double)r->insns : 0;
+            return truth_whole(r) ? 100.0 * (double)truth_part(r, &r->rows[i]) / (double)truth_whole(r) : 0;
     return 0;
+}
+
+/* Rows without samples are listed by --truth when they hold at least 0.01% of the truth. */
+static bool truth_row(const Report *r, const Row *w)
+{
+    uint64_t part = truth_part(r, w);
+    return !w->user && part && part * 10000 >= truth_whole(r);
+}
+
+static bool has_samples(const Report *r, const char *sym)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rows[i].samples && !strcmp(r->rows[i].sym, sym))
+            return true;
+    return false;
 }
 
 int report_main(int argc, char **argv)
 {
     const char *elf = NULL, *samples = NULL;
-    bool truth = false, folded = false;
+    bool truth = false, folded = false, by_cycles = false;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--truth"))
+        if (!strcmp(argv[i], "--truth") || !strcmp(argv[i], "--truth=insns"))
             truth = true;
+        else if (!strcmp(argv[i], "--truth=cycles"))
+            truth = by_cycles = true;
         else if (!strcmp(argv[i], "--folded"))
             folded = true;
         else if (argv[i][0] == '-') {
@@ -149,10 +197,10 @@ int report_main(int argc, char **argv)
         }
     }
     if (!elf || !samples) {
-        fprintf(stderr, "usage: pmusim report GUEST.elf SAMPLES [--truth] [--folded]\n");
+        fprintf(stderr, "usage: pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n");
         return EXIT_USAGE;
     }
-    Report r = { 0 };
+    Report r = { .by_cycles = by_cycles };
     Error err = { { 0 } };
     if (!image_load_elf(&r.im, elf, &err) || !parse(&r, samples, &err)) {
         fprintf(stderr, "pmusim: %s\n", err.msg);
@@ -172,13 +220,14 @@ int report_main(int argc, char **argv)
         printf("samples  %%        %s%-16s %-16s symbol name\n", truth ? "truth%    " : "", "image name", "app name");
         for (size_t i = 0; i < r.n; i++) {
             const Row *w = &r.rows[i];
-            if (!w->samples)
+            if (!w->samples && !(truth && truth_row(&r, w) && !has_samples(&r, w->sym)))
                 continue;
-            double pct = 100.0 * (double)w->samples / (double)r.samples;
+            double pct = r.samples ? 100.0 * (double)w->samples / (double)r.samples : 0;
             printf("%-8" PRIu64 " %-8.4f ", w->samples, pct);
             if (truth)
                 printf("%-9.4f ", truth_of(&r, w->sym));
-            printf("%-16s %-16s %s\n", w->user ? r.app : "vmlinux", r.app, w->sym);
+            /* a symbol that ran but was never sampled: no privilege level to name its image by */
+            printf("%-16s %-16s %s\n", !w->samples ? "-" : w->user ? r.app : "vmlinux", r.app, w->sym);
         }
     }
     image_free(&r.im);

@@ -19,7 +19,9 @@ void profile_destroy(Profile *p)
 {
     for (uint32_t i = 0; i < p->cap; i++) {
         free(p->tab[i].off);
-        free(p->tab[i].hist);
+        free(p->tab[i].cost);
+        free(p->tab[i].d_all);
+        free(p->tab[i].d_win);
     }
     free(p->tab);
     free(p->samples);
@@ -34,9 +36,9 @@ static ProfBlock *slot(ProfBlock *tab, uint32_t cap, uint64_t pc, uint32_t size)
             return &tab[i];
 }
 
-void profile_block(Profile *p, const BlockEntry *e, uint32_t counted)
+void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, bool window)
 {
-    if (!e || !e->size || !counted)
+    if (!e || !e->size || to > e->n || from >= to)
         return;
     ProfBlock *b = slot(p->tab, p->cap, e->pc, e->size);
     if (!b->size) {
@@ -56,11 +58,20 @@ void profile_block(Profile *p, const BlockEntry *e, uint32_t counted)
         b->size = e->size;
         b->n = e->n;
         b->off = xcalloc(e->n, sizeof *b->off);
-        for (uint32_t i = 0; i < e->n; i++)
+        b->cost = xcalloc(e->n, sizeof *b->cost);
+        for (uint32_t i = 0; i < e->n; i++) {
             b->off[i] = e->info[i].off;
-        b->hist = xcalloc((size_t)e->n + 1, sizeof *b->hist);
+            b->cost[i] = e->info[i].cost;
+        }
+        b->d_all = xcalloc((size_t)e->n + 1, sizeof *b->d_all);
+        b->d_win = xcalloc((size_t)e->n + 1, sizeof *b->d_win);
     }
-    b->hist[counted <= b->n ? counted : b->n]++;
+    b->d_all[from]++;
+    b->d_all[to]--;
+    if (window) {
+        b->d_win[from]++;
+        b->d_win[to]--;
+    }
 }
 
 void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter)
@@ -75,7 +86,7 @@ void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user,
 }
 
 typedef struct AddrCount {
-    uint64_t pc, count;
+    uint64_t pc, count, window, cycles;
 } AddrCount;
 
 static int cmp_addr(const void *a, const void *b)
@@ -86,21 +97,22 @@ static int cmp_addr(const void *a, const void *b)
 
 bool profile_write(const Profile *p, const char *path, const char *arch, Error *err)
 {
-    /* Per-address counts: instruction i of a block retired in every execution that got past it. */
+    /* Per-address counts: the prefix sums of each block's difference arrays. */
     size_t n = 0, cap = 1024;
     AddrCount *ac = xcalloc(cap, sizeof *ac);
     for (uint32_t s = 0; s < p->cap; s++) {
         const ProfBlock *b = &p->tab[s];
         if (!b->size)
             continue;
-        uint64_t past = 0;
-        for (uint32_t i = b->n; i-- > 0;) {
-            past += b->hist[i + 1];                 /* executions that retired more than i */
-            if (!past)
+        uint64_t all = 0, win = 0;
+        for (uint32_t i = 0; i < b->n; i++) {
+            all += b->d_all[i];
+            win += b->d_win[i];
+            if (!all)
                 continue;
             if (n == cap)
                 ac = xrealloc(ac, (cap *= 2) * sizeof *ac);
-            ac[n++] = (AddrCount){ b->pc + b->off[i], past };
+            ac[n++] = (AddrCount){ b->pc + b->off[i], all, win, win * b->cost[i] };
         }
     }
     qsort(ac, n, sizeof *ac, cmp_addr);
@@ -117,10 +129,14 @@ bool profile_write(const Profile *p, const char *path, const char *arch, Error *
     }
     /* Merge equal addresses (one instruction in several translated blocks). */
     for (size_t i = 0; i < n;) {
-        uint64_t pc = ac[i].pc, count = 0;
-        for (; i < n && ac[i].pc == pc; i++)
+        uint64_t pc = ac[i].pc, count = 0, window = 0, cycles = 0;
+        for (; i < n && ac[i].pc == pc; i++) {
             count += ac[i].count;
-        fprintf(f, "insns pc=0x%" PRIx64 " count=%" PRIu64 "\n", pc, count);
+            window += ac[i].window;
+            cycles += ac[i].cycles;
+        }
+        fprintf(f, "insns pc=0x%" PRIx64 " count=%" PRIu64 " window=%" PRIu64 " cycles=%" PRIu64 "\n", pc, count,
+                window, cycles);
     }
     free(ac);
     bool ok = !ferror(f);

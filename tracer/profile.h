@@ -5,7 +5,9 @@
  * LVTPC) is recorded with the address of the instruction that caused it and the privilege
  * level it ran at, and every retired instruction is counted by address: each block's retired
  * prefix is recorded when the CPU leaves the block (an exact per-instruction count, since a
- * block is straight-line code).  At the end of the run both go to FILE (docs/profiling.md), which
+ * block is straight-line code).  The count is kept twice: all instructions, and those retired in
+ * the *sampling window*, while a counter whose overflow raises a sample was counting (the
+ * population the samples are drawn from; a PMU driver's own handler usually runs outside it).  At the end of the run both go to FILE (docs/profiling.md), which
  * `pmusim report ELF FILE` turns into an opreport-style table with the exact shares beside the
  * sampled ones.  Profiling sends every block through the block hook's slow path.
  */
@@ -20,7 +22,11 @@ typedef struct ProfBlock {
     uint64_t pc;
     uint32_t size, n;               /* bytes, instructions; size 0 = empty slot */
     uint16_t *off;                  /* instruction offsets */
-    uint64_t *hist;                 /* hist[k]: executions that retired exactly k instructions */
+    uint8_t *cost;                  /* instruction costs in cycles (cycle model) */
+    /* Difference arrays over the instructions (n + 1 entries): a run of instructions [a, b)
+     * retired adds 1 at a and takes 1 at b; the prefix sums are the per-instruction counts. */
+    uint64_t *d_all;                /* every retired instruction */
+    uint64_t *d_win;                /* those retired in the sampling window */
 } ProfBlock;
 
 typedef struct ProfSample {
@@ -39,10 +45,11 @@ typedef struct Profile {
 
 void profile_init(Profile *p);
 void profile_destroy(Profile *p);
-/* The CPU leaves block e having retired its first `counted` instructions. */
-void profile_block(Profile *p, const BlockEntry *e, uint32_t counted);
+/* Instructions [from, to) of block e retired, in the sampling window or not. */
+void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, bool window);
 void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter);
-/* Write the samples and the per-address instruction counts (sorted by address). */
+/* Write the samples and the per-address counts (sorted by address): instructions retired, those
+ * in the sampling window, and the window's cycles (count x the instruction's cost). */
 bool profile_write(const Profile *p, const char *path, const char *arch, Error *err);
 
 #endif

@@ -1,0 +1,34 @@
+/* user.S (ppc32) — into problem state, and the system call stub user code calls.
+ *
+ * enter_user(entry, arg, sp): rfi to entry with r3 = arg, r1 = sp and MSR = PR|EE|ME (PMM = 0,
+ * translation off, as for every guest).  Does not return; user code comes back only through sc.
+ *
+ * syscall(nr, a, b): r0 = nr, r3..r4 = arguments, sc; the result is in r3 (Linux's ppc32 ABI,
+ * without the CR0[SO] error flag).  It lives in .user.text: user code calls it. */
+#include "arch.h"
+
+#define MSR_USER    (0x4000 | 0x8000 | MSR_ME)      /* PR | EE | ME */
+
+    .text
+    .global enter_user
+enter_user:
+    mtsrr0  r3
+    li      r0, MSR_USER@l
+    oris    r0, r0, MSR_USER@h
+    mtsrr1  r0
+    mr      r3, r4
+    mr      r1, r5
+    li      r0, 0
+    stwu    r0, -16(r1)                 /* terminate the user back chain */
+    rfi
+
+    .section .user.text, "ax"
+    .global syscall
+syscall:
+    mr      r0, r3
+    mr      r3, r4
+    mr      r4, r5
+    sc
+    blr
+
+    .section .note.GNU-stack, "", @progbits
