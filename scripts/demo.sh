@@ -2,7 +2,9 @@
 # scripts/demo.sh BUILD [ARCH|all] — the default scenarios on the built-in boards:
 #   x86_64  the NMI hard-lockup watchdog (issue 3): 2 CPUs, CPU 1 spins with interrupts off and
 #           the perf cycles counter's NMI reports it, the same cycle and RIP on every run
-#   arm64, ppc32  every CPU of a 4-CPU machine reports in (smp guest)
+#   ppc32   oprofile-style sampling on the MPC7450 (issue 4): 10000 samples of PMC1 through the
+#           0xF00 exception, then `pmusim report --truth` (samples beside the exact shares)
+#   arm64   every CPU of a 4-CPU machine reports in (smp guest)
 # each with per-CPU instruction and cycle counts.
 set -u
 BUILD=$1
@@ -12,12 +14,19 @@ status=0
 for a in $ARCHES; do
     case $a in
     x86_64) args="--cpus 2 --stats" guest=watchdog ;;
+    ppc32) samples=$(mktemp "${TMPDIR:-/tmp}/pmusim-demo.XXXXXX")
+           args="--stats --samples $samples" guest=oprofile ;;
     *) args="--cpus 4 --stats" guest=smp ;;
     esac
     echo "=== $a: build/pmusim run $args build/guest/$a/$guest.elf"
     "$BUILD/pmusim" run $args "$BUILD/guest/$a/$guest.elf"
     rc=$?
     echo "(exit status $rc)"
+    if [ "$guest" = oprofile ]; then
+        echo "=== $a: build/pmusim report --truth build/guest/$a/$guest.elf SAMPLES"
+        "$BUILD/pmusim" report --truth "$BUILD/guest/$a/$guest.elf" "$samples" | head -n 12 || status=1
+        rm -f "$samples"
+    fi
     echo
     case $a in
     arm64) [ $rc = 0 ] || status=1 ;;
