@@ -5,6 +5,7 @@
  * the counters; user aliases are read-only; and the SPR access rules at register level. */
 #include "pmu/pmu_mpc7450.h"
 #include "testutil.h"
+#include "tracer/profile.h"
 
 static Machine *fixture(uint64_t entry)
 {
@@ -146,6 +147,39 @@ START_TEST(timebase_transitions_and_tbee)
 }
 END_TEST
 
+/* Two counters becoming negative on the same instruction share one exception, and each is a
+ * sample (the handler finds both negative); a condition while PMXE is clear is none. */
+START_TEST(simultaneous_overflows_are_one_exception_two_samples)
+{
+    Machine *m = fixture(0x3000);
+    machine_boot(m);
+    m->profile = xcalloc(1, sizeof *m->profile);
+    profile_init(m->profile);
+    Cpu *c = m->cpus[0];
+    Mpc7450Pmu *p = pmu_of(m);
+    uint32_t v;
+    mpc7450_pmu_mtspr(p, 953, false, 0x80000000u - 10);
+    mpc7450_pmu_mtspr(p, 954, false, 0x80000000u - 10);
+    mpc7450_pmu_mtspr(p, 957, false, 0x80000000u - 12);
+    mpc7450_pmu_mtspr(p, 956, false, 1u << 27);         /* PMC3: cycles */
+    mpc7450_pmu_mtspr(p, 952, false, MMCR0_PMXE | MMCR0_PMC1CE | MMCR0_PMCnCE | 1u << 6 | 1u);
+    c->cycles += 10;
+    evq_run_due(&c->events, c->cycles);
+    ck_assert(p->pending);
+    ck_assert_uint_eq(m->profile->nsamples, 2);
+    ck_assert_str_eq(m->profile->samples[0].counter, "PMC1");
+    ck_assert_str_eq(m->profile->samples[1].counter, "PMC2");
+    mpc7450_pmu_mfspr(p, 952, false, &v);
+    ck_assert_uint_eq(v & MMCR0_PMXE, 0);
+    c->cycles += 2;                                     /* PMC3 negative, PMXE clear: no sample */
+    evq_run_due(&c->events, c->cycles);
+    mpc7450_pmu_mfspr(p, 957, false, &v);
+    ck_assert_uint_eq(v, 0x80000000u);
+    ck_assert_uint_eq(m->profile->nsamples, 2);
+    tm_destroy(m);
+}
+END_TEST
+
 Suite *pmu_mpc7450_suite(void)
 {
     Suite *s = suite_create("pmu_mpc7450");
@@ -155,6 +189,7 @@ Suite *pmu_mpc7450_suite(void)
     tcase_add_test(t, spr_access_rules);
     tcase_add_test(t, freeze_conditions_and_trigger);
     tcase_add_test(t, timebase_transitions_and_tbee);
+    tcase_add_test(t, simultaneous_overflows_are_one_exception_two_samples);
     suite_add_tcase(s, t);
     return s;
 }
