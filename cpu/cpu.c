@@ -652,6 +652,7 @@ void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *
     Machine *m = c->m;
     cpu_branch_retire(c, from);
     c->br_done = true;              /* nothing of the interrupted block retires any more */
+    c->serialized++;
     c->cycles += c->ctab->cost[IC_TRAP];
     if (c->insns == c->exc_insns && to == c->exc_to) {
         if (++c->exc_repeats == EXCEPTION_LOOP_LIMIT) {

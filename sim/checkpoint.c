@@ -233,6 +233,7 @@ static const StateField cpu_fields[] = {
     STATE_FIELD(Cpu, insns),
     STATE_FIELD(Cpu, cycles),
     STATE_FIELD(Cpu, idle_cycles),
+    STATE_FIELD(Cpu, serialized),
     STATE_BOOL(Cpu, nmi_pending),
     STATE_BOOL(Cpu, irq_pending),
     STATE_BOOL(Cpu, start_pending),

@@ -38,6 +38,7 @@ enum {
     EXIT_LIMIT = 3,     /* --max-insns / --max-cycles ended the run */
     EXIT_HUNG = 4,      /* every CPU asleep with nothing pending, or the guest died */
     EXIT_INTERNAL = 5,  /* engine failure */
+    EXIT_VIOLATION = 6, /* --check-patching --strict: the patch validator found violations */
 };
 
 static inline uint64_t load_be(const uint8_t *p, unsigned n)

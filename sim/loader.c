@@ -109,6 +109,58 @@ static bool in_file(const Image *im, uint64_t off, uint64_t len)
     return off <= im->size && len <= im->size - off;
 }
 
+/* Named sections, for the tables other parts read (the patch validator's call-site tables).
+ * A name outside the string table or a section's bytes outside the file are refused. */
+static bool load_sections(Image *im, Reader *r, uint64_t shoff, uint64_t shentsize, uint64_t shnum, uint64_t shstrndx)
+{
+    if (shstrndx == SHN_UNDEF)
+        return true;
+    if (shstrndx >= shnum)
+        return error_set(r->err, "%s: e_shstrndx %" PRIu64 " names no section", im->path, shstrndx);
+    Shdr str = read_shdr(r, shoff, shentsize, shstrndx);
+    if (!r->ok)
+        return false;
+    if (!in_file(im, str.offset, str.size) || str.size == 0)
+        return error_set(r->err, "%s: section-name table at offset 0x%" PRIx64 " extends past the end of the file",
+                         im->path, str.offset);
+    im->secnames = xcalloc(1, str.size + 1);
+    memcpy(im->secnames, im->data + str.offset, str.size);
+    im->secs = xcalloc(shnum, sizeof *im->secs);
+    for (uint64_t i = 1; i < shnum; i++) {
+        Shdr sh = read_shdr(r, shoff, shentsize, i);
+        if (!r->ok)
+            return false;
+        if (sh.name >= str.size)
+            return error_set(r->err, "%s: section %" PRIu64 ": name offset 0x%" PRIx64 " is outside the name table",
+                             im->path, i, sh.name);
+        bool nobits = sh.type == SHT_NOBITS;
+        if (!nobits && sh.type != SHT_NULL && !in_file(im, sh.offset, sh.size))
+            return error_set(r->err, "%s: section %" PRIu64 " (%s) at offset 0x%" PRIx64 " extends past the end of the file",
+                             im->path, i, im->secnames + sh.name, sh.offset);
+        im->secs[im->nsecs++] = (Section){ im->secnames + sh.name, sh.addr, sh.size, sh.offset, nobits,
+                                           (sh.flags & SHF_ALLOC) != 0 };
+    }
+    return true;
+}
+
+const Section *image_section(const Image *im, const char *name)
+{
+    for (int i = 0; i < im->nsecs; i++)
+        if (!strcmp(im->secs[i].name, name))
+            return &im->secs[i];
+    return NULL;
+}
+
+uint64_t image_load_addr(const Image *im, uint64_t vaddr)
+{
+    for (int i = 0; i < im->nsegs; i++) {
+        const Segment *s = &im->segs[i];
+        if (vaddr >= s->vaddr && vaddr < s->vaddr + s->memsz)
+            return vaddr - s->vaddr + s->paddr;
+    }
+    return vaddr;
+}
+
 static bool load_symbols(Image *im, Reader *r, uint64_t shoff, uint64_t shentsize, uint64_t shnum)
 {
     for (uint64_t i = 0; i < shnum && r->ok; i++) {
@@ -195,6 +247,7 @@ bool image_load_elf(Image *im, const char *path, Error *err)
     uint64_t shoff = EF(&r, 0, Ehdr, e_shoff, "ELF header");
     uint64_t shentsize = EF(&r, 0, Ehdr, e_shentsize, "ELF header");
     uint64_t shnum = EF(&r, 0, Ehdr, e_shnum, "ELF header");
+    uint64_t shstrndx = EF(&r, 0, Ehdr, e_shstrndx, "ELF header");
     if (type != ET_EXEC && type != ET_DYN)
         return error_set(err, "%s: offset 0x10: ELF type %" PRIu64 " is not an executable", path, type);
     im->arch = arch_of_machine((unsigned)machine);
@@ -261,7 +314,7 @@ bool image_load_elf(Image *im, const char *path, Error *err)
             if (sh.type == SHT_PROGBITS && (sh.flags & SHF_EXECINSTR) && (sh.flags & SHF_ALLOC) && sh.size)
                 im->code[im->ncode++] = (Range){ sh.addr, sh.addr + sh.size };
         }
-        if (!load_symbols(im, &r, shoff, shentsize, shnum))
+        if (!load_symbols(im, &r, shoff, shentsize, shnum) || !load_sections(im, &r, shoff, shentsize, shnum, shstrndx))
             return false;
     }
     if (!im->ncode) {
@@ -312,6 +365,8 @@ void image_free(Image *im)
     free(im->data);
     free(im->segs);
     free(im->syms);
+    free(im->secs);
+    free(im->secnames);
     free(im->strings);
     free(im->code);
     memset(im, 0, sizeof *im);

@@ -26,6 +26,13 @@ typedef struct Range {
     uint64_t start, end;        /* [start, end) */
 } Range;
 
+typedef struct Section {
+    const char *name;           /* points into Image.secnames */
+    uint64_t addr, size;        /* link address */
+    uint64_t offset;            /* in the file; its bytes are in the file unless nobits */
+    bool nobits, alloc;
+} Section;
+
 typedef struct Image {
     char *path;
     Arch arch;
@@ -40,6 +47,9 @@ typedef struct Image {
     char *strings;              /* copy of the symbol string table */
     Range *code;                /* executable sections (SHF_EXECINSTR) or PF_X segments */
     int ncode;
+    Section *secs;              /* every named section (none for stripped or raw images) */
+    int nsecs;
+    char *secnames;             /* copy of the section-name string table */
 } Image;
 
 bool image_load_elf(Image *im, const char *path, Error *err);
@@ -50,6 +60,10 @@ void image_free(Image *im);
 const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off);
 /* Address of a symbol by name, false if absent. */
 bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr);
+/* A section by name, NULL if absent. */
+const Section *image_section(const Image *im, const char *name);
+/* The load (physical) address of a link address, as the loader places it. */
+uint64_t image_load_addr(const Image *im, uint64_t vaddr);
 /* "name+0x1c" or "0x..." into buf. */
 const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len);
 

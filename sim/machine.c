@@ -336,6 +336,12 @@ static bool place_dtb(Machine *m, uint64_t *addr, Error *err)
     return true;
 }
 
+static bool machine_check_patching(Machine *m, Error *err)
+{
+    m->patchcheck = xcalloc(1, sizeof *m->patchcheck);
+    return patchcheck_init(m->patchcheck, m, &m->image, err);
+}
+
 static bool load_image(Machine *m, Error *err)
 {
     for (int i = 0; i < m->image.nsegs; i++) {
@@ -468,6 +474,8 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
 
     if (cfg->kernel && !load_image(m, err))
         return false;
+    if (cfg->check_patching && !machine_check_patching(m, err))
+        return false;
     if (m->arch == ARCH_X86_64 && !write_x86_boot(m, err))
         return false;
     if (!init_spin_tables(m, err))
@@ -571,6 +579,10 @@ void machine_destroy(Machine *m)
     if (m->profile) {
         profile_destroy(m->profile);
         free(m->profile);
+    }
+    if (m->patchcheck) {
+        patchcheck_destroy(m->patchcheck);
+        free(m->patchcheck);
     }
     clock_destroy(&m->clock);
     codewatch_destroy(&m->cw);
@@ -695,6 +707,13 @@ int machine_run(Machine *m)
     console_flush(m);
     trace_flush_all();
     write_samples(m);
+    if (m->patchcheck) {
+        patchcheck_finish(m->patchcheck);
+        fflush(stdout);
+        patchcheck_report(m->patchcheck, stderr);
+        if (m->cfg.strict && m->patchcheck->nv)
+            return EXIT_VIOLATION;
+    }
     return m->exit_status;
 }
 

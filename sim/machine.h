@@ -20,6 +20,7 @@
 #include "sim/loader.h"
 #include "sim/mem.h"
 #include "tracer/codewatch.h"
+#include "tracer/patchcheck.h"
 #include "tracer/profile.h"
 #include "tracer/trace.h"
 
@@ -43,6 +44,8 @@ typedef struct MachineConfig {
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
+    bool check_patching;            /* --check-patching: the patch validator and its summary */
+    bool strict;                    /* --strict: violations make the exit status 6 */
     const char *console_file;
     bool stats;
     bool semihosting;
@@ -86,6 +89,7 @@ struct Machine {
     CodeWatch cw;
     Console console;
     Profile *profile;               /* --samples, else NULL */
+    PatchCheck *patchcheck;         /* --check-patching, else NULL */
 
     bool stopping;                  /* no CPU runs again once set */
     int exit_status;

@@ -42,6 +42,10 @@ static void usage(FILE *f)
 "  --max-cycles N           stop when simulated time reaches N cycles\n"
 "  --console FILE           guest console output to FILE instead of stdout\n"
 "  --trace FILE             event trace (docs/trace-format.md)\n"
+"  --check-patching         validate every write to guest code against the image's patch\n"
+"                           sites and the architecture's rules; summary on stderr\n"
+"                           (docs/patching.md)\n"
+"  --strict                 with --check-patching: violations make the exit status 6\n"
 "  --samples FILE           PMU samples and the exact instruction profile, for\n"
 "                           `pmusim report` (docs/profiling.md)\n"
 "  --stats                  per-CPU instruction and cycle counts on stderr at the end\n"
@@ -51,7 +55,7 @@ static void usage(FILE *f)
 "  --help, --version\n"
 "\n"
 "Exit status: the guest's; 2 bad input; 3 a --max-* limit; 4 the guest hung or died;\n"
-"5 internal error (docs/guest-abi.md).\n", f);
+"5 internal error; 6 patching violations with --strict (docs/guest-abi.md).\n", f);
 }
 
 static int fail(const char *fmt, const char *a, const char *b)
@@ -133,6 +137,8 @@ int main(int argc, char **argv)
         if (!strcmp(o, "--stats")) { cfg.stats = true; continue; }
         if (!strcmp(o, "--semihosting")) { cfg.semihosting = true; continue; }
         if (!strcmp(o, "--icount-check")) { cfg.icount_check = true; continue; }
+        if (!strcmp(o, "--check-patching")) { cfg.check_patching = true; continue; }
+        if (!strcmp(o, "--strict")) { cfg.check_patching = cfg.strict = true; continue; }
         /* options with a value: --opt VALUE or --opt=VALUE */
         const char *eq = strchr(o, '=');
         char name[64];

@@ -1,0 +1,602 @@
+/* patchcheck.c — the patch validator (see patchcheck.h, docs/patching.md). */
+#include "tracer/patchcheck.h"
+
+#include <capstone/capstone.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "sim/machine.h"
+
+/* The forms a site may hold, a bit each in PatchSite.forms_seen. */
+typedef enum PatchForm {
+    FORM_NOP,               /* the NOP of the site's size (arm64 ftrace: both words) */
+    FORM_MCOUNT,            /* the compiler's call: x86 call __fentry__, ppc32 bl _mcount */
+    FORM_ARM64_INIT,        /* arm64 ftrace: mov x9, x30; nop (ftrace_init_nop) */
+    FORM_TRAMP,             /* a call to an ftrace trampoline (arm64: mov x9, x30; bl) */
+    FORM_JUMP,              /* jump label: the jump to the entry's target */
+    FORM_COUNT
+} PatchForm;
+
+static const char *const form_names[FORM_COUNT] = { "nop", "mcount call", "mov x9, x30 + nop", "trampoline call",
+                                                    "jump" };
+static const char *const kind_names[PATCH_KINDS] = { "ftrace", "jump_label" };
+
+enum {
+    A64_NOP = 0xd503201fu,
+    A64_MOV_X9_X30 = 0xaa1e03e9u,
+    PPC_NOP = 0x60000000u,
+};
+
+static const uint8_t x86_nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const uint8_t x86_nop2[2] = { 0x66, 0x90 };
+
+/* ------------------------------------------------------------------ bytes and forms */
+
+static uint32_t word_at(const PatchCheck *pc, const uint8_t *b)
+{
+    if (pc->arch == ARCH_PPC32)
+        return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+static int32_t rel32_at(const uint8_t *b)
+{
+    return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+}
+
+/* An A64 B/BL or a PowerPC b/bl (AA = 0) at `at` to `to`: its encoding, or 0 if out of range. */
+static uint32_t branch_insn(const PatchCheck *pc, uint64_t at, uint64_t to, bool link)
+{
+    int64_t d = (int64_t)(to - at);
+    if (d & 3)
+        return 0;
+    if (pc->arch == ARCH_ARM64) {
+        if (d < -(1ll << 27) || d >= (1ll << 27))
+            return 0;
+        return (link ? 0x94000000u : 0x14000000u) | ((uint32_t)(d >> 2) & 0x03ffffffu);
+    }
+    if (d < -(1ll << 25) || d >= (1ll << 25))
+        return 0;
+    return 0x48000000u | ((uint32_t)d & 0x03fffffcu) | (link ? 1u : 0u);
+}
+
+static bool is_tramp(const PatchCheck *pc, uint64_t to)
+{
+    for (int i = 0; i < pc->ntramp; i++)
+        if (pc->tramp[i] == to)
+            return true;
+    return false;
+}
+
+/* Which allowed form the bytes b of site s are, or -1. */
+static int form_of(const PatchCheck *pc, const PatchSite *s, const uint8_t *b)
+{
+    switch (pc->arch) {
+    case ARCH_X86_64:
+        if (s->len == 5 && !memcmp(b, x86_nop5, 5))
+            return FORM_NOP;
+        if (s->len == 2 && !memcmp(b, x86_nop2, 2))
+            return FORM_NOP;
+        if (s->kind == PATCH_FTRACE && s->len == 5 && b[0] == 0xe8) {
+            uint64_t to = s->addr + 5 + (uint64_t)(int64_t)rel32_at(b + 1);
+            if (pc->mcount && to == pc->mcount)
+                return FORM_MCOUNT;
+            if (is_tramp(pc, to))
+                return FORM_TRAMP;
+        }
+        if (s->kind == PATCH_JUMP && s->len == 5 && b[0] == 0xe9 &&
+            s->addr + 5 + (uint64_t)(int64_t)rel32_at(b + 1) == s->target)
+            return FORM_JUMP;
+        if (s->kind == PATCH_JUMP && s->len == 2 && b[0] == 0xeb && s->addr + 2 + (uint64_t)(int64_t)(int8_t)b[1] == s->target)
+            return FORM_JUMP;
+        return -1;
+    case ARCH_ARM64:
+        if (s->kind == PATCH_FTRACE) {
+            uint32_t w0 = word_at(pc, b), w1 = word_at(pc, b + 4);
+            if (w0 == A64_NOP && w1 == A64_NOP)
+                return FORM_NOP;
+            if (w0 == A64_MOV_X9_X30 && w1 == A64_NOP)
+                return FORM_ARM64_INIT;
+            if (w0 == A64_MOV_X9_X30)
+                for (int i = 0; i < pc->ntramp; i++)
+                    if (w1 == branch_insn(pc, s->addr + 4, pc->tramp[i], true))
+                        return FORM_TRAMP;
+            return -1;
+        }
+        if (word_at(pc, b) == A64_NOP)
+            return FORM_NOP;
+        return word_at(pc, b) == branch_insn(pc, s->addr, s->target, false) ? FORM_JUMP : -1;
+    case ARCH_PPC32: {
+        uint32_t w = word_at(pc, b);
+        if (w == PPC_NOP)
+            return FORM_NOP;
+        if (s->kind == PATCH_JUMP)
+            return w == branch_insn(pc, s->addr, s->target, false) ? FORM_JUMP : -1;
+        if (pc->mcount && w == branch_insn(pc, s->addr, pc->mcount, true))
+            return FORM_MCOUNT;
+        for (int i = 0; i < pc->ntramp; i++)
+            if (w == branch_insn(pc, s->addr, pc->tramp[i], true))
+                return FORM_TRAMP;
+        return -1;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* "mnemonic operands; ..." of len bytes at addr (Capstone), "(bad)" where it cannot decode. */
+static void disasm(const PatchCheck *pc, uint64_t addr, const uint8_t *b, size_t len, char *out, size_t outlen)
+{
+    out[0] = 0;
+    size_t used = 0, off = 0;
+    while (off < len && used + 1 < outlen) {
+        cs_insn *insn = NULL;
+        size_t n = pc->cs_ok ? cs_disasm((csh)pc->cs, b + off, len - off, addr + off, 1, &insn) : 0;
+        int k;
+        if (n == 1) {
+            k = snprintf(out + used, outlen - used, "%s%s%s%s", used ? "; " : "", insn->mnemonic, insn->op_str[0] ? " " : "",
+                         insn->op_str);
+            off += insn->size;
+            cs_free(insn, n);
+        } else {
+            k = snprintf(out + used, outlen - used, "%s(bad)", used ? "; " : "");
+            off = len;
+        }
+        used += k > 0 ? (size_t)k : 0;
+        if (used >= outlen)
+            used = outlen - 1;
+    }
+}
+
+/* ------------------------------------------------------------------ violations and events */
+
+static void violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc, uint64_t addr, const char *fmt, ...)
+    PMUSIM_PRINTF(6, 7);
+
+static void violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc, uint64_t addr, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (pc->nv == pc->vcap) {
+        pc->vcap = pc->vcap ? 2 * pc->vcap : 16;
+        pc->v = xrealloc(pc->v, pc->vcap * sizeof *pc->v);
+    }
+    pc->v[pc->nv++] = (PatchViolation){ cpu, cycle, wpc, addr, xstrdup(what) };
+    Machine *m = pc->m;
+    if (trace_on(&m->trace)) {
+        char sym[128], asym[128];
+        TraceEvent ev = trace_begin(cycle, cpu, "patch-violation");
+        trace_hex(&ev, "pc", wpc);
+        trace_str(&ev, "sym", machine_describe(m, wpc, sym, sizeof sym));
+        trace_hex(&ev, "addr", addr);
+        trace_str(&ev, "at", machine_describe(m, addr, asym, sizeof asym));
+        trace_str(&ev, "what", what);
+        trace_end(&m->trace, &ev);
+    }
+}
+
+static bool others_online(const PatchCheck *pc, int writer)
+{
+    for (int i = 0; i < pc->m->ncpus; i++)
+        if (i != writer && (pc->m->cpus[i]->state == CPU_RUNNING || pc->m->cpus[i]->state == CPU_HALTED))
+            return true;
+    return false;
+}
+
+/* x86 text_poke_bp: remember every CPU's serialisations at this step. */
+static void sync_snapshot(PatchCheck *pc, PatchSite *s)
+{
+    if (!s->sync)
+        s->sync = xcalloc(MAX_CPUS, sizeof *s->sync);
+    for (int i = 0; i < pc->m->ncpus; i++)
+        s->sync[i] = pc->m->cpus[i]->serialized;
+}
+
+/* The first online CPU other than the writer that has not serialised since the last step, -1. */
+static int unsynced_cpu(const PatchCheck *pc, const PatchSite *s, int writer)
+{
+    for (int i = 0; i < pc->m->ncpus; i++) {
+        const Cpu *c = pc->m->cpus[i];
+        if (i != writer && (c->state == CPU_RUNNING || c->state == CPU_HALTED) && s->sync &&
+            c->serialized == s->sync[i])
+            return i;
+    }
+    return -1;
+}
+
+static const char *site_name(const PatchCheck *pc, const PatchSite *s, char *buf, size_t len)
+{
+    return machine_describe(pc->m, s->addr, buf, len);
+}
+
+/* ------------------------------------------------------------------ sites */
+
+static int find_site(const PatchCheck *pc, uint64_t addr)
+{
+    int lo = 0, hi = pc->n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (pc->sites[mid].addr + pc->sites[mid].len <= addr)
+            lo = mid + 1;
+        else if (pc->sites[mid].addr > addr)
+            hi = mid - 1;
+        else
+            return mid;
+    }
+    return -1;
+}
+
+bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned len, uint64_t target)
+{
+    if (!len || len > PATCH_MAX_LEN)
+        return false;
+    int i = 0;
+    while (i < pc->n && pc->sites[i].addr < addr)
+        i++;
+    if ((i < pc->n && pc->sites[i].addr < addr + len) || (i > 0 && pc->sites[i - 1].addr + pc->sites[i - 1].len > addr))
+        return false;
+    if (pc->n == pc->cap) {
+        pc->cap = pc->cap ? 2 * pc->cap : 64;
+        pc->sites = xrealloc(pc->sites, (size_t)pc->cap * sizeof *pc->sites);
+    }
+    memmove(&pc->sites[i + 1], &pc->sites[i], (size_t)(pc->n - i) * sizeof *pc->sites);
+    pc->n++;
+    PatchSite *s = &pc->sites[i];
+    *s = (PatchSite){ .addr = addr, .len = (uint8_t)len, .kind = (uint8_t)kind, .target = target, .w_cpu = -1 };
+    const uint8_t *b = mem_ptr(&pc->m->mem, addr, len);
+    if (b) {
+        memcpy(s->form, b, len);
+        int f = form_of(pc, s, b);
+        s->torn = f < 0;
+        if (f >= 0)
+            s->forms_seen |= 1u << f;
+    }
+    return true;
+}
+
+bool patchcheck_add_trampoline(PatchCheck *pc, uint64_t addr)
+{
+    if (pc->ntramp == (int)ARRAY_SIZE(pc->tramp))
+        return false;
+    pc->tramp[pc->ntramp++] = addr;
+    return true;
+}
+
+/* A site left torn by its last writer: reported once, with that write. */
+static void check_left_torn(PatchCheck *pc, int idx)
+{
+    PatchSite *s = &pc->sites[idx];
+    if (!s->torn || s->int3 || s->w_cpu < 0)
+        return;
+    char dis[160], sym[128];
+    const uint8_t *b = mem_ptr(&pc->m->mem, s->addr, s->len);
+    disasm(pc, s->addr, b, s->len, dis, sizeof dis);
+    violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr,
+              "%s site %s (%u bytes) left holding \"%s\": not an allowed form", kind_names[s->kind],
+              site_name(pc, s, sym, sizeof sym), s->len, dis);
+    s->w_cpu = -1;                  /* reported */
+}
+
+/* x86 on SMP: a write that changes a live site must follow text_poke_bp. */
+static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w, const uint8_t *before,
+                                const uint8_t *after)
+{
+    char sym[128];
+    bool first = w->addr <= s->addr && s->addr < w->addr + w->size;
+    bool tail = w->addr + w->size > s->addr + 1;
+    if (before[0] != 0xcc && after[0] == 0xcc) {          /* step 1: INT3 */
+        if (tail && memcmp(before + 1, after + 1, s->len - 1u))
+            violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+                      "INT3 protocol: %s written together with the INT3 at %s, before the other CPUs synced",
+                      "the tail", site_name(pc, s, sym, sizeof sym));
+        s->int3 = true;
+        sync_snapshot(pc, s);
+        return;
+    }
+    if (before[0] == 0xcc) {                               /* step 2 (tail) or 3 (first byte) */
+        int cpu = unsynced_cpu(pc, s, w->cpu);
+        if (cpu >= 0)
+            violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+                      "INT3 protocol: %s of %s written before cpu %d serialised (text_poke_sync)",
+                      after[0] == 0xcc ? "the tail" : "the first byte", site_name(pc, s, sym, sizeof sym), cpu);
+        if (after[0] != 0xcc && tail && first && memcmp(before + 1, after + 1, s->len - 1u))
+            violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+                      "INT3 protocol: the first byte and the tail of %s written at once",
+                      site_name(pc, s, sym, sizeof sym));
+        s->int3 = after[0] == 0xcc;
+        sync_snapshot(pc, s);
+        return;
+    }
+    char o[160], n[160];
+    disasm(pc, s->addr, before, s->len, o, sizeof o);
+    disasm(pc, s->addr, after, s->len, n, sizeof n);
+    violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+              "SMP patch of %s without the INT3 protocol while other CPUs run: \"%s\" -> \"%s\"",
+              site_name(pc, s, sym, sizeof sym), o, n);
+}
+
+/* arm64 on SMP: B, BL, NOP, BRK, SVC, HVC, SMC, ISB may change under a running CPU, nothing else
+ * (Arm ARM B2.2.5, concurrent modification and execution of instructions). */
+static bool a64_concurrent_ok(uint32_t w)
+{
+    return (w & 0x7c000000u) == 0x14000000u ||          /* B, BL */
+           w == A64_NOP ||
+           (w & 0xffe0001fu) == 0xd4200000u ||          /* BRK */
+           (w & 0xffe0001fu) == 0xd4000001u ||          /* SVC */
+           (w & 0xffe0001fu) == 0xd4000002u ||          /* HVC */
+           (w & 0xffe0001fu) == 0xd4000003u ||          /* SMC */
+           (w & 0xfffff0ffu) == 0xd50330dfu;            /* ISB */
+}
+
+static void check_a64_concurrent(PatchCheck *pc, const CodeWrite *w)
+{
+    uint64_t first = w->addr & ~3ull, end = (w->addr + w->size + 3) & ~3ull;
+    const uint8_t *now = mem_ptr(&pc->m->mem, first, end - first);
+    if (!now)
+        return;
+    for (uint64_t a = first; a < end; a += 4) {
+        uint8_t old[4];
+        memcpy(old, now + (a - first), 4);
+        for (unsigned k = 0; k < 4; k++)                    /* the bytes this write replaced */
+            if (a + k >= w->addr && a + k < w->addr + w->size)
+                old[k] = w->old_bytes[a + k - w->addr];
+        uint32_t ow = word_at(pc, old), nw = word_at(pc, now + (a - first));
+        if (ow == nw || (a64_concurrent_ok(ow) && a64_concurrent_ok(nw)))
+            continue;
+        char o[96], n[96], sym[128];
+        disasm(pc, a, old, 4, o, sizeof o);
+        disasm(pc, a, now + (a - first), 4, n, sizeof n);
+        violation(pc, w->cpu, w->cycle, w->pc, a,
+                  "concurrent modification of %s while other CPUs run: \"%s\" -> \"%s\" (only B, BL, NOP, BRK, SVC, "
+                  "HVC, SMC, ISB may change)",
+                  machine_describe(pc->m, a, sym, sizeof sym), o, n);
+    }
+}
+
+static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
+{
+    PatchSite *s = &pc->sites[idx];
+    const uint8_t *after = mem_ptr(&pc->m->mem, s->addr, s->len);
+    if (!after)
+        return;
+    uint8_t before[PATCH_MAX_LEN];
+    memcpy(before, after, s->len);
+    for (unsigned k = 0; k < s->len; k++)
+        if (s->addr + k >= w->addr && s->addr + k < w->addr + w->size)
+            before[k] = w->old_bytes[s->addr + k - w->addr];
+    if (!memcmp(before, after, s->len))
+        return;
+    if (pc->arch == ARCH_X86_64 && (smp || s->int3))
+        check_int3_protocol(pc, s, w, before, after);
+    else
+        s->int3 = false;
+    int f = form_of(pc, s, after);
+    if (f < 0) {
+        s->torn = true;
+        s->w_cpu = w->cpu;
+        s->w_pc = w->pc;
+        s->w_cycle = w->cycle;
+        return;
+    }
+    s->torn = false;
+    s->w_cpu = -1;
+    if (!memcmp(s->form, after, s->len))
+        return;                                 /* back to what it held (an aborted patch) */
+    char from[160], to[160];
+    disasm(pc, s->addr, s->form, s->len, from, sizeof from);
+    disasm(pc, s->addr, after, s->len, to, sizeof to);
+    memcpy(s->form, after, s->len);
+    s->transitions++;
+    s->forms_seen |= 1u << f;
+    pc->patches++;
+    Machine *m = pc->m;
+    if (trace_on(&m->trace)) {
+        char sym[128], wsym[128];
+        TraceEvent ev = trace_begin(w->cycle, w->cpu, "patch");
+        trace_hex(&ev, "addr", s->addr);
+        trace_str(&ev, "at", site_name(pc, s, sym, sizeof sym));
+        trace_str(&ev, "kind", kind_names[s->kind]);
+        trace_str(&ev, "from", from);
+        trace_str(&ev, "to", to);
+        trace_hex(&ev, "pc", w->pc);
+        trace_str(&ev, "sym", machine_describe(m, w->pc, wsym, sizeof wsym));
+        trace_end(&m->trace, &ev);
+    }
+}
+
+void patchcheck_on_write(void *opaque, const CodeWrite *w)
+{
+    PatchCheck *pc = opaque;
+    pc->writes++;
+    bool smp = others_online(pc, w->cpu);
+    if (smp && pc->arch == ARCH_ARM64)
+        check_a64_concurrent(pc, w);
+    /* the bytes no site covers */
+    bool stray = false;
+    int first_site = -1;
+    for (uint64_t a = w->addr; a < w->addr + w->size;) {
+        int i = find_site(pc, a);
+        if (i < 0) {
+            stray = true;
+            a++;
+            continue;
+        }
+        if (first_site < 0)
+            first_site = i;
+        a = pc->sites[i].addr + pc->sites[i].len;
+    }
+    if (stray) {
+        char o[160], n[160], sym[128];
+        disasm(pc, w->addr, w->old_bytes, w->size, o, sizeof o);
+        disasm(pc, w->addr, w->new_bytes, w->size, n, sizeof n);
+        violation(pc, w->cpu, w->cycle, w->pc, w->addr,
+                  "unexpected code write: %u bytes at %s, not a patch site: \"%s\" -> \"%s\"", w->size,
+                  machine_describe(pc->m, w->addr, sym, sizeof sym), o, n);
+    }
+    if (first_site < 0)
+        return;
+    if (pc->last_site >= 0 && pc->last_site != first_site)
+        check_left_torn(pc, pc->last_site);
+    for (int i = first_site; i < pc->n && pc->sites[i].addr < w->addr + w->size; i++)
+        site_written(pc, i, w, smp);
+    pc->last_site = first_site;
+}
+
+/* ------------------------------------------------------------------ the image's tables */
+
+static uint64_t read_word(const Image *im, const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[im->big_endian ? n - 1 - i : i] << (8 * i);
+    return v;
+}
+
+static bool sym_addr(const Image *im, const char *name, uint64_t *a)
+{
+    if (!image_symbol_addr(im, name, a))
+        return false;
+    *a = image_load_addr(im, *a);
+    return true;
+}
+
+/* ftrace sites: __mcount_loc (x86 5-byte calls, ppc32 4-byte bl), __patchable_function_entries
+ * (arm64: two NOPs). */
+static bool load_ftrace_sites(PatchCheck *pc, const Image *im, Error *err)
+{
+    const char *names[] = { "__mcount_loc", "__patchable_function_entries" };
+    unsigned psz = im->is64 ? 8 : 4;
+    for (unsigned t = 0; t < ARRAY_SIZE(names); t++) {
+        const Section *s = image_section(im, names[t]);
+        if (!s || s->nobits)
+            continue;
+        unsigned len = pc->arch == ARCH_X86_64 ? 5 : pc->arch == ARCH_ARM64 && t == 1 ? 8 : 4;
+        for (uint64_t off = 0; off + psz <= s->size; off += psz) {
+            uint64_t at = image_load_addr(im, read_word(im, im->data + s->offset + off, psz));
+            if (!patchcheck_add_site(pc, PATCH_FTRACE, at, len, 0))
+                return error_set(err, "%s: %s entry %" PRIu64 ": site 0x%" PRIx64 " overlaps another or is not in RAM",
+                                 im->path, names[t], off / psz, at);
+        }
+    }
+    return true;
+}
+
+/* struct jump_entry { s32 code; s32 target; long key; }, each relative to its own field. */
+static bool load_jump_sites(PatchCheck *pc, const Image *im, Error *err)
+{
+    const Section *s = image_section(im, "__jump_table");
+    if (!s || s->nobits)
+        return true;
+    unsigned esz = im->is64 ? 16 : 12;
+    for (uint64_t off = 0; off + esz <= s->size; off += esz) {
+        const uint8_t *e = im->data + s->offset + off;
+        uint64_t base = s->addr + off;
+        uint64_t code = image_load_addr(im, base + (uint64_t)(int64_t)(int32_t)read_word(im, e, 4));
+        uint64_t target = image_load_addr(im, base + 4 + (uint64_t)(int64_t)(int32_t)read_word(im, e + 4, 4));
+        unsigned len = 4;
+        if (pc->arch == ARCH_X86_64) {
+            const uint8_t *b = mem_ptr(&pc->m->mem, code, 1);
+            len = b && (b[0] == 0xeb || b[0] == 0x66) ? 2 : 5;
+        }
+        if (!patchcheck_add_site(pc, PATCH_JUMP, code, len, target))
+            return error_set(err, "%s: __jump_table entry %" PRIu64 ": site 0x%" PRIx64 " overlaps another or is not in RAM",
+                             im->path, off / esz, code);
+    }
+    return true;
+}
+
+bool patchcheck_init(PatchCheck *pc, Machine *m, const Image *im, Error *err)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->m = m;
+    pc->arch = im->arch;
+    pc->last_site = -1;
+    static const struct { Arch arch; cs_arch a; int mode; } cs[] = {
+        { ARCH_X86_64, CS_ARCH_X86, CS_MODE_64 },
+        { ARCH_ARM64, CS_ARCH_ARM64, CS_MODE_ARM },
+        { ARCH_PPC32, CS_ARCH_PPC, CS_MODE_32 | CS_MODE_BIG_ENDIAN },
+    };
+    for (unsigned i = 0; i < ARRAY_SIZE(cs); i++)
+        if (cs[i].arch == pc->arch) {
+            csh h;
+            pc->cs_ok = cs_open(cs[i].a, (cs_mode)cs[i].mode, &h) == CS_ERR_OK;
+            pc->cs = (size_t)h;
+        }
+    uint64_t a;
+    if (sym_addr(im, pc->arch == ARCH_X86_64 ? "__fentry__" : "_mcount", &a))
+        pc->mcount = a;
+    const char *tramps[] = { "ftrace_caller", "ftrace_regs_caller" };
+    for (unsigned i = 0; i < ARRAY_SIZE(tramps); i++)
+        if (sym_addr(im, tramps[i], &a))
+            patchcheck_add_trampoline(pc, a);
+    if (!load_ftrace_sites(pc, im, err) || !load_jump_sites(pc, im, err))
+        return false;
+    codewatch_listen(&m->cw, patchcheck_on_write, pc);
+    return true;
+}
+
+void patchcheck_destroy(PatchCheck *pc)
+{
+    for (int i = 0; i < pc->n; i++)
+        free(pc->sites[i].sync);
+    free(pc->sites);
+    for (size_t i = 0; i < pc->nv; i++)
+        free(pc->v[i].what);
+    free(pc->v);
+    if (pc->cs_ok) {
+        csh h = (csh)pc->cs;
+        cs_close(&h);
+    }
+    memset(pc, 0, sizeof *pc);
+}
+
+void patchcheck_finish(PatchCheck *pc)
+{
+    for (int i = 0; i < pc->n; i++) {
+        PatchSite *s = &pc->sites[i];
+        if (s->int3) {
+            char sym[128];
+            violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr, "INT3 protocol: %s still holds the INT3 at the end",
+                      site_name(pc, s, sym, sizeof sym));
+            s->int3 = false;
+        }
+        check_left_torn(pc, i);
+    }
+}
+
+void patchcheck_report(const PatchCheck *pc, FILE *f)
+{
+    int count[PATCH_KINDS] = { 0 }, patched = 0;
+    for (int i = 0; i < pc->n; i++) {
+        count[pc->sites[i].kind]++;
+        patched += pc->sites[i].transitions > 0;
+    }
+    fprintf(f, "patching: %d sites (%d ftrace, %d jump_label), %" PRIu64 " code writes, %" PRIu64
+               " patches, %zu violations\n",
+            pc->n, count[PATCH_FTRACE], count[PATCH_JUMP], pc->writes, pc->patches, pc->nv);
+    for (int i = 0; i < pc->n; i++) {
+        const PatchSite *s = &pc->sites[i];
+        if (!s->transitions)
+            continue;
+        char sym[128], forms[128] = "";
+        size_t used = 0;
+        for (int k = 0; k < FORM_COUNT; k++)
+            if (s->forms_seen >> k & 1)
+                used += (size_t)snprintf(forms + used, sizeof forms - used, "%s%s", used ? ", " : "", form_names[k]);
+        fprintf(f, "  site 0x%08" PRIx64 " %-32s %-10s %u transitions (%s)\n", s->addr,
+                machine_describe(pc->m, s->addr, sym, sizeof sym), kind_names[s->kind], s->transitions, forms);
+    }
+    if (patched < pc->n)
+        fprintf(f, "  %d sites never patched\n", pc->n - patched);
+    for (size_t i = 0; i < pc->nv; i++) {
+        const PatchViolation *v = &pc->v[i];
+        char sym[128];
+        fprintf(f, "violation: cpu %d cycle %" PRIu64 " pc 0x%" PRIx64 " <%s>: %s\n", v->cpu, v->cycle, v->pc,
+                machine_describe(pc->m, v->pc, sym, sizeof sym), v->what);
+    }
+}

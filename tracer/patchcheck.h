@@ -1,0 +1,92 @@
+/* patchcheck.h — the patch validator (`pmusim run --check-patching`).
+ *
+ * Independent of the guest's own checks, it knows the patch sites from the ELF — the ftrace call
+ * sites (`__mcount_loc`: x86 `call __fentry__`, ppc32 `bl _mcount`; `__patchable_function_entries`:
+ * arm64's two NOPs), the static-key sites (`__jump_table`) — and listens at the code-write
+ * chokepoint (codewatch.h), which sees every write to executable memory.  Each write is decoded
+ * with Capstone, old and new, and checked:
+ *
+ *   - it is at a known site, else "unexpected code write" (writer CPU, PC and symbol);
+ *   - the site ends up holding one of the forms allowed there: the architecture's NOP of the
+ *     site's size, the compiler's original call, a call to a known ftrace trampoline
+ *     (`ftrace_caller`, `ftrace_regs_caller`; arm64 `mov x9, x30` + `bl`), or for a jump label a
+ *     jump of the same size to the entry's target.  A site left holding anything else (a torn
+ *     multi-store patch, a NOP of the wrong size) is a violation, reported with the write that
+ *     left it so when the writer moves on to another site or the run ends;
+ *   - on SMP (another CPU online) an x86 patch follows the INT3 protocol of text_poke_bp: INT3
+ *     over the first byte, every other online CPU serialised (an interrupt or exception taken),
+ *     the tail, serialised again, then the first byte; an arm64 change of a word another CPU may
+ *     execute is limited to B, BL, NOP, BRK, SVC, HVC, SMC and ISB, old and new.
+ *
+ * Every completed transition of a site is a `patch` trace event, every violation a
+ * `patch-violation` event; the summary lists the sites, their transitions and the violations.
+ */
+#ifndef PMUSIM_PATCHCHECK_H
+#define PMUSIM_PATCHCHECK_H
+
+#include <stdio.h>
+
+#include "sim/common.h"
+#include "sim/loader.h"
+#include "tracer/codewatch.h"
+
+typedef struct Machine Machine;
+
+typedef enum PatchKind { PATCH_FTRACE, PATCH_JUMP, PATCH_KINDS } PatchKind;
+
+#define PATCH_MAX_LEN 8
+
+typedef struct PatchSite {
+    uint64_t addr;                  /* load address */
+    uint8_t len;                    /* bytes */
+    uint8_t kind;                   /* PatchKind */
+    uint64_t target;                /* jump label: the jump_entry's target */
+    uint8_t form[PATCH_MAX_LEN];    /* the allowed form it last held */
+    uint32_t transitions;
+    uint32_t forms_seen;            /* bit i: allowed form i held at some point (PatchForm) */
+    bool torn;                      /* holds no allowed form (a patch in progress?) */
+    bool int3;                      /* x86: first byte is INT3 (text_poke_bp in progress) */
+    /* the write that left the site torn or started the INT3 protocol */
+    int w_cpu;
+    uint64_t w_pc, w_cycle;
+    uint64_t *sync;                 /* x86 SMP: each CPU's serialisations at the last step */
+} PatchSite;
+
+typedef struct PatchViolation {
+    int cpu;
+    uint64_t cycle, pc, addr;
+    char *what;                     /* the rule and the disassembly */
+} PatchViolation;
+
+typedef struct PatchCheck {
+    Machine *m;
+    Arch arch;
+    size_t cs;                      /* Capstone handle (csh) */
+    bool cs_ok;
+    PatchSite *sites;               /* sorted by address, disjoint */
+    int n, cap;
+    uint64_t tramp[4];              /* call targets allowed at ftrace sites */
+    int ntramp;
+    uint64_t mcount;                /* the compiler's call target (__fentry__, _mcount), 0 if none */
+    int last_site;                  /* the site the last write touched, -1 */
+    PatchViolation *v;
+    size_t nv, vcap;
+    uint64_t patches;               /* completed transitions */
+    uint64_t writes;                /* code writes seen */
+} PatchCheck;
+
+/* Sites and trampolines from the image; listens to m's code writes. */
+bool patchcheck_init(PatchCheck *pc, Machine *m, const Image *im, Error *err);
+void patchcheck_destroy(PatchCheck *pc);
+/* A site by hand (tests); the image's tables call it too.  False if it overlaps another. */
+bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned len, uint64_t target);
+bool patchcheck_add_trampoline(PatchCheck *pc, uint64_t addr);
+/* The run ended: a site still torn is a violation. */
+void patchcheck_finish(PatchCheck *pc);
+/* The summary (docs/patching.md). */
+void patchcheck_report(const PatchCheck *pc, FILE *f);
+
+/* The listener (exposed for tests that feed writes by hand). */
+void patchcheck_on_write(void *opaque, const CodeWrite *w);
+
+#endif
