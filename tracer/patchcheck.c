@@ -295,20 +295,25 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
                       "INT3 protocol: %s written together with the INT3 at %s, before the other CPUs synced",
                       "the tail", site_name(pc, s, sym, sizeof sym));
         s->int3 = true;
+        s->tail = false;
         sync_snapshot(pc, s);
         return;
     }
     if (before[0] == 0xcc) {                               /* step 2 (tail) or 3 (first byte) */
-        int cpu = unsynced_cpu(pc, s, w->cpu);
+        bool tail_step = after[0] == 0xcc;
+        /* a sync between the INT3 and the tail, and between the tail and the first byte; the
+         * tail itself may take several stores */
+        int cpu = tail_step && s->tail ? -1 : unsynced_cpu(pc, s, w->cpu);
         if (cpu >= 0)
             violation(pc, w->cpu, w->cycle, w->pc, s->addr,
                       "INT3 protocol: %s of %s written before cpu %d serialised (text_poke_sync)",
-                      after[0] == 0xcc ? "the tail" : "the first byte", site_name(pc, s, sym, sizeof sym), cpu);
-        if (after[0] != 0xcc && tail && first && memcmp(before + 1, after + 1, s->len - 1u))
+                      tail_step ? "the tail" : "the first byte", site_name(pc, s, sym, sizeof sym), cpu);
+        if (!tail_step && tail && first && memcmp(before + 1, after + 1, s->len - 1u))
             violation(pc, w->cpu, w->cycle, w->pc, s->addr,
                       "INT3 protocol: the first byte and the tail of %s written at once",
                       site_name(pc, s, sym, sizeof sym));
-        s->int3 = after[0] == 0xcc;
+        s->int3 = tail_step;
+        s->tail = tail_step;
         sync_snapshot(pc, s);
         return;
     }

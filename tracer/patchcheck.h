@@ -46,6 +46,7 @@ typedef struct PatchSite {
     uint32_t forms_seen;            /* bit i: allowed form i held at some point (PatchForm) */
     bool torn;                      /* holds no allowed form (a patch in progress?) */
     bool int3;                      /* x86: first byte is INT3 (text_poke_bp in progress) */
+    bool tail;                      /* x86: the tail is being written (since the last sync) */
     /* the write that left the site torn or started the INT3 protocol */
     int w_cpu;
     uint64_t w_pc, w_cycle;

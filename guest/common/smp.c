@@ -7,6 +7,18 @@ unsigned long cpu_logical_map[MAX_CPUS];
 struct cpu_desc cpu_desc[MAX_CPUS];
 
 static void (*secondary_fn)(unsigned cpu);
+static unsigned cpus_online = 1;
+static bool online[MAX_CPUS] = { true };
+
+unsigned num_online_cpus(void)
+{
+    return __atomic_load_n(&cpus_online, __ATOMIC_ACQUIRE);
+}
+
+bool cpu_online(unsigned cpu)
+{
+    return cpu < MAX_CPUS && __atomic_load_n(&online[cpu], __ATOMIC_ACQUIRE);
+}
 
 static unsigned cpus_from_fdt(const void *fdt)
 {
@@ -53,6 +65,8 @@ void smp_boot_secondaries(void (*fn)(unsigned cpu))
 __noreturn void secondary_start(unsigned cpu)
 {
     cpu_init(cpu);
+    __atomic_store_n(&online[cpu], true, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&cpus_online, 1, __ATOMIC_RELEASE);
     __atomic_load_n(&secondary_fn, __ATOMIC_ACQUIRE)(cpu);
     arch_cpu_park();
 }

@@ -15,9 +15,11 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int32_t s32;
 typedef int64_t s64;
 
 #define __noreturn      __attribute__((noreturn))
+#define __always_inline inline __attribute__((always_inline))
 #define __printf(f, a)  __attribute__((format(printf, f, a)))
 #define barrier()       asm volatile("" ::: "memory")
 

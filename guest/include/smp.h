@@ -20,6 +20,9 @@ extern struct cpu_desc cpu_desc[MAX_CPUS];
 
 /* Fills the tables above (panics beyond MAX_CPUS) and returns nr_cpus. */
 unsigned smp_init(void);
+/* CPUs that have run cpu_init(): the boot CPU and the secondaries started so far. */
+unsigned num_online_cpus(void);
+bool cpu_online(unsigned cpu);
 /* Releases every secondary; each runs cpu_init() and then fn(cpu), and parks when fn returns. */
 void smp_boot_secondaries(void (*fn)(unsigned cpu));
 

@@ -46,6 +46,29 @@ static inline void trap_set_pc(struct trap_frame *f, unsigned long pc) { f->elr 
 
 static inline void cpu_relax(void) { asm volatile("yield" ::: "memory"); }
 
+/* IRQs off; the previous DAIF for arch_local_irq_restore (Linux: arch_local_irq_save). */
+static inline unsigned long arch_local_irq_save(void)
+{
+    unsigned long flags;
+    asm volatile("mrs %0, daif; msr daifset, #2" : "=r"(flags) : : "memory");
+    return flags;
+}
+
+static inline void arch_local_irq_restore(unsigned long flags)
+{
+    asm volatile("msr daif, %0" : : "r"(flags) : "memory");
+}
+
+static inline bool arch_irqs_disabled_flags(unsigned long flags) { return flags & 0x80; }
+
+/* The trace clock: CNTVCT_EL0, at CNTFRQ_EL0. */
+static inline u64 arch_trace_clock(void)
+{
+    u64 v;
+    asm volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v;
+}
+
 static inline uintptr_t arch_percpu_offset(void)
 {
     uintptr_t off;

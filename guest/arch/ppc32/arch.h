@@ -54,6 +54,36 @@ static inline void trap_set_pc(struct trap_frame *f, unsigned long pc) { f->srr0
 
 static inline void cpu_relax(void) { barrier(); }
 
+/* MSR[EE] off; the previous MSR for arch_local_irq_restore (Linux: arch_local_irq_save). */
+static inline unsigned long arch_local_irq_save(void)
+{
+    unsigned long msr, off;
+    asm volatile("mfmsr %0; rlwinm %1, %0, 0, 17, 15; mtmsr %1" : "=&r"(msr), "=&r"(off) : : "memory");
+    return msr;
+}
+
+static inline void arch_local_irq_restore(unsigned long flags)
+{
+    if (flags & 0x8000) {
+        unsigned long msr;
+        asm volatile("mfmsr %0; ori %0, %0, 0x8000; mtmsr %0" : "=&r"(msr) : : "memory");
+    }
+}
+
+static inline bool arch_irqs_disabled_flags(unsigned long flags) { return !(flags & 0x8000); }
+
+/* The trace clock: the timebase, at the cpu node's timebase-frequency. */
+static inline u64 arch_trace_clock(void)
+{
+    unsigned long hi, lo, hi2;
+    do {
+        asm volatile("mftbu %0" : "=r"(hi));
+        asm volatile("mftb %0" : "=r"(lo));
+        asm volatile("mftbu %0" : "=r"(hi2));
+    } while (hi != hi2);
+    return (u64)hi << 32 | lo;
+}
+
 static inline uintptr_t arch_percpu_offset(void)
 {
     uintptr_t off;

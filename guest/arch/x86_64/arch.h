@@ -34,6 +34,30 @@ static inline void trap_set_pc(struct trap_frame *f, unsigned long pc) { f->rip 
 
 static inline void cpu_relax(void) { asm volatile("pause" ::: "memory"); }
 
+/* Interrupts off; the previous state for arch_local_irq_restore (Linux: arch_local_irq_save). */
+static inline unsigned long arch_local_irq_save(void)
+{
+    unsigned long flags;
+    asm volatile("pushfq; popq %0; cli" : "=r"(flags) : : "memory");
+    return flags;
+}
+
+static inline void arch_local_irq_restore(unsigned long flags)
+{
+    if (flags & 0x200)
+        asm volatile("sti" ::: "memory");
+}
+
+static inline bool arch_irqs_disabled_flags(unsigned long flags) { return !(flags & 0x200); }
+
+/* The trace clock: the TSC, at the first cpu node's clock-frequency. */
+static inline u64 arch_trace_clock(void)
+{
+    u32 lo, hi;
+    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (u64)hi << 32 | lo;
+}
+
 static inline void outb(u16 port, u8 v) { asm volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
 static inline u8 inb(u16 port)
 {

@@ -1,0 +1,18 @@
+/* text_poke.h — writing code while it may run (Linux: text_poke / patch_instruction), the
+ * architecture's way (arch/<arch>/ftrace.c): x86 the INT3 protocol with IPI syncs once other
+ * CPUs are online; arm64 and ppc32 a word store and the cache maintenance the architecture
+ * requires.  Also the per-architecture setup the patching needs. */
+#ifndef GUEST_TEXT_POKE_H
+#define GUEST_TEXT_POKE_H
+
+#include "guest.h"
+
+void text_poke(unsigned long addr, const u8 *bytes, unsigned len);
+/* Boot CPU, before the secondaries start (x86: the INT3 and IPI handlers, the APIC). */
+void ftrace_arch_init(void);
+/* Every CPU, the boot CPU included (x86: its APIC, interrupts on for the sync IPIs). */
+void ftrace_arch_cpu_init(unsigned cpu);
+/* The rate of arch_trace_clock() from the device tree (or the CPU), 0 if unknown. */
+u64 ftrace_arch_clock_hz(void);
+
+#endif
