@@ -1,6 +1,8 @@
 /* machine.c — building a machine from its device tree and running it (see machine.h). */
 #include "sim/machine.h"
 
+#include "tracer/guesttrace.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libfdt.h>
@@ -474,6 +476,8 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
 
     if (cfg->kernel && !load_image(m, err))
         return false;
+    if (cfg->guest_trace_file && !guesttrace_check(m, err))
+        return false;
     if (cfg->check_patching && !machine_check_patching(m, err))
         return false;
     if (m->arch == ARCH_X86_64 && !write_x86_boot(m, err))
@@ -707,6 +711,11 @@ int machine_run(Machine *m)
     console_flush(m);
     trace_flush_all();
     write_samples(m);
+    if (m->cfg.guest_trace_file) {
+        Error err = { { 0 } };
+        if (!guesttrace_write(m, m->cfg.guest_trace_file, &err))
+            fprintf(stderr, "pmusim: --guest-trace %s: %s\n", m->cfg.guest_trace_file, err.msg);
+    }
     if (m->patchcheck) {
         patchcheck_finish(m->patchcheck);
         fflush(stdout);

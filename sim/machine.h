@@ -45,6 +45,7 @@ typedef struct MachineConfig {
     const char *trace_file;
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
     bool check_patching;            /* --check-patching: the patch validator and its summary */
+    const char *guest_trace_file;   /* --guest-trace: the guest's trace rings, decoded */
     bool strict;                    /* --strict: violations make the exit status 6 */
     const char *console_file;
     bool stats;

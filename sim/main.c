@@ -46,6 +46,8 @@ static void usage(FILE *f)
 "                           sites and the architecture's rules; summary on stderr\n"
 "                           (docs/patching.md)\n"
 "  --strict                 with --check-patching: violations make the exit status 6\n"
+"  --guest-trace FILE       the guest's trace rings at the end, in ftrace's function /\n"
+"                           function_graph text format (docs/trace-format.md)\n"
 "  --samples FILE           PMU samples and the exact instruction profile, for\n"
 "                           `pmusim report` (docs/profiling.md)\n"
 "  --stats                  per-CPU instruction and cycle counts on stderr at the end\n"
@@ -186,6 +188,8 @@ int main(int argc, char **argv)
                 return fail("--max-cycles %s: expected a positive number%s", val, "");
         } else if (!strcmp(name, "--trace")) {
             cfg.trace_file = val;
+        } else if (!strcmp(name, "--guest-trace")) {
+            cfg.guest_trace_file = val;
         } else if (!strcmp(name, "--samples")) {
             cfg.samples_file = val;
         } else if (!strcmp(name, "--console")) {

@@ -254,7 +254,7 @@ bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned
         int f = form_of(pc, s, b);
         s->torn = f < 0;
         if (f >= 0)
-            s->forms_seen |= 1u << f;
+            s->hist[s->nhist++] = (uint8_t)f;
     }
     return true;
 }
@@ -397,7 +397,8 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
     disasm(pc, s->addr, after, s->len, to, sizeof to);
     memcpy(s->form, after, s->len);
     s->transitions++;
-    s->forms_seen |= 1u << f;
+    if (s->nhist < ARRAY_SIZE(s->hist))
+        s->hist[s->nhist++] = (uint8_t)f;
     pc->patches++;
     Machine *m = pc->m;
     if (trace_on(&m->trace)) {
@@ -588,13 +589,14 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
         const PatchSite *s = &pc->sites[i];
         if (!s->transitions)
             continue;
-        char sym[128], forms[128] = "";
+        char sym[128], forms[256] = "";
         size_t used = 0;
-        for (int k = 0; k < FORM_COUNT; k++)
-            if (s->forms_seen >> k & 1)
-                used += (size_t)snprintf(forms + used, sizeof forms - used, "%s%s", used ? ", " : "", form_names[k]);
-        fprintf(f, "  site 0x%08" PRIx64 " %-32s %-10s %u transitions (%s)\n", s->addr,
-                machine_describe(pc->m, s->addr, sym, sizeof sym), kind_names[s->kind], s->transitions, forms);
+        for (unsigned k = 0; k < s->nhist && used < sizeof forms; k++)
+            used += (size_t)snprintf(forms + used, sizeof forms - used, "%s%s", k ? " -> " : "", form_names[s->hist[k]]);
+        if (s->transitions + 1u > s->nhist && used < sizeof forms)
+            snprintf(forms + used, sizeof forms - used, " -> ... (%u more)", s->transitions + 1u - s->nhist);
+        fprintf(f, "  site 0x%08" PRIx64 " %-28s %-10s %u: %s\n", s->addr, machine_describe(pc->m, s->addr, sym, sizeof sym),
+                kind_names[s->kind], s->transitions, forms);
     }
     if (patched < pc->n)
         fprintf(f, "  %d sites never patched\n", pc->n - patched);

@@ -43,7 +43,8 @@ typedef struct PatchSite {
     uint64_t target;                /* jump label: the jump_entry's target */
     uint8_t form[PATCH_MAX_LEN];    /* the allowed form it last held */
     uint32_t transitions;
-    uint32_t forms_seen;            /* bit i: allowed form i held at some point (PatchForm) */
+    uint8_t hist[8];                /* the forms it held, in order (the first 8) */
+    uint8_t nhist;
     bool torn;                      /* holds no allowed form (a patch in progress?) */
     bool int3;                      /* x86: first byte is INT3 (text_poke_bp in progress) */
     bool tail;                      /* x86: the tail is being written (since the last sync) */
