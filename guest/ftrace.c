@@ -3,10 +3,10 @@
  * At boot ftrace_init() turns every call site into a NOP and jump_label_init() every static-key
  * site into the NOP while its key is false; all of it before any other CPU runs.  Then the
  * secondaries start and run the workload (ftrace_work.c) round after round.  CPU 0 runs it too,
- * with the tracer off; then, with the other CPUs still running, it enables the tracer the
- * bootargs chose on the functions of the filter (patching the sites into calls to ftrace_caller),
- * turns the static key on, runs `rounds` rounds traced, turns both off again (the sites back to
- * NOPs) and runs once more untraced.  Every patch of live code goes through text_poke: the x86
+ * with the tracer off; then, once every other CPU has run a round, it enables the tracer the
+ * bootargs chose on the functions of the filter (patching the sites into calls to ftrace_caller)
+ * and turns the static key on, runs `rounds` rounds traced, waits for two more rounds of every
+ * other CPU, turns both off again (the sites back to NOPs) and runs once more untraced.  Every patch of live code goes through text_poke: the x86
  * INT3 protocol with IPI syncs, arm64 and ppc32 a word store and the cache maintenance.  The
  * trace is in the per-CPU rings (trace_buffer.h) for `pmusim run --guest-trace`.
  *
@@ -91,15 +91,30 @@ static const struct kernel_param setup_params[] = {
 static volatile bool stop_secondaries;
 static unsigned secondaries_done;
 static unsigned long secondary_sum[MAX_CPUS];
+static unsigned rounds_done[MAX_CPUS];
 
 notrace static void secondary_main(unsigned cpu)
 {
     ftrace_arch_cpu_init(cpu);
     unsigned long sum = 0;
-    for (unsigned r = 0; !stop_secondaries; r++)
+    for (unsigned r = 0; !stop_secondaries; r++) {
         sum += work_round(cpu * 1000 + r);
+        __atomic_store_n(&rounds_done[cpu], r + 1, __ATOMIC_RELEASE);
+    }
     secondary_sum[cpu] = sum;
     __atomic_add_fetch(&secondaries_done, 1, __ATOMIC_RELEASE);
+}
+
+/* Until every other CPU has finished `more` rounds from now: the patching then happens while
+ * they run the code, and they run some of it traced. */
+notrace static void wait_rounds(unsigned more)
+{
+    unsigned start[MAX_CPUS];
+    for (unsigned c = 1; c < nr_cpus; c++)
+        start[c] = __atomic_load_n(&rounds_done[c], __ATOMIC_ACQUIRE);
+    for (unsigned c = 1; c < nr_cpus; c++)
+        while (__atomic_load_n(&rounds_done[c], __ATOMIC_ACQUIRE) - start[c] < more)
+            cpu_relax();
 }
 
 notrace int main(void)
@@ -134,14 +149,17 @@ notrace int main(void)
             cpu_relax();
     }
     unsigned long sum = work_round(1);                          /* untraced */
+    wait_rounds(1);
     if (tracer != TRACER_NOP && ftrace_start(tracer))
         return GUEST_EXIT_FAIL;
     static_key_enable(&work_stats_key);
     for (unsigned r = 0; r < rounds; r++)
         sum += work_round(2 + r);
+    wait_rounds(2);
     static_key_disable(&work_stats_key);
     ftrace_stop();
     sum += work_round(1);                                       /* untraced again */
+    wait_rounds(1);
 
     stop_secondaries = true;
     while (__atomic_load_n(&secondaries_done, __ATOMIC_ACQUIRE) < nr_cpus - 1)

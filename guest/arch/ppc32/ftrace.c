@@ -1,0 +1,61 @@
+/* ftrace.c (ppc32) — call sites and code patching (Linux: arch/powerpc/kernel/trace/ftrace.c,
+ * arch/powerpc/lib/code-patching.c).
+ *
+ * A site is the `bl _mcount` of `-pg` (its address comes from the build: guest/mcount.sh makes
+ * `__mcount_loc` from the link's `_mcount` relocations), the NOP 0x60000000, or
+ * `bl ftrace_caller`.  A patch is one word store followed by what makes it visible to instruction
+ * fetch: dcbst (the data cache block to memory), sync, icbi (invalidate the instruction cache
+ * block), isync (MPC7450 RM 2.3.3 and 5.1.5.2, "instruction cache coherency"). */
+#include "fdt.h"
+#include "ftrace.h"
+#include "text_poke.h"
+
+#define PPC_NOP 0x60000000u
+
+extern const char _mcount[];
+
+notrace static u32 bl_insn(unsigned long at, unsigned long to)
+{
+    return 0x48000001u | ((u32)(to - at) & 0x03fffffcu);
+}
+
+notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
+{
+    u32 insn;
+    memcpy(&insn, bytes, 4);
+    *(volatile u32 *)addr = insn;
+    asm volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tsync\n\tisync" : : "r"(addr) : "memory");
+}
+
+notrace static int modify(unsigned long at, u32 old, u32 new)
+{
+    if (*(volatile u32 *)at != old)
+        return -1;
+    text_poke(at, (const u8 *)&new, 4);
+    return 0;
+}
+
+notrace void ftrace_arch_init(void) {}
+notrace void ftrace_arch_cpu_init(unsigned cpu) {}
+
+notrace u64 ftrace_arch_clock_hz(void)
+{
+    int node = boot_fdt ? fdt_first_cpu(boot_fdt) : -1, len;
+    const void *p = node >= 0 ? fdt_prop(boot_fdt, node, "timebase-frequency", &len) : NULL;
+    return p && (len == 4 || len == 8) ? fdt_read_cells(p, len / 4) : 0;
+}
+
+notrace int ftrace_make_nop(struct dyn_ftrace *rec)
+{
+    return modify(rec->ip, bl_insn(rec->ip, (unsigned long)_mcount), PPC_NOP);
+}
+
+notrace int ftrace_make_call(struct dyn_ftrace *rec, unsigned long addr)
+{
+    return modify(rec->ip, PPC_NOP, bl_insn(rec->ip, addr));
+}
+
+notrace int ftrace_make_nop_live(struct dyn_ftrace *rec, unsigned long addr)
+{
+    return modify(rec->ip, bl_insn(rec->ip, addr), PPC_NOP);
+}
