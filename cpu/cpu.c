@@ -268,6 +268,8 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         info[i] = (InsnInfo){ (uint16_t)off, (uint8_t)insn[i].size, cost };
         total += cost;
         int kind = c->ops->trap_kind(c, &insn[i], bytes + off);
+        if (!kind && m->icache)
+            kind = icache_trap_kind(m->icache, c, insn[i].address, bytes + off, insn[i].size);
         if (kind && trap_add(c, insn[i].address, kind, bytes + off, insn[i].size))
             new_traps = true;
     }
@@ -450,7 +452,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
      * precise time; restore the rest of the block if the engine is to execute it after all. */
     uint32_t counted = c->blk_counted;
     cpu_retire_upto(c, pc, false);
-    TrapResult r = c->ops->trap(c, pc, t);
+    TrapResult r = t->kind == TRAP_KIND_ICACHE ? (TrapResult)icache_trap(c->m->icache, c, pc) : c->ops->trap(c, pc, t);
     if (r == TRAP_NATIVE) {
         if (!c->in_cut && c->blk)
             block_set_counted(c, counted);
@@ -653,6 +655,8 @@ void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *
     cpu_branch_retire(c, from);
     c->br_done = true;              /* nothing of the interrupted block retires any more */
     c->serialized++;
+    if (m->icache)
+        icache_context_sync(m->icache, c);
     c->cycles += c->ctab->cost[IC_TRAP];
     if (c->insns == c->exc_insns && to == c->exc_to) {
         if (++c->exc_repeats == EXCEPTION_LOOP_LIMIT) {

@@ -87,6 +87,9 @@ typedef struct TrapSite {
 /* The kind of access the access locator looks for. */
 typedef enum AccessKind { ACC_READ, ACC_WRITE, ACC_IN, ACC_OUT } AccessKind;
 
+/* Trap kinds the core owns (backends' kinds are below). */
+#define TRAP_KIND_ICACHE 0x8000     /* --icache=strict: a stale word or a maintenance instruction */
+
 /* What a backend's trap handler did. */
 typedef enum TrapResult {
     TRAP_NATIVE,        /* let the engine execute the instruction itself */

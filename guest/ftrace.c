@@ -117,6 +117,27 @@ notrace static void wait_rounds(unsigned more)
             cpu_relax();
 }
 
+/* The faulty fixtures' bugs that are not in the patching primitives themselves. */
+notrace static void inject_bugs(void)
+{
+    if (ftrace_bug("non-site")) {
+        /* Rewrite an instruction that is no patch site (with itself: harmless, but a write to
+         * code the kernel has no business making). */
+        volatile u8 *p = (volatile u8 *)(ftrace_records[0].ip + 8);
+        *p = *p;
+    }
+#ifdef __aarch64__
+    if (ftrace_bug("concurrent")) {
+        /* ftrace_init's MOV again, with the other CPUs running: MOV may not change under them. */
+        for (unsigned i = 0; i < ftrace_nr_records; i++) {
+            static const u32 nop = 0xd503201fu, mov = 0xaa1e03e9u;
+            text_poke(ftrace_records[i].ip, (const u8 *)&nop, 4);
+            text_poke(ftrace_records[i].ip, (const u8 *)&mov, 4);
+        }
+    }
+#endif
+}
+
 notrace int main(void)
 {
     parse_bootargs(cmdline_bootargs(), setup_params, sizeof(setup_params) / sizeof(setup_params[0]),
@@ -150,6 +171,7 @@ notrace int main(void)
     }
     unsigned long sum = work_round(1);                          /* untraced */
     wait_rounds(1);
+    inject_bugs();
     if (tracer != TRACER_NOP && ftrace_start(tracer))
         return GUEST_EXIT_FAIL;
     static_key_enable(&work_stats_key);

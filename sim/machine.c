@@ -341,7 +341,16 @@ static bool place_dtb(Machine *m, uint64_t *addr, Error *err)
 static bool machine_check_patching(Machine *m, Error *err)
 {
     m->patchcheck = xcalloc(1, sizeof *m->patchcheck);
-    return patchcheck_init(m->patchcheck, m, &m->image, err);
+    if (!patchcheck_init(m->patchcheck, m, &m->image, err))
+        return false;
+    if (m->cfg.icache_strict) {
+        if (m->arch == ARCH_X86_64)
+            return error_set(err, "--icache=strict: x86_64 keeps its instruction cache coherent with stores; "
+                                  "the strict mode is for arm64 and ppc32");
+        m->icache = xcalloc(1, sizeof *m->icache);
+        icache_init(m->icache, m);
+    }
+    return true;
 }
 
 static bool load_image(Machine *m, Error *err)
@@ -588,6 +597,10 @@ void machine_destroy(Machine *m)
         patchcheck_destroy(m->patchcheck);
         free(m->patchcheck);
     }
+    if (m->icache) {
+        icache_destroy(m->icache);
+        free(m->icache);
+    }
     clock_destroy(&m->clock);
     codewatch_destroy(&m->cw);
     mem_destroy(&m->mem);
@@ -720,6 +733,8 @@ int machine_run(Machine *m)
         patchcheck_finish(m->patchcheck);
         fflush(stdout);
         patchcheck_report(m->patchcheck, stderr);
+        if (m->icache)
+            icache_report(m->icache, stderr);
         if (m->cfg.strict && m->patchcheck->nv)
             return EXIT_VIOLATION;
     }

@@ -20,6 +20,7 @@
 #include "sim/loader.h"
 #include "sim/mem.h"
 #include "tracer/codewatch.h"
+#include "tracer/icache.h"
 #include "tracer/patchcheck.h"
 #include "tracer/profile.h"
 #include "tracer/trace.h"
@@ -47,6 +48,7 @@ typedef struct MachineConfig {
     bool check_patching;            /* --check-patching: the patch validator and its summary */
     const char *guest_trace_file;   /* --guest-trace: the guest's trace rings, decoded */
     bool strict;                    /* --strict: violations make the exit status 6 */
+    bool icache_strict;             /* --icache=strict: stale fetch until cache maintenance */
     const char *console_file;
     bool stats;
     bool semihosting;
@@ -91,6 +93,7 @@ struct Machine {
     Console console;
     Profile *profile;               /* --samples, else NULL */
     PatchCheck *patchcheck;         /* --check-patching, else NULL */
+    ICache *icache;                 /* --icache=strict, else NULL */
 
     bool stopping;                  /* no CPU runs again once set */
     int exit_status;

@@ -46,6 +46,9 @@ static void usage(FILE *f)
 "                           sites and the architecture's rules; summary on stderr\n"
 "                           (docs/patching.md)\n"
 "  --strict                 with --check-patching: violations make the exit status 6\n"
+"  --icache MODE            coherent (default) or strict: arm64/ppc32 CPUs fetch the old\n"
+"                           instruction until the cache maintenance is done (implies\n"
+"                           --check-patching)\n"
 "  --guest-trace FILE       the guest's trace rings at the end, in ftrace's function /\n"
 "                           function_graph text format (docs/trace-format.md)\n"
 "  --samples FILE           PMU samples and the exact instruction profile, for\n"
@@ -188,6 +191,11 @@ int main(int argc, char **argv)
                 return fail("--max-cycles %s: expected a positive number%s", val, "");
         } else if (!strcmp(name, "--trace")) {
             cfg.trace_file = val;
+        } else if (!strcmp(name, "--icache")) {
+            if (!strcmp(val, "strict"))
+                cfg.icache_strict = cfg.check_patching = true;
+            else if (strcmp(val, "coherent"))
+                return fail("--icache %s: expected strict or coherent%s", val, "");
         } else if (!strcmp(name, "--guest-trace")) {
             cfg.guest_trace_file = val;
         } else if (!strcmp(name, "--samples")) {

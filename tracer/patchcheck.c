@@ -127,7 +127,7 @@ static int form_of(const PatchCheck *pc, const PatchSite *s, const uint8_t *b)
 }
 
 /* "mnemonic operands; ..." of len bytes at addr (Capstone), "(bad)" where it cannot decode. */
-static void disasm(const PatchCheck *pc, uint64_t addr, const uint8_t *b, size_t len, char *out, size_t outlen)
+void patchcheck_disasm(const PatchCheck *pc, uint64_t addr, const uint8_t *b, size_t len, char *out, size_t outlen)
 {
     out[0] = 0;
     size_t used = 0, off = 0;
@@ -152,10 +152,7 @@ static void disasm(const PatchCheck *pc, uint64_t addr, const uint8_t *b, size_t
 
 /* ------------------------------------------------------------------ violations and events */
 
-static void violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc, uint64_t addr, const char *fmt, ...)
-    PMUSIM_PRINTF(6, 7);
-
-static void violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc, uint64_t addr, const char *fmt, ...)
+void patchcheck_violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc, uint64_t addr, const char *fmt, ...)
 {
     char what[512];
     va_list ap;
@@ -275,8 +272,8 @@ static void check_left_torn(PatchCheck *pc, int idx)
         return;
     char dis[160], sym[128];
     const uint8_t *b = mem_ptr(&pc->m->mem, s->addr, s->len);
-    disasm(pc, s->addr, b, s->len, dis, sizeof dis);
-    violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr,
+    patchcheck_disasm(pc, s->addr, b, s->len, dis, sizeof dis);
+    patchcheck_violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr,
               "%s site %s (%u bytes) left holding \"%s\": not an allowed form", kind_names[s->kind],
               site_name(pc, s, sym, sizeof sym), s->len, dis);
     s->w_cpu = -1;                  /* reported */
@@ -291,7 +288,7 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
     bool tail = w->addr + w->size > s->addr + 1;
     if (before[0] != 0xcc && after[0] == 0xcc) {          /* step 1: INT3 */
         if (tail && memcmp(before + 1, after + 1, s->len - 1u))
-            violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
                       "INT3 protocol: %s written together with the INT3 at %s, before the other CPUs synced",
                       "the tail", site_name(pc, s, sym, sizeof sym));
         s->int3 = true;
@@ -305,11 +302,11 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
          * tail itself may take several stores */
         int cpu = tail_step && s->tail ? -1 : unsynced_cpu(pc, s, w->cpu);
         if (cpu >= 0)
-            violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
                       "INT3 protocol: %s of %s written before cpu %d serialised (text_poke_sync)",
                       tail_step ? "the tail" : "the first byte", site_name(pc, s, sym, sizeof sym), cpu);
         if (!tail_step && tail && first && memcmp(before + 1, after + 1, s->len - 1u))
-            violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
                       "INT3 protocol: the first byte and the tail of %s written at once",
                       site_name(pc, s, sym, sizeof sym));
         s->int3 = tail_step;
@@ -317,12 +314,13 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
         sync_snapshot(pc, s);
         return;
     }
-    char o[160], n[160];
-    disasm(pc, s->addr, before, s->len, o, sizeof o);
-    disasm(pc, s->addr, after, s->len, n, sizeof n);
-    violation(pc, w->cpu, w->cycle, w->pc, s->addr,
-              "SMP patch of %s without the INT3 protocol while other CPUs run: \"%s\" -> \"%s\"",
-              site_name(pc, s, sym, sizeof sym), o, n);
+    if (s->torn && s->w_cpu == w->cpu)
+        return;                                 /* the rest of a patch already reported */
+    char o[160];
+    patchcheck_disasm(pc, s->addr, s->form, s->len, o, sizeof o);
+    patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+              "SMP patch of %s without the INT3 protocol while other CPUs run: \"%s\" overwritten in place",
+              site_name(pc, s, sym, sizeof sym), o);
 }
 
 /* arm64 on SMP: B, BL, NOP, BRK, SVC, HVC, SMC, ISB may change under a running CPU, nothing else
@@ -354,9 +352,9 @@ static void check_a64_concurrent(PatchCheck *pc, const CodeWrite *w)
         if (ow == nw || (a64_concurrent_ok(ow) && a64_concurrent_ok(nw)))
             continue;
         char o[96], n[96], sym[128];
-        disasm(pc, a, old, 4, o, sizeof o);
-        disasm(pc, a, now + (a - first), 4, n, sizeof n);
-        violation(pc, w->cpu, w->cycle, w->pc, a,
+        patchcheck_disasm(pc, a, old, 4, o, sizeof o);
+        patchcheck_disasm(pc, a, now + (a - first), 4, n, sizeof n);
+        patchcheck_violation(pc, w->cpu, w->cycle, w->pc, a,
                   "concurrent modification of %s while other CPUs run: \"%s\" -> \"%s\" (only B, BL, NOP, BRK, SVC, "
                   "HVC, SMC, ISB may change)",
                   machine_describe(pc->m, a, sym, sizeof sym), o, n);
@@ -393,8 +391,8 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
     if (!memcmp(s->form, after, s->len))
         return;                                 /* back to what it held (an aborted patch) */
     char from[160], to[160];
-    disasm(pc, s->addr, s->form, s->len, from, sizeof from);
-    disasm(pc, s->addr, after, s->len, to, sizeof to);
+    patchcheck_disasm(pc, s->addr, s->form, s->len, from, sizeof from);
+    patchcheck_disasm(pc, s->addr, after, s->len, to, sizeof to);
     memcpy(s->form, after, s->len);
     s->transitions++;
     if (s->nhist < ARRAY_SIZE(s->hist))
@@ -438,9 +436,9 @@ void patchcheck_on_write(void *opaque, const CodeWrite *w)
     }
     if (stray) {
         char o[160], n[160], sym[128];
-        disasm(pc, w->addr, w->old_bytes, w->size, o, sizeof o);
-        disasm(pc, w->addr, w->new_bytes, w->size, n, sizeof n);
-        violation(pc, w->cpu, w->cycle, w->pc, w->addr,
+        patchcheck_disasm(pc, w->addr, w->old_bytes, w->size, o, sizeof o);
+        patchcheck_disasm(pc, w->addr, w->new_bytes, w->size, n, sizeof n);
+        patchcheck_violation(pc, w->cpu, w->cycle, w->pc, w->addr,
                   "unexpected code write: %u bytes at %s, not a patch site: \"%s\" -> \"%s\"", w->size,
                   machine_describe(pc->m, w->addr, sym, sizeof sym), o, n);
     }
@@ -567,7 +565,7 @@ void patchcheck_finish(PatchCheck *pc)
         PatchSite *s = &pc->sites[i];
         if (s->int3) {
             char sym[128];
-            violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr, "INT3 protocol: %s still holds the INT3 at the end",
+            patchcheck_violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr, "INT3 protocol: %s still holds the INT3 at the end",
                       site_name(pc, s, sym, sizeof sym));
             s->int3 = false;
         }

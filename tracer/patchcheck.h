@@ -88,6 +88,12 @@ void patchcheck_finish(PatchCheck *pc);
 /* The summary (docs/patching.md). */
 void patchcheck_report(const PatchCheck *pc, FILE *f);
 
+/* A violation (also used by the strict I-cache model): recorded, traced, in the summary. */
+void patchcheck_violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc, uint64_t addr, const char *fmt, ...)
+    PMUSIM_PRINTF(6, 7);
+/* "mnemonic operands; ..." of len bytes at addr (Capstone), "(bad)" where it cannot decode. */
+void patchcheck_disasm(const PatchCheck *pc, uint64_t addr, const uint8_t *b, size_t len, char *out, size_t outlen);
+
 /* The listener (exposed for tests that feed writes by hand). */
 void patchcheck_on_write(void *opaque, const CodeWrite *w);
 

@@ -33,6 +33,11 @@ static struct {
     struct ftrace_ret_stack stack[FTRACE_RETFUNC_DEPTH];
 } ret_stacks[MAX_CPUS];
 
+notrace bool ftrace_bug(const char *name)
+{
+    return ftrace_default_bug && !strcmp(ftrace_default_bug, name);
+}
+
 notrace bool ftrace_glob_match(const char *glob, size_t glen, const char *s)
 {
     if (!glen)

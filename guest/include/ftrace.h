@@ -48,6 +48,11 @@ int ftrace_start(enum ftrace_tracer t);
 void ftrace_stop(void);
 bool ftrace_glob_match(const char *glob, size_t glen, const char *s);
 
+/* The faulty fixtures (bad/<name>.c, build/guest/<arch>/bad-<name>.elf) define
+ * ftrace_default_bug; the correct guest does not.  Is this guest's bug `name`? */
+extern const char ftrace_default_bug[] __attribute__((weak));
+bool ftrace_bug(const char *name);
+
 /* Called by the trampolines (arch ftrace_*.S). */
 void ftrace_trace_entry(unsigned long ip, unsigned long *parent);
 unsigned long ftrace_return_to_handler(void);

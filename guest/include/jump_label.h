@@ -60,7 +60,7 @@ void static_key_enable(struct static_key *key);
 void static_key_disable(struct static_key *key);
 static inline bool static_key_enabled(const struct static_key *key) { return key->enabled; }
 
-/* ---- implemented by arch/<arch>/jump_label.c ---- */
+/* ---- implemented by arch/x86_64/jump_label.c; common/jump_label.c for arm64 and ppc32 ---- */
 /* Make the site of e a jump (enable) or the NOP of its size; returns 0, or -1 if the site holds
  * neither (Linux: "jump_label: Fatal kernel bug, unexpected op"). */
 int arch_jump_label_transform(struct jump_entry *e, bool enable);

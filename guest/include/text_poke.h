@@ -8,6 +8,14 @@
 #include "guest.h"
 
 void text_poke(unsigned long addr, const u8 *bytes, unsigned len);
+
+#if defined(__aarch64__)
+#define ARCH_NOP_INSN   0xd503201fu
+#elif defined(__powerpc__)
+#define ARCH_NOP_INSN   0x60000000u
+#endif
+/* arm64 / ppc32: `b to` (or `bl to`) placed at `at`. */
+u32 arch_branch_insn(unsigned long at, unsigned long to, bool link);
 /* Boot CPU, before the secondaries start (x86: the INT3 and IPI handlers, the APIC). */
 void ftrace_arch_init(void);
 /* Every CPU, the boot CPU included (x86: its APIC, interrupts on for the sync IPIs). */

@@ -12,12 +12,12 @@
 #include "ftrace.h"
 #include "text_poke.h"
 
-#define A64_NOP         0xd503201fu
+#define A64_NOP         ARCH_NOP_INSN
 #define A64_MOV_X9_X30  0xaa1e03e9u
 
-notrace static u32 bl_insn(unsigned long at, unsigned long to)
+notrace u32 arch_branch_insn(unsigned long at, unsigned long to, bool link)
 {
-    return 0x94000000u | ((u32)((long)(to - at) >> 2) & 0x03ffffffu);
+    return (link ? 0x94000000u : 0x14000000u) | ((u32)((long)(to - at) >> 2) & 0x03ffffffu);
 }
 
 notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
@@ -25,7 +25,8 @@ notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
     u32 insn;
     memcpy(&insn, bytes, 4);
     *(volatile u32 *)addr = insn;
-    asm volatile("dc cvau, %0\n\tdsb ish\n\tic ivau, %0\n\tdsb ish\n\tisb" : : "r"(addr) : "memory");
+    if (!ftrace_bug("no-icache"))
+        asm volatile("dc cvau, %0\n\tdsb ish\n\tic ivau, %0\n\tdsb ish\n\tisb" : : "r"(addr) : "memory");
 }
 
 notrace static int modify(unsigned long at, u32 old, u32 new)
@@ -56,10 +57,10 @@ notrace int ftrace_make_nop(struct dyn_ftrace *rec)
 
 notrace int ftrace_make_call(struct dyn_ftrace *rec, unsigned long addr)
 {
-    return modify(rec->ip + 4, A64_NOP, bl_insn(rec->ip + 4, addr));
+    return modify(rec->ip + 4, A64_NOP, arch_branch_insn(rec->ip + 4, addr, true));
 }
 
 notrace int ftrace_make_nop_live(struct dyn_ftrace *rec, unsigned long addr)
 {
-    return modify(rec->ip + 4, bl_insn(rec->ip + 4, addr), A64_NOP);
+    return modify(rec->ip + 4, arch_branch_insn(rec->ip + 4, addr, true), A64_NOP);
 }

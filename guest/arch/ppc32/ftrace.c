@@ -10,13 +10,13 @@
 #include "ftrace.h"
 #include "text_poke.h"
 
-#define PPC_NOP 0x60000000u
+#define PPC_NOP ARCH_NOP_INSN
 
 extern const char _mcount[];
 
-notrace static u32 bl_insn(unsigned long at, unsigned long to)
+notrace u32 arch_branch_insn(unsigned long at, unsigned long to, bool link)
 {
-    return 0x48000001u | ((u32)(to - at) & 0x03fffffcu);
+    return 0x48000000u | ((u32)(to - at) & 0x03fffffcu) | (link ? 1u : 0u);
 }
 
 notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
@@ -24,7 +24,8 @@ notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
     u32 insn;
     memcpy(&insn, bytes, 4);
     *(volatile u32 *)addr = insn;
-    asm volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tsync\n\tisync" : : "r"(addr) : "memory");
+    if (!ftrace_bug("no-icache"))
+        asm volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tsync\n\tisync" : : "r"(addr) : "memory");
 }
 
 notrace static int modify(unsigned long at, u32 old, u32 new)
@@ -47,15 +48,15 @@ notrace u64 ftrace_arch_clock_hz(void)
 
 notrace int ftrace_make_nop(struct dyn_ftrace *rec)
 {
-    return modify(rec->ip, bl_insn(rec->ip, (unsigned long)_mcount), PPC_NOP);
+    return modify(rec->ip, arch_branch_insn(rec->ip, (unsigned long)_mcount, true), PPC_NOP);
 }
 
 notrace int ftrace_make_call(struct dyn_ftrace *rec, unsigned long addr)
 {
-    return modify(rec->ip, PPC_NOP, bl_insn(rec->ip, addr));
+    return modify(rec->ip, PPC_NOP, arch_branch_insn(rec->ip, addr, true));
 }
 
 notrace int ftrace_make_nop_live(struct dyn_ftrace *rec, unsigned long addr)
 {
-    return modify(rec->ip, bl_insn(rec->ip, addr), PPC_NOP);
+    return modify(rec->ip, arch_branch_insn(rec->ip, addr, true), PPC_NOP);
 }

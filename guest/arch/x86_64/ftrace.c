@@ -66,7 +66,7 @@ notrace static void text_poke_sync(void)
 
 notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
 {
-    if (num_online_cpus() == 1) {               /* text_poke_early */
+    if (num_online_cpus() == 1 || ftrace_bug("no-int3")) {  /* text_poke_early */
         poke_bytes(addr, bytes, len);
         return;
     }
@@ -132,9 +132,10 @@ notrace static int ftrace_modify_code(unsigned long ip, const u8 *old, const u8 
 
 notrace int ftrace_make_nop(struct dyn_ftrace *rec)
 {
+    static const u8 two_nops[5] = { 0x66, 0x90, 0x0f, 0x1f, 0x00 };    /* bad-nop-size */
     u8 old[MCOUNT_INSN_SIZE];
     call_insn(old, rec->ip, (unsigned long)__fentry__);
-    return ftrace_modify_code(rec->ip, old, ideal_nop5);
+    return ftrace_modify_code(rec->ip, old, ftrace_bug("nop-size") ? two_nops : ideal_nop5);
 }
 
 notrace int ftrace_make_call(struct dyn_ftrace *rec, unsigned long addr)

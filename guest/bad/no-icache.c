@@ -1,0 +1,2 @@
+/* bad/no-icache.c — the ftrace guest with a patching bug the validator must catch (guest/NOTES.md). */
+const char ftrace_default_bug[] = "no-icache";

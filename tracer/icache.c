@@ -1,0 +1,299 @@
+/* icache.c — strict instruction-cache mode (see icache.h, docs/patching.md). */
+#include "tracer/icache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicorn/unicorn.h>
+
+#include "cpu/cpu.h"
+#include "sim/machine.h"
+#include "tracer/patchcheck.h"
+
+/* The maintenance and barrier instructions, by encoding. */
+typedef enum MaintOp { OP_NONE, OP_CLEAN, OP_INVAL, OP_INVAL_ALL, OP_BARRIER, OP_CTX_SYNC } MaintOp;
+
+static uint32_t word(const ICache *ic, const uint8_t *b)
+{
+    if (ic->m->arch == ARCH_PPC32)
+        return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+static MaintOp maint_op(const ICache *ic, uint32_t w)
+{
+    if (ic->m->arch == ARCH_ARM64) {
+        uint32_t sys = w & 0xffffffe0u;
+        if (sys == 0xd50b7b20u || sys == 0xd50b7a20u || sys == 0xd50b7e20u)   /* DC CVAU, CVAC, CIVAC */
+            return OP_CLEAN;
+        if (sys == 0xd50b7520u)                                              /* IC IVAU */
+            return OP_INVAL;
+        if (w == 0xd508711fu || w == 0xd508751fu)                            /* IC IALLUIS, IALLU */
+            return OP_INVAL_ALL;
+        if ((w & 0xfffff0ffu) == 0xd503309fu)                                /* DSB */
+            return OP_BARRIER;
+        if ((w & 0xfffff0ffu) == 0xd50330dfu)                                /* ISB */
+            return OP_CTX_SYNC;
+        return OP_NONE;
+    }
+    uint32_t x = w & 0xfc0007feu;
+    if (x == 0x7c00006cu || x == 0x7c0000acu)                                /* dcbst, dcbf */
+        return OP_CLEAN;
+    if (x == 0x7c0007acu)                                                    /* icbi */
+        return OP_INVAL;
+    if (x == 0x7c0004acu)                                                    /* sync */
+        return OP_BARRIER;
+    if (w == 0x4c00012cu)                                                    /* isync */
+        return OP_CTX_SYNC;
+    return OP_NONE;
+}
+
+static uint64_t gpr(Cpu *c, unsigned n)
+{
+    if (c->m->arch == ARCH_PPC32)
+        return cpu_reg_read(c, UC_PPC_REG_0 + (int)n) & 0xffffffffu;
+    if (n == 31)
+        return 0;                                   /* xzr */
+    return cpu_reg_read(c, n == 29 ? UC_ARM64_REG_X29 : n == 30 ? UC_ARM64_REG_X30 : UC_ARM64_REG_X0 + (int)n);
+}
+
+/* The address a DC/IC (arm64: Xt) or dcbst/dcbf/icbi (ppc32: (rA|0) + rB) operates on. */
+static uint64_t op_addr(const ICache *ic, Cpu *c, uint32_t w)
+{
+    if (ic->m->arch == ARCH_ARM64)
+        return gpr(c, w & 31);
+    unsigned ra = (w >> 16) & 31, rb = (w >> 11) & 31;
+    return ((ra ? gpr(c, ra) : 0) + gpr(c, rb)) & 0xffffffffu;
+}
+
+static uint32_t all_cpus(const ICache *ic)
+{
+    int n = ic->m->ncpus < ICACHE_MAX_CPUS ? ic->m->ncpus : ICACHE_MAX_CPUS;
+    return n >= 32 ? 0xffffffffu : (1u << n) - 1;
+}
+
+static StaleWord *find(ICache *ic, uint64_t addr)
+{
+    for (int i = 0; i < ic->n; i++)
+        if (ic->w[i].addr == addr)
+            return &ic->w[i];
+    return NULL;
+}
+
+/* Every CPU fetches it again: forget the word. */
+static void settle(ICache *ic)
+{
+    int k = 0;
+    for (int i = 0; i < ic->n; i++) {
+        if ((ic->w[i].fresh & all_cpus(ic)) == all_cpus(ic)) {
+            for (int c = 0; c < ICACHE_MAX_CPUS; c++)
+                ic->retired_execs += ic->w[i].execs[c];
+            continue;
+        }
+        ic->w[k++] = ic->w[i];
+    }
+    ic->n = k;
+}
+
+void icache_init(ICache *ic, Machine *m)
+{
+    memset(ic, 0, sizeof *ic);
+    ic->m = m;
+    ic->line = m->arch == ARCH_PPC32 ? 32 : 64;
+    codewatch_listen(&m->cw, icache_on_write, ic);
+}
+
+void icache_destroy(ICache *ic)
+{
+    free(ic->w);
+    memset(ic, 0, sizeof *ic);
+}
+
+void icache_on_write(void *opaque, const CodeWrite *w)
+{
+    ICache *ic = opaque;
+    for (uint64_t a = w->addr & ~3ull; a < w->addr + w->size; a += 4) {
+        StaleWord *s = find(ic, a);
+        if (!s) {
+            if (ic->n == ic->cap) {
+                ic->cap = ic->cap ? 2 * ic->cap : 16;
+                ic->w = xrealloc(ic->w, (size_t)ic->cap * sizeof *ic->w);
+            }
+            s = &ic->w[ic->n++];
+            memset(s, 0, sizeof *s);
+            s->addr = a;
+            const uint8_t *now = mem_ptr(&ic->m->mem, a, 4);
+            if (now)
+                memcpy(s->old, now, 4);
+            for (unsigned k = 0; k < 4; k++)        /* the bytes before this write */
+                if (a + k >= w->addr && a + k < w->addr + w->size)
+                    s->old[k] = w->old_bytes[a + k - w->addr];
+        }
+        /* a new write restarts the sequence; what stale CPUs fetch stays the old word */
+        s->stage = STALE_WRITTEN;
+        s->fresh = 0;
+        s->clean_cpu = s->inval_cpu = s->sync_cpu = -1;
+    }
+}
+
+int icache_trap_kind(ICache *ic, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned len)
+{
+    if (len != 4)
+        return 0;
+    if (maint_op(ic, word(ic, bytes)) != OP_NONE || find(ic, addr))
+        return TRAP_KIND_ICACHE;
+    return 0;
+}
+
+/* A maintenance or barrier instruction on c. */
+static void maintain(ICache *ic, Cpu *c, MaintOp op, uint64_t ea)
+{
+    uint64_t line = ea & ~(uint64_t)(ic->line - 1);
+    for (int i = 0; i < ic->n; i++) {
+        StaleWord *s = &ic->w[i];
+        bool in_line = (s->addr & ~(uint64_t)(ic->line - 1)) == line;
+        switch (op) {
+        case OP_CLEAN:
+            if (in_line && s->stage == STALE_WRITTEN)
+                s->clean_cpu = (int16_t)c->index;
+            break;
+        case OP_INVAL:
+        case OP_INVAL_ALL:
+            if ((in_line || op == OP_INVAL_ALL) && s->stage == STALE_CLEANED)
+                s->inval_cpu = (int16_t)c->index;
+            break;
+        case OP_BARRIER:
+            if (s->clean_cpu == c->index && s->stage == STALE_WRITTEN) {
+                s->stage = STALE_CLEANED;
+                s->clean_cpu = -1;
+            }
+            if (s->inval_cpu == c->index && s->stage == STALE_CLEANED) {
+                s->stage = STALE_INVALIDATED;       /* broadcast: the other CPUs refetch */
+                s->inval_cpu = -1;
+                s->sync_cpu = (int16_t)c->index;
+                s->fresh = all_cpus(ic) & ~(1u << c->index);
+            }
+            break;
+        case OP_CTX_SYNC:
+            if (s->stage == STALE_INVALIDATED)
+                s->fresh |= 1u << c->index;
+            break;
+        default:
+            break;
+        }
+    }
+    if (op == OP_CTX_SYNC)
+        settle(ic);
+}
+
+void icache_context_sync(ICache *ic, Cpu *c)
+{
+    if (ic->n)
+        maintain(ic, c, OP_CTX_SYNC, 0);
+}
+
+static const char *missing(const ICache *ic, const StaleWord *s)
+{
+    bool a64 = ic->m->arch == ARCH_ARM64;
+    switch (s->stage) {
+    case STALE_WRITTEN:
+        return a64 ? "the line was not cleaned to the point of unification (DC CVAU, then DSB)"
+                   : "the block was not written back (dcbst, then sync)";
+    case STALE_CLEANED:
+        return a64 ? "the instruction cache was not invalidated (IC IVAU, then DSB)"
+                   : "the instruction cache block was not invalidated (icbi, then sync)";
+    default:
+        return a64 ? "no ISB on this CPU since it invalidated the instruction cache"
+                   : "no isync on this CPU since it invalidated the instruction cache block";
+    }
+}
+
+/* Execute the old word on c: NOP, B, BL, arm64 mov x9, x30.  False if it is none of those. */
+static bool emulate_old(ICache *ic, Cpu *c, uint64_t pc, uint32_t w)
+{
+    if (ic->m->arch == ARCH_ARM64) {
+        if (w == 0xd503201fu) {
+            cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+        } else if ((w & 0x7c000000u) == 0x14000000u) {
+            int64_t off = (int64_t)((uint64_t)(w & 0x03ffffffu) << 38) >> 36;
+            if (w & 0x80000000u)
+                cpu_reg_write(c, UC_ARM64_REG_X30, pc + 4);
+            cpu_reg_write(c, UC_ARM64_REG_PC, pc + (uint64_t)off);
+        } else if (w == 0xaa1e03e9u) {
+            cpu_reg_write(c, UC_ARM64_REG_X9, cpu_reg_read(c, UC_ARM64_REG_X30));
+            cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+        } else {
+            return false;
+        }
+        return true;
+    }
+    if (w == 0x60000000u) {
+        cpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
+    } else if ((w & 0xfc000002u) == 0x48000000u) {              /* b / bl, relative */
+        int32_t off = (int32_t)(w << 6) >> 6 & ~3;
+        if (w & 1)
+            cpu_reg_write(c, UC_PPC_REG_LR, (pc + 4) & 0xffffffffu);
+        cpu_reg_write(c, UC_PPC_REG_PC, (pc + (uint64_t)(int64_t)off) & 0xffffffffu);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+int icache_trap(ICache *ic, Cpu *c, uint64_t pc)
+{
+    Machine *m = ic->m;
+    const uint8_t *now = mem_ptr(&m->mem, pc, 4);
+    if (!now)
+        return TRAP_NATIVE;
+    StaleWord *s = find(ic, pc);
+    bool stale = s && !(s->fresh >> c->index & 1);
+    if (!stale) {
+        MaintOp op = maint_op(ic, word(ic, now));
+        if (op != OP_NONE)
+            maintain(ic, c, op, op == OP_CLEAN || op == OP_INVAL ? op_addr(ic, c, word(ic, now)) : 0);
+        return TRAP_NATIVE;
+    }
+    ic->stale_execs++;
+    bool first = s->execs[c->index < ICACHE_MAX_CPUS ? c->index : 0]++ == 0;
+    uint32_t old = word(ic, s->old);
+    bool emulated = emulate_old(ic, c, pc, old);
+    char o[96] = "", n[96] = "", sym[128];
+    if (m->patchcheck) {
+        patchcheck_disasm(m->patchcheck, pc, s->old, 4, o, sizeof o);
+        patchcheck_disasm(m->patchcheck, pc, now, 4, n, sizeof n);
+    }
+    if (trace_on(&m->trace)) {
+        TraceEvent ev = trace_begin(c->cycles, c->index, "stale-exec");
+        trace_hex(&ev, "pc", pc);
+        trace_str(&ev, "sym", machine_describe(m, pc, sym, sizeof sym));
+        trace_str(&ev, "old", o);
+        trace_str(&ev, "new", n);
+        trace_str(&ev, "emulated", emulated ? "yes" : "no");
+        trace_end(&m->trace, &ev);
+    }
+    if (first && m->patchcheck)
+        patchcheck_violation(m->patchcheck, c->index, c->cycles, pc, pc,
+                             "stale instruction executed at %s: \"%s\" instead of \"%s\"%s: %s",
+                             machine_describe(m, pc, sym, sizeof sym), o, n,
+                             emulated ? "" : " (not emulated: the new one ran)", missing(ic, s));
+    if (!emulated) {
+        s->fresh |= 1u << c->index;     /* it ran the new word: report it once */
+        return TRAP_NATIVE;
+    }
+    return TRAP_DONE;
+}
+
+void icache_report(const ICache *ic, FILE *f)
+{
+    fprintf(f, "icache: strict, %d words still stale, %" PRIu64 " stale executions\n", ic->n, ic->stale_execs);
+    for (int i = 0; i < ic->n; i++) {
+        const StaleWord *s = &ic->w[i];
+        char sym[128];
+        fprintf(f, "  stale 0x%08" PRIx64 " %-28s", s->addr, machine_describe(ic->m, s->addr, sym, sizeof sym));
+        for (int c = 0; c < ic->m->ncpus && c < ICACHE_MAX_CPUS; c++)
+            if (!(s->fresh >> c & 1))
+                fprintf(f, " cpu%d(%" PRIu64 " executions)", c, s->execs[c]);
+        fprintf(f, ": %s\n", missing(ic, s));
+    }
+}
