@@ -1,0 +1,218 @@
+/* test_patchcheck.c — the patch validator's rules, with sites added by hand and code writes fed
+ * as the chokepoint reports them: allowed forms per architecture, a site left torn, a write to a
+ * non-site, the x86 INT3 protocol on SMP (with and without the syncs), arm64 concurrent
+ * modification, jump-label sizes.  (The guests exercise the same through real patching:
+ * tests/e2e/test_ftrace.sh.) */
+#include <string.h>
+
+#include "testutil.h"
+#include "tracer/patchcheck.h"
+
+static uint64_t base;           /* where the fixture is loaded: RAM on every board */
+#define SITE (base + 0x2000u)
+#define MCOUNT (base + 0x3000u)
+#define TRAMP (base + 0x3100u)
+
+static Machine *m;
+static PatchCheck pc;
+
+static void setup(Arch arch, const unsigned char *blob, unsigned len, int ncpus)
+{
+    base = arch == ARCH_ARM64 ? 0x40080000u : 0;
+    m = tm_create(arch, blob, len, base, base, 0, ncpus);
+    Error err = { { 0 } };
+    ck_assert_msg(patchcheck_init(&pc, m, &m->image, &err), "%s", err.msg);
+    pc.mcount = MCOUNT;
+    ck_assert(patchcheck_add_trampoline(&pc, TRAMP));
+}
+
+static void teardown(void)
+{
+    patchcheck_destroy(&pc);
+    tm_destroy(m);
+}
+
+/* A store by cpu of `len` bytes at addr, as the chokepoint reports it. */
+static void store(int cpu, uint64_t addr, const uint8_t *bytes, unsigned len)
+{
+    uint8_t *p = mem_ptr(&m->mem, addr, len);
+    CodeWrite w = { cpu, 0x1234, m->cpus[cpu]->cycles, addr, len, { 0 }, { 0 } };
+    memcpy(w.old_bytes, p, len);
+    memcpy(w.new_bytes, bytes, len);
+    memcpy(p, bytes, len);
+    patchcheck_on_write(&pc, &w);
+}
+
+static void put(uint64_t addr, const uint8_t *bytes, unsigned len)
+{
+    memcpy(mem_ptr(&m->mem, addr, len), bytes, len);
+}
+
+static void x86_call(uint8_t *b, uint64_t at, uint64_t to)
+{
+    int32_t rel = (int32_t)(to - (at + 5));
+    b[0] = 0xe8;
+    memcpy(b + 1, &rel, 4);
+}
+
+static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+START_TEST(x86_up_patch_in_two_stores_is_one_transition)
+{
+    setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 1);
+    uint8_t call[5];
+    x86_call(call, SITE, MCOUNT);
+    put(SITE, call, 5);
+    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 5, 0));
+    store(0, SITE, nop5, 1);                        /* torn for a moment */
+    ck_assert(pc.sites[0].torn);
+    store(0, SITE + 1, nop5 + 1, 4);
+    ck_assert(!pc.sites[0].torn);
+    x86_call(call, SITE, TRAMP);
+    store(0, SITE, call, 5);
+    patchcheck_finish(&pc);
+    ck_assert_uint_eq(pc.sites[0].transitions, 2);
+    ck_assert_uint_eq(pc.nv, 0);
+    teardown();
+}
+END_TEST
+
+START_TEST(x86_wrong_nop_size_and_stray_write_are_violations)
+{
+    setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 1);
+    uint8_t call[5];
+    x86_call(call, SITE, MCOUNT);
+    put(SITE, call, 5);
+    put(SITE + 16, call, 5);
+    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 5, 0));
+    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE + 16, 5, 0));
+    static const uint8_t two_nops[5] = { 0x66, 0x90, 0x0f, 0x1f, 0x00 };
+    store(0, SITE, two_nops, 5);
+    ck_assert_uint_eq(pc.nv, 0);                    /* maybe a patch in progress */
+    store(0, SITE + 16, nop5, 5);                   /* the writer moved on: it was left torn */
+    ck_assert_uint_eq(pc.nv, 1);
+    ck_assert(strstr(pc.v[0].what, "left holding"));
+    store(0, SITE + 8, nop5, 2);                    /* no site there */
+    ck_assert_uint_eq(pc.nv, 2);
+    ck_assert(strstr(pc.v[1].what, "unexpected code write"));
+    teardown();
+}
+END_TEST
+
+START_TEST(x86_smp_needs_the_int3_protocol_and_its_syncs)
+{
+    setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 2);
+    m->cpus[1]->state = CPU_RUNNING;
+    put(SITE, nop5, 5);
+    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 5, 0));
+    uint8_t call[5], int3 = 0xcc;
+    x86_call(call, SITE, TRAMP);
+    /* text_poke_bp: INT3, sync, tail, sync, first byte */
+    store(0, SITE, &int3, 1);
+    m->cpus[1]->serialized++;
+    store(0, SITE + 1, call + 1, 2);
+    store(0, SITE + 3, call + 3, 2);                /* the tail may take several stores */
+    m->cpus[1]->serialized++;
+    store(0, SITE, call, 1);
+    ck_assert_uint_eq(pc.nv, 0);
+    ck_assert_uint_eq(pc.sites[0].transitions, 1);
+    /* the same without the second sync */
+    store(0, SITE, &int3, 1);
+    m->cpus[1]->serialized++;
+    store(0, SITE + 1, nop5 + 1, 4);
+    store(0, SITE, nop5, 1);
+    ck_assert_uint_eq(pc.nv, 1);
+    ck_assert(strstr(pc.v[0].what, "before cpu 1 serialised"));
+    /* and in place, no INT3 */
+    store(0, SITE, call, 5);
+    ck_assert_uint_eq(pc.nv, 2);
+    ck_assert(strstr(pc.v[1].what, "without the INT3 protocol"));
+    teardown();
+}
+END_TEST
+
+START_TEST(x86_jump_labels_keep_their_size)
+{
+    setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 1);
+    static const uint8_t jmp2[2] = { 0xeb, 0x10 }, nop2[2] = { 0x66, 0x90 };
+    put(SITE, jmp2, 2);
+    ck_assert(patchcheck_add_site(&pc, PATCH_JUMP, SITE, 2, SITE + 2 + 0x10));
+    store(0, SITE, nop2, 2);
+    store(0, SITE, jmp2, 2);
+    ck_assert_uint_eq(pc.sites[0].transitions, 2);
+    static const uint8_t wrong[2] = { 0xeb, 0x20 };  /* a jump elsewhere */
+    store(0, SITE, wrong, 2);
+    patchcheck_finish(&pc);
+    ck_assert_uint_eq(pc.nv, 1);
+    teardown();
+}
+END_TEST
+
+static void a64(uint8_t *b, uint32_t w)
+{
+    memcpy(b, &w, 4);       /* the host is little-endian, like the guest */
+}
+
+START_TEST(arm64_concurrent_modification_is_limited)
+{
+    setup(ARCH_ARM64, blob_arm64_exc, blob_arm64_exc_len, 2);
+    uint8_t b[8];
+    a64(b, 0xd503201fu);
+    a64(b + 4, 0xd503201fu);
+    put(SITE, b, 8);
+    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 8, 0));
+    a64(b, 0xaa1e03e9u);                            /* mov x9, x30: only with one CPU up */
+    store(0, SITE, b, 4);
+    ck_assert_uint_eq(pc.nv, 0);
+    m->cpus[1]->state = CPU_RUNNING;
+    uint32_t bl = 0x94000000u | ((TRAMP - (SITE + 4)) >> 2);
+    a64(b, bl);
+    store(0, SITE + 4, b, 4);                       /* NOP -> BL: allowed */
+    ck_assert_uint_eq(pc.nv, 0);
+    ck_assert_uint_eq(pc.sites[0].transitions, 2);
+    a64(b, 0xd503201fu);
+    store(0, SITE, b, 4);                           /* MOV -> NOP under a running CPU */
+    ck_assert_uint_eq(pc.nv, 1);
+    ck_assert(strstr(pc.v[0].what, "concurrent modification"));
+    teardown();
+}
+END_TEST
+
+START_TEST(ppc32_mcount_nop_trampoline)
+{
+    setup(ARCH_PPC32, blob_ppc32_exc, blob_ppc32_exc_len, 1);
+    uint8_t b[4];
+    uint32_t bl = 0x48000001u | ((MCOUNT - SITE) & 0x03fffffcu);
+    b[0] = (uint8_t)(bl >> 24), b[1] = (uint8_t)(bl >> 16), b[2] = (uint8_t)(bl >> 8), b[3] = (uint8_t)bl;
+    put(SITE, b, 4);
+    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 4, 0));
+    static const uint8_t nop[4] = { 0x60, 0, 0, 0 };
+    store(0, SITE, nop, 4);
+    bl = 0x48000001u | ((TRAMP - SITE) & 0x03fffffcu);
+    b[0] = (uint8_t)(bl >> 24), b[1] = (uint8_t)(bl >> 16), b[2] = (uint8_t)(bl >> 8), b[3] = (uint8_t)bl;
+    store(0, SITE, b, 4);
+    patchcheck_finish(&pc);
+    ck_assert_uint_eq(pc.sites[0].transitions, 2);
+    ck_assert_uint_eq(pc.nv, 0);
+    teardown();
+}
+END_TEST
+
+Suite *patchcheck_suite(void)
+{
+    Suite *s = suite_create("patchcheck");
+    TCase *t = tcase_create("rules");
+    tcase_add_test(t, x86_up_patch_in_two_stores_is_one_transition);
+    tcase_add_test(t, x86_wrong_nop_size_and_stray_write_are_violations);
+    tcase_add_test(t, x86_smp_needs_the_int3_protocol_and_its_syncs);
+    tcase_add_test(t, x86_jump_labels_keep_their_size);
+    tcase_add_test(t, arm64_concurrent_modification_is_limited);
+    tcase_add_test(t, ppc32_mcount_nop_trampoline);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return testutil_run(patchcheck_suite());
+}
