@@ -22,7 +22,7 @@ static const CpuModel cpu_models[] = {
     { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034, 0x03, 0, 0, 0, 0, 0 },
     { "cortex-a72", ARCH_ARM64, "arm,cortex-a72", UC_CPU_ARM64_A72, 0x410fd083, 0x02, 0, 0, 0, 0, 0 },
     { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_7450_V2_1, 0x80000201, 0, 0, 0, 0, 0, 0 },
-    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80020101, 0, 0, 0, 0, 0, 0 },
+    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80030102, 0, 0, 0, 0, 0, 0 },
 };
 
 const CpuModel *cpu_model_find(Arch arch, const char *name)

@@ -26,6 +26,10 @@
 #include "smp.h"
 #include "text_poke.h"
 #include "trace_buffer.h"
+#ifdef __powerpc__
+#include "feature_fixups.h"
+extern unsigned long l3_flushes;
+#endif
 
 static const char *const tracer_names[] = { "nop", "function", "function_graph" };
 static unsigned tracer = TRACER_FUNCTION;
@@ -154,6 +158,13 @@ notrace int main(void)
     }
     ftrace_arch_init();
     ftrace_arch_cpu_init(0);
+#ifdef __powerpc__
+    unsigned long pvr;
+    asm volatile("mfspr %0, 287" : "=r"(pvr));
+    unsigned long features = cpu_features_from_pvr(pvr);
+    printf("cpu: PVR 0x%08lx, features 0x%lx: %u feature section(s) patched out\n", pvr, features,
+           do_feature_fixups(features));
+#endif
     int n = ftrace_init();
     if (n < 0)
         return GUEST_EXIT_FAIL;
@@ -187,6 +198,9 @@ notrace int main(void)
     while (__atomic_load_n(&secondaries_done, __ATOMIC_ACQUIRE) < nr_cpus - 1)
         cpu_relax();
     printf("ftrace: cpu 0: rounds=%u sum=0x%lx stats=%lu\n", rounds + 2, sum, work_stats_hits[0]);
+#ifdef __powerpc__
+    printf("ftrace: L3 feature section ran %lu times\n", l3_flushes);
+#endif
     for (unsigned c = 0; c < nr_cpus; c++) {
         const struct trace_cpu_buffer *b = &trace_buffers.cpu[c];
         printf("ftrace: cpu %u: entries=%llu overrun=%llu dropped=%llu\n", c,

@@ -46,6 +46,24 @@ __attribute__((noinline)) static void record_stats(unsigned long h)
     work_stats_hits[smp_processor_id()] += 1 + (h & 0);
 }
 
+#ifdef __powerpc__
+#include "feature_fixups.h"
+
+unsigned long l3_flushes;
+
+/* A CPU feature section: only on CPUs with an L3 cache controller (BEGIN_FTR_SECTION ...
+ * END_FTR_SECTION_IFSET(CPU_FTR_L3CR)); do_feature_fixups NOPs it out elsewhere. */
+__attribute__((noinline)) static void l3_flush_hint(void)
+{
+    unsigned long n = l3_flushes;
+    asm volatile("97:\n\taddi %0, %0, 1\n98:\n\t" FTR_SECTION_ENTRY(0x00040000, 0x00040000) : "+r"(n));
+    l3_flushes = n;
+}
+#define FEATURE_HOOK()  l3_flush_hint()
+#else
+#define FEATURE_HOOK()  do { } while (0)
+#endif
+
 __attribute__((noinline)) unsigned long work_round(unsigned seed)
 {
     u32 v[4];
@@ -53,6 +71,7 @@ __attribute__((noinline)) unsigned long work_round(unsigned seed)
         v[i] = (seed + i) * 2654435761u >> 16;
     sort_small(v, 4);
     unsigned long h = checksum(v, 4) + fib(3);
+    FEATURE_HOOK();
     if (static_branch_unlikely(&work_stats_key))
         record_stats(h);
     return h;

@@ -16,12 +16,13 @@ typedef enum PatchForm {
     FORM_ARM64_INIT,        /* arm64 ftrace: mov x9, x30; nop (ftrace_init_nop) */
     FORM_TRAMP,             /* a call to an ftrace trampoline (arm64: mov x9, x30; bl) */
     FORM_JUMP,              /* jump label: the jump to the entry's target */
+    FORM_FEATURE,           /* feature section: the code the image has there */
     FORM_COUNT
 } PatchForm;
 
 static const char *const form_names[FORM_COUNT] = { "nop", "mcount call", "mov x9, x30 + nop", "trampoline call",
-                                                    "jump" };
-static const char *const kind_names[PATCH_KINDS] = { "ftrace", "jump_label" };
+                                                    "jump", "feature code" };
+static const char *const kind_names[PATCH_KINDS] = { "ftrace", "jump_label", "fixup" };
 
 enum {
     A64_NOP = 0xd503201fu,
@@ -73,6 +74,14 @@ static bool is_tramp(const PatchCheck *pc, uint64_t to)
 /* Which allowed form the bytes b of site s are, or -1. */
 static int form_of(const PatchCheck *pc, const PatchSite *s, const uint8_t *b)
 {
+    if (s->kind == PATCH_FIXUP) {
+        if (!memcmp(b, s->orig, s->len))
+            return FORM_FEATURE;
+        for (unsigned k = 0; k + 4 <= s->len; k += 4)
+            if (word_at(pc, b + k) != PPC_NOP)
+                return -1;
+        return FORM_NOP;
+    }
     switch (pc->arch) {
     case ARCH_X86_64:
         if (s->len == 5 && !memcmp(b, x86_nop5, 5))
@@ -248,6 +257,7 @@ bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned
     const uint8_t *b = mem_ptr(&pc->m->mem, addr, len);
     if (b) {
         memcpy(s->form, b, len);
+        memcpy(s->orig, b, len);
         int f = form_of(pc, s, b);
         s->torn = f < 0;
         if (f >= 0)
@@ -514,6 +524,27 @@ static bool load_jump_sites(PatchCheck *pc, const Image *im, Error *err)
     return true;
 }
 
+/* ppc32 CPU feature sections: struct fixup_entry { mask, value, start_off, end_off, alt_start_off,
+ * alt_end_off }, 32-bit longs, offsets from the entry. */
+static bool load_fixup_sites(PatchCheck *pc, const Image *im, Error *err)
+{
+    const Section *s = image_section(im, "__ftr_fixup");
+    if (!s || s->nobits || pc->arch != ARCH_PPC32)
+        return true;
+    for (uint64_t off = 0; off + 24 <= s->size; off += 24) {
+        const uint8_t *e = im->data + s->offset + off;
+        uint64_t base = s->addr + off;
+        uint64_t start = image_load_addr(im, base + (uint64_t)(int64_t)(int32_t)read_word(im, e + 8, 4));
+        uint64_t end = image_load_addr(im, base + (uint64_t)(int64_t)(int32_t)read_word(im, e + 12, 4));
+        if (end <= start || end - start > PATCH_MAX_LEN || (end - start) % 4 ||
+            !patchcheck_add_site(pc, PATCH_FIXUP, start, (unsigned)(end - start), 0))
+            return error_set(err, "%s: __ftr_fixup entry %" PRIu64 ": section 0x%" PRIx64 "-0x%" PRIx64
+                             " is empty, longer than %d bytes, overlaps another site or is not in RAM",
+                             im->path, off / 24, start, end, PATCH_MAX_LEN);
+    }
+    return true;
+}
+
 bool patchcheck_init(PatchCheck *pc, Machine *m, const Image *im, Error *err)
 {
     memset(pc, 0, sizeof *pc);
@@ -538,7 +569,7 @@ bool patchcheck_init(PatchCheck *pc, Machine *m, const Image *im, Error *err)
     for (unsigned i = 0; i < ARRAY_SIZE(tramps); i++)
         if (sym_addr(im, tramps[i], &a))
             patchcheck_add_trampoline(pc, a);
-    if (!load_ftrace_sites(pc, im, err) || !load_jump_sites(pc, im, err))
+    if (!load_ftrace_sites(pc, im, err) || !load_jump_sites(pc, im, err) || !load_fixup_sites(pc, im, err))
         return false;
     codewatch_listen(&m->cw, patchcheck_on_write, pc);
     return true;
@@ -580,9 +611,10 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
         count[pc->sites[i].kind]++;
         patched += pc->sites[i].transitions > 0;
     }
-    fprintf(f, "patching: %d sites (%d ftrace, %d jump_label), %" PRIu64 " code writes, %" PRIu64
-               " patches, %zu violations\n",
-            pc->n, count[PATCH_FTRACE], count[PATCH_JUMP], pc->writes, pc->patches, pc->nv);
+    fprintf(f, "patching: %d sites (%d ftrace, %d jump_label", pc->n, count[PATCH_FTRACE], count[PATCH_JUMP]);
+    if (count[PATCH_FIXUP])
+        fprintf(f, ", %d fixup", count[PATCH_FIXUP]);
+    fprintf(f, "), %" PRIu64 " code writes, %" PRIu64 " patches, %zu violations\n", pc->writes, pc->patches, pc->nv);
     for (int i = 0; i < pc->n; i++) {
         const PatchSite *s = &pc->sites[i];
         if (!s->transitions)

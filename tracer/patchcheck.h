@@ -2,7 +2,8 @@
  *
  * Independent of the guest's own checks, it knows the patch sites from the ELF — the ftrace call
  * sites (`__mcount_loc`: x86 `call __fentry__`, ppc32 `bl _mcount`; `__patchable_function_entries`:
- * arm64's two NOPs), the static-key sites (`__jump_table`) — and listens at the code-write
+ * arm64's two NOPs), the static-key sites (`__jump_table`), ppc32's CPU feature sections
+ * (`__ftr_fixup`: the code, or NOPs over all of it) — and listens at the code-write
  * chokepoint (codewatch.h), which sees every write to executable memory.  Each write is decoded
  * with Capstone, old and new, and checked:
  *
@@ -32,9 +33,9 @@
 
 typedef struct Machine Machine;
 
-typedef enum PatchKind { PATCH_FTRACE, PATCH_JUMP, PATCH_KINDS } PatchKind;
+typedef enum PatchKind { PATCH_FTRACE, PATCH_JUMP, PATCH_FIXUP, PATCH_KINDS } PatchKind;
 
-#define PATCH_MAX_LEN 8
+#define PATCH_MAX_LEN 32
 
 typedef struct PatchSite {
     uint64_t addr;                  /* load address */
@@ -42,6 +43,7 @@ typedef struct PatchSite {
     uint8_t kind;                   /* PatchKind */
     uint64_t target;                /* jump label: the jump_entry's target */
     uint8_t form[PATCH_MAX_LEN];    /* the allowed form it last held */
+    uint8_t orig[PATCH_MAX_LEN];    /* what the image put there */
     uint32_t transitions;
     uint8_t hist[8];                /* the forms it held, in order (the first 8) */
     uint8_t nhist;

@@ -48,6 +48,15 @@ for a in $ARCHES; do
         awk '/^# entries-in-buffer/ { split($3, n, "/"); exit !(n[1] + 0 < n[2] + 0) }' "$T/$a.o.fn"
 done
 
+# ppc32 CPU feature sections: the MPC7447A has no L3 cache controller, so its section becomes NOPs
+run "$T/7447a" --cpu-model mpc7447a --strict --icache=strict "$GUESTS/ppc32/ftrace.elf"
+check "ppc32 7447A: the L3 feature section patched out" \
+    grep -q '^cpu: PVR 0x80030102, features 0x0: 1 feature section(s) patched out$' "$T/7447a.out"
+check "ppc32 7447A: and never run" grep -q '^ftrace: L3 feature section ran 0 times$' "$T/7447a.out"
+check "ppc32 7447A: the validator knows the fixup site" grep -q ' fixup .*feature code -> nop$' "$T/7447a.err"
+check "ppc32 7447A: no violations" grep -q '^patching: .* 0 violations$' "$T/7447a.err"
+check "ppc32 7450: the section stays" grep -q '^ftrace: L3 feature section ran 5 times$' "$T/ppc32.1.out"
+
 # The faulty fixtures: each caught, exit status 6 with --strict, the report as recorded.
 bad() {
     a=$1 g=$2
