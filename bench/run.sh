@@ -157,3 +157,29 @@ case " $ARCHES " in *" x86_64 "*)
     fi
     ;;
 esac
+
+# Issue 5: the overhead of tracing every function against tracing none, on the ftrace guest
+# (rounds=ROUNDS on one CPU, the call sites NOPs under ftrace=nop): simulated cycles (the cost a
+# traced kernel pays: the trampoline, the ring writes) and pmusim's host time.
+ROUNDS=${ROUNDS:-20000}
+echo
+echo "function tracing overhead (ftrace guest, rounds=$ROUNDS, 1 CPU): simulated cycles and host time,"
+echo "tracing all functions (function, function_graph) against none (nop: the sites are NOPs)"
+printf "%-7s %-15s %12s %12s %9s %9s %9s\n" arch tracer insns cycles host_ms cyc/nop host/nop
+for a in $ARCHES; do
+    elf=$G/$a/ftrace.elf
+    [ -f "$elf" ] || continue
+    for t in nop function function_graph; do
+        "$PMUSIM" --stats --bootargs "ftrace=$t rounds=$ROUNDS" "$elf" >/dev/null 2>"$T/fstats"
+        insns=$(sed -n 's/.*insns=\([0-9]*\).*/\1/p' "$T/fstats")
+        cycles=$(sed -n 's/.*cycles=\([0-9]*\).*/\1/p' "$T/fstats")
+        : >"$T/pm"
+        for r in $(seq "$REPS"); do
+            time_ms "$PMUSIM" --bootargs "ftrace=$t rounds=$ROUNDS" "$elf" >>"$T/pm"
+        done
+        ms=$(median <"$T/pm")
+        [ $t = nop ] && { nop_cycles=$cycles; nop_ms=$ms; }
+        printf "%-7s %-15s %12s %12s %9s %9s %9s\n" $a $t "$insns" "$cycles" "$ms" \
+            "$(ratio "$cycles" "$nop_cycles")" "$(ratio "$ms" "$nop_ms")"
+    done
+done
