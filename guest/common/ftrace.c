@@ -4,6 +4,7 @@
 #include "kallsyms.h"
 #include "percpu.h"
 #include "smp.h"
+#include "text_poke.h"
 #include "trace_buffer.h"
 
 #define FTRACE_MAX_RECORDS      512
@@ -133,6 +134,29 @@ notrace void ftrace_stop(void)
     }
     current_tracer = TRACER_NOP;
 }
+
+#ifndef __x86_64__
+/* arm64 and ppc32: one instruction word per change. */
+notrace int ftrace_modify_word(unsigned long at, u32 old, u32 new)
+{
+    if (*(volatile u32 *)at != old)
+        return -1;
+    text_poke(at, (const u8 *)&new, 4);
+    return 0;
+}
+
+notrace int ftrace_make_call(struct dyn_ftrace *rec, unsigned long addr)
+{
+    unsigned long at = rec->ip + FTRACE_CALL_OFFSET;
+    return ftrace_modify_word(at, ARCH_NOP_INSN, arch_branch_insn(at, addr, true));
+}
+
+notrace int ftrace_make_nop_live(struct dyn_ftrace *rec, unsigned long addr)
+{
+    unsigned long at = rec->ip + FTRACE_CALL_OFFSET;
+    return ftrace_modify_word(at, arch_branch_insn(at, addr, true), ARCH_NOP_INSN);
+}
+#endif
 
 /* The trampoline's C half: ip is the call site, *parent the traced function's return address. */
 notrace void ftrace_trace_entry(unsigned long ip, unsigned long *parent)

@@ -16,6 +16,15 @@ void text_poke(unsigned long addr, const u8 *bytes, unsigned len);
 #endif
 /* arm64 / ppc32: `b to` (or `bl to`) placed at `at`. */
 u32 arch_branch_insn(unsigned long at, unsigned long to, bool link);
+/* arm64 / ppc32: the word at `at` must be `old`; it becomes `new` (text_poke).  0 or -1. */
+int ftrace_modify_word(unsigned long at, u32 old, u32 new);
+
+/* Where an enabled site's call is, from the site: arm64 the second of its two instructions. */
+#if defined(__aarch64__)
+#define FTRACE_CALL_OFFSET  4
+#else
+#define FTRACE_CALL_OFFSET  0
+#endif
 /* Boot CPU, before the secondaries start (x86: the INT3 and IPI handlers, the APIC). */
 void ftrace_arch_init(void);
 /* Every CPU, the boot CPU included (x86: its APIC, interrupts on for the sync IPIs). */

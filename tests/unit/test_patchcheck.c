@@ -178,18 +178,21 @@ START_TEST(arm64_concurrent_modification_is_limited)
 }
 END_TEST
 
+static void be32(uint8_t *b, uint32_t w)
+{
+    b[0] = (uint8_t)(w >> 24), b[1] = (uint8_t)(w >> 16), b[2] = (uint8_t)(w >> 8), b[3] = (uint8_t)w;
+}
+
 START_TEST(ppc32_mcount_nop_trampoline)
 {
     setup(ARCH_PPC32, blob_ppc32_exc, blob_ppc32_exc_len, 1);
     uint8_t b[4];
-    uint32_t bl = 0x48000001u | ((MCOUNT - SITE) & 0x03fffffcu);
-    b[0] = (uint8_t)(bl >> 24), b[1] = (uint8_t)(bl >> 16), b[2] = (uint8_t)(bl >> 8), b[3] = (uint8_t)bl;
+    be32(b, 0x48000001u | ((MCOUNT - SITE) & 0x03fffffcu));
     put(SITE, b, 4);
     ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 4, 0));
     static const uint8_t nop[4] = { 0x60, 0, 0, 0 };
     store(0, SITE, nop, 4);
-    bl = 0x48000001u | ((TRAMP - SITE) & 0x03fffffcu);
-    b[0] = (uint8_t)(bl >> 24), b[1] = (uint8_t)(bl >> 16), b[2] = (uint8_t)(bl >> 8), b[3] = (uint8_t)bl;
+    be32(b, 0x48000001u | ((TRAMP - SITE) & 0x03fffffcu));
     store(0, SITE, b, 4);
     patchcheck_finish(&pc);
     ck_assert_uint_eq(pc.sites[0].transitions, 2);

@@ -29,14 +29,6 @@ notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
         asm volatile("dc cvau, %0\n\tdsb ish\n\tic ivau, %0\n\tdsb ish\n\tisb" : : "r"(addr) : "memory");
 }
 
-notrace static int modify(unsigned long at, u32 old, u32 new)
-{
-    if (*(volatile u32 *)at != old)
-        return -1;
-    text_poke(at, (const u8 *)&new, 4);
-    return 0;
-}
-
 notrace void ftrace_arch_init(void) {}
 notrace void ftrace_arch_cpu_init(unsigned cpu) {}
 
@@ -52,15 +44,5 @@ notrace int ftrace_make_nop(struct dyn_ftrace *rec)
 {
     if (*(volatile u32 *)(rec->ip + 4) != A64_NOP)
         return -1;
-    return modify(rec->ip, A64_NOP, A64_MOV_X9_X30);
-}
-
-notrace int ftrace_make_call(struct dyn_ftrace *rec, unsigned long addr)
-{
-    return modify(rec->ip + 4, A64_NOP, arch_branch_insn(rec->ip + 4, addr, true));
-}
-
-notrace int ftrace_make_nop_live(struct dyn_ftrace *rec, unsigned long addr)
-{
-    return modify(rec->ip + 4, arch_branch_insn(rec->ip + 4, addr, true), A64_NOP);
+    return ftrace_modify_word(rec->ip, A64_NOP, A64_MOV_X9_X30);
 }

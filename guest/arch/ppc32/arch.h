@@ -72,7 +72,8 @@ static inline void arch_local_irq_restore(unsigned long flags)
 
 static inline bool arch_irqs_disabled_flags(unsigned long flags) { return !(flags & 0x8000); }
 
-/* The trace clock: the timebase, at the cpu node's timebase-frequency. */
+/* The trace clock: the 64-bit timebase, at the cpu node's timebase-frequency.  TBU, TBL, TBU
+ * again until TBU did not change (Linux get_tb()). */
 static inline u64 arch_trace_clock(void)
 {
     unsigned long hi, lo, hi2;

@@ -28,14 +28,6 @@ notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
         asm volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tsync\n\tisync" : : "r"(addr) : "memory");
 }
 
-notrace static int modify(unsigned long at, u32 old, u32 new)
-{
-    if (*(volatile u32 *)at != old)
-        return -1;
-    text_poke(at, (const u8 *)&new, 4);
-    return 0;
-}
-
 notrace void ftrace_arch_init(void) {}
 notrace void ftrace_arch_cpu_init(unsigned cpu) {}
 
@@ -48,15 +40,5 @@ notrace u64 ftrace_arch_clock_hz(void)
 
 notrace int ftrace_make_nop(struct dyn_ftrace *rec)
 {
-    return modify(rec->ip, arch_branch_insn(rec->ip, (unsigned long)_mcount, true), PPC_NOP);
-}
-
-notrace int ftrace_make_call(struct dyn_ftrace *rec, unsigned long addr)
-{
-    return modify(rec->ip, PPC_NOP, arch_branch_insn(rec->ip, addr, true));
-}
-
-notrace int ftrace_make_nop_live(struct dyn_ftrace *rec, unsigned long addr)
-{
-    return modify(rec->ip, arch_branch_insn(rec->ip, addr, true), PPC_NOP);
+    return ftrace_modify_word(rec->ip, arch_branch_insn(rec->ip, (unsigned long)_mcount, true), PPC_NOP);
 }

@@ -44,17 +44,10 @@ static inline void mtmsr(unsigned long v)
 static inline void local_irq_enable(void) { mtmsr(mfmsr() | MSR_EE); }
 static inline void local_irq_disable(void) { mtmsr(mfmsr() & ~MSR_EE); }
 
-/* The 64-bit timebase: read TBU, TBL, TBU again until TBU did not change (Linux get_tb()). */
+/* The 64-bit timebase (Linux get_tb()): arch.h reads it. */
 static inline u64 get_tb(void)
 {
-    unsigned long hi, lo, hi2;
-
-    do {
-        asm volatile("mftbu %0" : "=r"(hi));
-        asm volatile("mftb %0" : "=r"(lo));
-        asm volatile("mftbu %0" : "=r"(hi2));
-    } while (hi != hi2);
-    return (u64)hi << 32 | lo;
+    return arch_trace_clock();
 }
 
 #endif
