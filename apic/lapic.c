@@ -316,6 +316,49 @@ static bool accepts_logical(const Lapic *t, uint32_t dest)
     return (dest >> 4) == (ldr >> 4) && (dest & ldr & 0xf);
 }
 
+static void deliver_ipi(Lapic *t, unsigned vector)
+{
+    if (vector) {
+        lapic_accept(t, vector);
+    } else {
+        t->cpu->nmi_pending = true;
+        cpu_request_stop(t->cpu);
+    }
+}
+
+static void ipi_arrive(Event *ev, void *opaque)
+{
+    Lapic *t = opaque;
+    uint32_t k = 0;
+    while (k < t->nipi && t->ipi_at[k] <= t->cpu->cycles)
+        deliver_ipi(t, t->ipi_vec[k++]);
+    memmove(t->ipi_at, t->ipi_at + k, (t->nipi - k) * sizeof *t->ipi_at);
+    memmove(t->ipi_vec, t->ipi_vec + k, (t->nipi - k) * sizeof *t->ipi_vec);
+    t->nipi -= k;
+    if (t->nipi)
+        cpu_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
+}
+
+/* An IPI to t sent at cycle `at` of the sender: now if t's clock is there already (the IPI is
+ * seen at t's next instruction boundary), else when t's clock gets there, never before. */
+static void post_ipi(Lapic *t, unsigned vector, uint64_t at)
+{
+    if (t->cpu->cycles >= at || t->nipi == LAPIC_IPI_QUEUE) {
+        deliver_ipi(t, vector);
+        return;
+    }
+    uint32_t k = t->nipi;
+    while (k > 0 && t->ipi_at[k - 1] > at) {                    /* sorted by time, stable */
+        t->ipi_at[k] = t->ipi_at[k - 1];
+        t->ipi_vec[k] = t->ipi_vec[k - 1];
+        k--;
+    }
+    t->ipi_at[k] = at;
+    t->ipi_vec[k] = (uint8_t)vector;
+    t->nipi++;
+    cpu_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
+}
+
 static void send_ipi(Lapic *l, uint64_t pc)
 {
     Cpu *c = l->cpu;
@@ -358,11 +401,10 @@ static void send_ipi(Lapic *l, uint64_t pc)
         switch (mode) {
         case APIC_DM_FIXED:
         case APIC_DM_LOWEST:            /* one target per CPU here: lowest priority is fixed */
-            lapic_accept(t, vector);
+            post_ipi(t, vector, c->cycles);
             break;
         case APIC_DM_NMI:
-            tc->nmi_pending = true;
-            cpu_request_stop(tc);
+            post_ipi(t, 0, c->cycles);
             break;
         default:
             machine_diag(m, c, pc, "unsupported",
@@ -383,6 +425,7 @@ void lapic_init(Lapic *l, Cpu *c, uint64_t bus_hz, const uint64_t *tsc_offset)
     l->bus_hz = bus_hz ? bus_hz : 1;
     l->tsc_offset = tsc_offset;
     event_init(&l->timer_ev, "apic-timer", timer_fire, l);
+    event_init(&l->ipi_ev, "apic-ipi", ipi_arrive, l);
     lapic_reset(l);
 }
 
@@ -390,6 +433,8 @@ void lapic_init(Lapic *l, Cpu *c, uint64_t bus_hz, const uint64_t *tsc_offset)
 void lapic_reset(Lapic *l)
 {
     evq_remove(&l->timer_ev);
+    evq_remove(&l->ipi_ev);
+    l->nipi = 0;
     l->x2apic = false;
     l->id = (uint32_t)(l->cpu->hwid & 0xff) << 24;
     l->tpr = l->ldr = l->esr = l->esr_pending = l->icr_lo = l->icr_hi = 0;
@@ -658,12 +703,14 @@ static const StateField lapic_fields[] = {
     STATE_ARRAY(Lapic, isr), STATE_ARRAY(Lapic, tmr), STATE_FIELD(Lapic, timer_icr),
     STATE_UPTO(Lapic, timer_dcr, 0xb), STATE_FIELD(Lapic, timer_start), STATE_FIELD(Lapic, timer_base),
     STATE_BOOL(Lapic, timer_armed), STATE_FIELD(Lapic, tsc_deadline),
+    STATE_UPTO(Lapic, nipi, LAPIC_IPI_QUEUE), STATE_ARRAY(Lapic, ipi_at), STATE_ARRAY(Lapic, ipi_vec),
 };
 
 void lapic_save(const Lapic *l, Blob *b)
 {
     blob_fields(b, l, lapic_fields, ARRAY_SIZE(lapic_fields));
     blob_event(b, &l->timer_ev);
+    blob_event(b, &l->ipi_ev);
 }
 
 bool lapic_load(Lapic *l, BlobReader *r)
@@ -671,6 +718,7 @@ bool lapic_load(Lapic *l, BlobReader *r)
     if (!br_fields(r, l, lapic_fields, ARRAY_SIZE(lapic_fields)))
         return false;
     br_event(r, &l->timer_ev, &l->cpu->events);
+    br_event(r, &l->ipi_ev, &l->cpu->events);
     return r->ok;
 }
 

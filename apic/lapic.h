@@ -45,6 +45,8 @@ enum LvtIndex { LVT_CMCI, LVT_TIMER, LVT_THERMAL, LVT_PC, LVT_LINT0, LVT_LINT1, 
 
 #define APIC_DEFAULT_BASE 0xfee00000ull
 
+#define LAPIC_IPI_QUEUE 32
+
 typedef struct Lapic {
     Cpu *cpu;
     bool present;                   /* the board has a LAPIC node */
@@ -64,6 +66,13 @@ typedef struct Lapic {
     bool timer_armed;               /* one-shot/periodic counting (not yet expired) */
     uint64_t tsc_deadline;
     Event timer_ev;
+
+    /* IPIs in flight: sent at a cycle this CPU has not reached yet (the sender ran first in
+     * the round); each arrives when this CPU's clock reaches the sender's send time. */
+    uint64_t ipi_at[LAPIC_IPI_QUEUE];
+    uint8_t ipi_vec[LAPIC_IPI_QUEUE];           /* vector, or 0 for an NMI */
+    uint32_t nipi;
+    Event ipi_ev;
 } Lapic;
 
 void lapic_init(Lapic *l, Cpu *c, uint64_t bus_hz, const uint64_t *tsc_offset);

@@ -655,6 +655,7 @@ void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *
     cpu_branch_retire(c, from);
     c->br_done = true;              /* nothing of the interrupted block retires any more */
     c->serialized++;
+    c->serialized_at = c->cycles;
     if (m->icache)
         icache_context_sync(m->icache, c);
     c->cycles += c->ctab->cost[IC_TRAP];

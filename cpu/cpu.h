@@ -207,8 +207,9 @@ struct Cpu {
 
     uint64_t ref_insns;             /* --icount-check: instructions seen by a code hook */
     uint64_t exc_insns, exc_to;     /* the last exception entry: retired count and target */
-    uint64_t serialized;            /* exceptions and interrupts taken: each serialises the CPU
-                                       (the patch validator's text_poke_sync check) */
+    uint64_t serialized;            /* exceptions and interrupts taken: each serialises the CPU */
+    uint64_t serialized_at;         /* the cycle of the last (the patch validator's
+                                       text_poke_sync check) */
     unsigned exc_repeats;
 };
 

@@ -234,6 +234,7 @@ static const StateField cpu_fields[] = {
     STATE_FIELD(Cpu, cycles),
     STATE_FIELD(Cpu, idle_cycles),
     STATE_FIELD(Cpu, serialized),
+    STATE_FIELD(Cpu, serialized_at),
     STATE_BOOL(Cpu, nmi_pending),
     STATE_BOOL(Cpu, irq_pending),
     STATE_BOOL(Cpu, start_pending),

@@ -194,22 +194,21 @@ static bool others_online(const PatchCheck *pc, int writer)
     return false;
 }
 
-/* x86 text_poke_bp: remember every CPU's serialisations at this step. */
-static void sync_snapshot(PatchCheck *pc, PatchSite *s)
+/* x86 text_poke_bp: remember when this step was written. */
+static void sync_snapshot(PatchCheck *pc, PatchSite *s, const CodeWrite *w)
 {
-    if (!s->sync)
-        s->sync = xcalloc(MAX_CPUS, sizeof *s->sync);
-    for (int i = 0; i < pc->m->ncpus; i++)
-        s->sync[i] = pc->m->cpus[i]->serialized;
+    s->step_cycle = w->cycle;
 }
 
-/* The first online CPU other than the writer that has not serialised since the last step, -1. */
+/* The first running CPU other than the writer that has not serialised (taken an exception or
+ * interrupt) since the last step, in simulated time; -1.  IPIs arrive no earlier than they are
+ * sent (apic/lapic.c), so a text_poke_sync IPI counts only after the step.  A halted CPU
+ * serialises when it wakes: it cannot be executing the site meanwhile. */
 static int unsynced_cpu(const PatchCheck *pc, const PatchSite *s, int writer)
 {
     for (int i = 0; i < pc->m->ncpus; i++) {
         const Cpu *c = pc->m->cpus[i];
-        if (i != writer && (c->state == CPU_RUNNING || c->state == CPU_HALTED) && s->sync &&
-            c->serialized == s->sync[i])
+        if (i != writer && c->state == CPU_RUNNING && c->serialized_at < s->step_cycle)
             return i;
     }
     return -1;
@@ -303,7 +302,7 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
                       "the tail", site_name(pc, s, sym, sizeof sym));
         s->int3 = true;
         s->tail = false;
-        sync_snapshot(pc, s);
+        sync_snapshot(pc, s, w);
         return;
     }
     if (before[0] == 0xcc) {                               /* step 2 (tail) or 3 (first byte) */
@@ -321,7 +320,7 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
                       site_name(pc, s, sym, sizeof sym));
         s->int3 = tail_step;
         s->tail = tail_step;
-        sync_snapshot(pc, s);
+        sync_snapshot(pc, s, w);
         return;
     }
     if (s->torn && s->w_cpu == w->cpu)
@@ -577,8 +576,6 @@ bool patchcheck_init(PatchCheck *pc, Machine *m, const Image *im, Error *err)
 
 void patchcheck_destroy(PatchCheck *pc)
 {
-    for (int i = 0; i < pc->n; i++)
-        free(pc->sites[i].sync);
     free(pc->sites);
     for (size_t i = 0; i < pc->nv; i++)
         free(pc->v[i].what);

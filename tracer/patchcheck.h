@@ -53,7 +53,7 @@ typedef struct PatchSite {
     /* the write that left the site torn or started the INT3 protocol */
     int w_cpu;
     uint64_t w_pc, w_cycle;
-    uint64_t *sync;                 /* x86 SMP: each CPU's serialisations at the last step */
+    uint64_t step_cycle;            /* x86 SMP: when the last text_poke_bp step was written */
 } PatchSite;
 
 typedef struct PatchViolation {

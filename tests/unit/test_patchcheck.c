@@ -36,6 +36,7 @@ static void teardown(void)
 static void store(int cpu, uint64_t addr, const uint8_t *bytes, unsigned len)
 {
     uint8_t *p = mem_ptr(&m->mem, addr, len);
+    m->cpus[cpu]->cycles++;
     CodeWrite w = { cpu, 0x1234, m->cpus[cpu]->cycles, addr, len, { 0 }, { 0 } };
     memcpy(w.old_bytes, p, len);
     memcpy(w.new_bytes, bytes, len);
@@ -109,16 +110,16 @@ START_TEST(x86_smp_needs_the_int3_protocol_and_its_syncs)
     x86_call(call, SITE, TRAMP);
     /* text_poke_bp: INT3, sync, tail, sync, first byte */
     store(0, SITE, &int3, 1);
-    m->cpus[1]->serialized++;
+    m->cpus[1]->serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
     store(0, SITE + 1, call + 1, 2);
     store(0, SITE + 3, call + 3, 2);                /* the tail may take several stores */
-    m->cpus[1]->serialized++;
+    m->cpus[1]->serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
     store(0, SITE, call, 1);
     ck_assert_uint_eq(pc.nv, 0);
     ck_assert_uint_eq(pc.sites[0].transitions, 1);
     /* the same without the second sync */
     store(0, SITE, &int3, 1);
-    m->cpus[1]->serialized++;
+    m->cpus[1]->serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
     store(0, SITE + 1, nop5 + 1, 4);
     store(0, SITE, nop5, 1);
     ck_assert_uint_eq(pc.nv, 1);
