@@ -246,6 +246,27 @@ START_TEST(icr_ipis_reach_their_destinations)
 }
 END_TEST
 
+/* A CPU that ran its quantum first must not see an IPI before the cycle it was sent at. */
+START_TEST(an_ipi_arrives_no_earlier_than_it_was_sent)
+{
+    enable(0);
+    enable(1);
+    m->cpus[0]->cycles = 5000;                          /* the sender is ahead */
+    m->cpus[1]->cycles = 1000;
+    wr(0, ICR2, 1u << 24);
+    wr(0, ICR, 0x40);
+    wr(0, ICR, 0x400);                                  /* and an NMI */
+    ck_assert(!irr(1, 0x40) && !m->cpus[1]->nmi_pending);
+    run_to(1, 4999);
+    ck_assert(!irr(1, 0x40) && !m->cpus[1]->nmi_pending);
+    run_to(1, 5000);
+    ck_assert(irr(1, 0x40) && m->cpus[1]->nmi_pending);
+    m->cpus[1]->cycles = 9000;                          /* the target is ahead: at once */
+    wr(0, ICR, 0x41);
+    ck_assert(irr(1, 0x41));
+}
+END_TEST
+
 START_TEST(ipi_to_a_cpu_that_is_off_is_dropped)
 {
     enable(0);
@@ -356,6 +377,7 @@ Suite *lapic_suite(void)
     tcase_add_test(t, esr_latches_errors_on_write);
     tcase_add_test(t, icr_ipis_reach_their_destinations);
     tcase_add_test(t, ipi_to_a_cpu_that_is_off_is_dropped);
+    tcase_add_test(t, an_ipi_arrives_no_earlier_than_it_was_sent);
     tcase_add_test(t, x2apic_mode_moves_the_registers_to_msrs);
     suite_add_tcase(s, t);
     TCase *g = tcase_create("guest");
