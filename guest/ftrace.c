@@ -197,7 +197,8 @@ notrace int main(void)
     stop_secondaries = true;
     while (__atomic_load_n(&secondaries_done, __ATOMIC_ACQUIRE) < nr_cpus - 1)
         cpu_relax();
-    printf("ftrace: cpu 0: rounds=%u sum=0x%lx stats=%lu\n", rounds + 2, sum, work_stats_hits[0]);
+    printf("ftrace: cpu 0: rounds=%u sum=0x%lx stats=%lu/%lu\n", rounds + 2, sum, work_stats_hits[0],
+           work_checksum_hits[0]);
 #ifdef __powerpc__
     printf("ftrace: L3 feature section ran %lu times\n", l3_flushes);
 #endif

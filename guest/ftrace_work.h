@@ -11,6 +11,6 @@ extern struct static_key work_stats_key;
 /* One round of the workload; returns a checksum of what it computed. */
 unsigned long work_round(unsigned seed);
 /* Rounds that took the static key's branch. */
-extern unsigned long work_stats_hits[MAX_CPUS];
+extern unsigned long work_stats_hits[MAX_CPUS], work_checksum_hits[MAX_CPUS];
 
 #endif

@@ -325,11 +325,12 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
     }
     if (s->torn && s->w_cpu == w->cpu)
         return;                                 /* the rest of a patch already reported */
-    char o[160];
+    char o[160], n[160];
     patchcheck_disasm(pc, s->addr, s->form, s->len, o, sizeof o);
+    patchcheck_disasm(pc, s->addr, after, s->len, n, sizeof n);
     patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
-              "SMP patch of %s without the INT3 protocol while other CPUs run: \"%s\" overwritten in place",
-              site_name(pc, s, sym, sizeof sym), o);
+              "SMP patch of %s without the INT3 protocol while other CPUs run: \"%s\" -> \"%s\" in place",
+              site_name(pc, s, sym, sizeof sym), o, n);
 }
 
 /* arm64 on SMP: B, BL, NOP, BRK, SVC, HVC, SMC, ISB may change under a running CPU, nothing else
@@ -622,8 +623,8 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
             used += (size_t)snprintf(forms + used, sizeof forms - used, "%s%s", k ? " -> " : "", form_names[s->hist[k]]);
         if (s->transitions + 1u > s->nhist && used < sizeof forms)
             snprintf(forms + used, sizeof forms - used, " -> ... (%u more)", s->transitions + 1u - s->nhist);
-        fprintf(f, "  site 0x%08" PRIx64 " %-28s %-10s %u: %s\n", s->addr, machine_describe(pc->m, s->addr, sym, sizeof sym),
-                kind_names[s->kind], s->transitions, forms);
+        fprintf(f, "  site 0x%08" PRIx64 " %-28s %-10s %2uB %u: %s\n", s->addr,
+                machine_describe(pc->m, s->addr, sym, sizeof sym), kind_names[s->kind], s->len, s->transitions, forms);
     }
     if (patched < pc->n)
         fprintf(f, "  %d sites never patched\n", pc->n - patched);

@@ -55,6 +55,21 @@ l_yes:
 
 #define static_branch_unlikely(key)     __builtin_expect(arch_static_branch(key), 0)
 
+#if defined(__x86_64__)
+/* Linux before objtool NOPed the jumps (STATIC_KEY_INIT_NOP): the site starts as the 5-byte
+ * NOP, and enabling makes it `jmp rel32` whatever the distance. */
+static __always_inline bool arch_static_branch_nop5(struct static_key *key)
+{
+    asm goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t" JUMP_TABLE_ENTRY("l_yes") : : "i"(key) : : l_yes);
+    return false;
+l_yes:
+    return true;
+}
+#define static_branch_unlikely_nop5(key) __builtin_expect(arch_static_branch_nop5(key), 0)
+#else
+#define static_branch_unlikely_nop5(key) static_branch_unlikely(key)
+#endif
+
 void jump_label_init(void);
 void static_key_enable(struct static_key *key);
 void static_key_disable(struct static_key *key);

@@ -48,6 +48,10 @@ for a in $ARCHES; do
         awk '/^# entries-in-buffer/ { split($3, n, "/"); exit !(n[1] + 0 < n[2] + 0) }' "$T/$a.o.fn"
 done
 
+check "x86_64 static keys: a 2-byte jmp site and a 5-byte NOP site, each patched" \
+    sh -c "grep -q ' jump_label  2B 3: jump -> nop -> jump -> nop\$' '$T/x86_64.1.err' &&
+           grep -q ' jump_label  5B 2: nop -> jump -> nop\$' '$T/x86_64.1.err'"
+
 # ppc32 CPU feature sections: the MPC7447A has no L3 cache controller, so its section becomes NOPs
 run "$T/7447a" --cpu-model mpc7447a --strict --icache=strict "$GUESTS/ppc32/ftrace.elf"
 check "ppc32 7447A: the L3 feature section patched out" \
