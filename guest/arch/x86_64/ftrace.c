@@ -4,8 +4,11 @@
  * `call ftrace_caller`.  Each change checks the old bytes first (ftrace_verify_code).  While only
  * the boot CPU runs, text_poke writes the bytes directly (text_poke_early).  With other CPUs
  * online it is text_poke_bp: INT3 over the first byte, sync every CPU, the tail, sync, the first
- * byte, sync; a CPU that hits the INT3 meanwhile skips the site (Linux's ftrace_int3_handler
- * before 5.6) or, for a jump label, takes the new jump.  A sync is an IPI every other CPU must
+ * byte, sync; a CPU that hits the INT3 meanwhile executes the instruction being written, as
+ * Linux's poke_int3_handler does: a jump is taken, a NOP skipped, and a call pushes its return
+ * address (int3_emulate_call) into the 8-byte gap the CPU leaves between the interrupted stack
+ * and the exception frame when it aligns RSP — always there at a function's entry, where RSP is
+ * 8 mod 16; elsewhere the call is skipped (Linux's ftrace_int3_handler before 5.6).  A sync is an IPI every other CPU must
  * take (an interrupt serialises it) before the patching CPU goes on (text_poke_sync). */
 #include "fdt.h"
 #include "ftrace.h"
@@ -85,19 +88,24 @@ notrace void text_poke(unsigned long addr, const u8 *bytes, unsigned len)
     __atomic_store_n(&bp_addr, 0, __ATOMIC_RELEASE);
 }
 
-/* #BP at a site being patched: go on as if it held the new instruction, a call excepted. */
+/* #BP at a site being patched: go on as if it held the new instruction. */
 notrace static void poke_int3_handler(struct trap_frame *f)
 {
     unsigned long addr = __atomic_load_n(&bp_addr, __ATOMIC_ACQUIRE);
 
     if (!addr || f->rip - 1 != addr)
         panic("int3 at 0x%lx outside text_poke", f->rip - 1);
-    if (bp_insn[0] == 0xe9)
+    if (bp_insn[0] == 0xe9) {
         f->rip = addr + 5 + (unsigned long)(long)*(s32 *)(bp_insn + 1);
-    else if (bp_insn[0] == 0xeb)
+    } else if (bp_insn[0] == 0xeb) {
         f->rip = addr + 2 + (unsigned long)(long)(signed char)bp_insn[1];
-    else
+    } else if (bp_insn[0] == 0xe8 && (f->rsp & 15) == 8) {     /* int3_emulate_call */
+        f->rsp -= 8;
+        *(unsigned long *)f->rsp = addr + 5;
+        f->rip = addr + 5 + (unsigned long)(long)*(s32 *)(bp_insn + 1);
+    } else {
         f->rip = addr + bp_len;                 /* a NOP, or a call skipped */
+    }
 }
 
 notrace void ftrace_arch_init(void)
