@@ -238,7 +238,7 @@ static int find_site(const PatchCheck *pc, uint64_t addr)
 
 bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned len, uint64_t target)
 {
-    if (!len || len > PATCH_MAX_LEN)
+    if (!len || len > PATCH_MAX_LEN || !mem_ptr(&pc->m->mem, addr, len))
         return false;
     int i = 0;
     while (i < pc->n && pc->sites[i].addr < addr)
@@ -254,14 +254,12 @@ bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned
     PatchSite *s = &pc->sites[i];
     *s = (PatchSite){ .addr = addr, .len = (uint8_t)len, .kind = (uint8_t)kind, .target = target, .w_cpu = -1 };
     const uint8_t *b = mem_ptr(&pc->m->mem, addr, len);
-    if (b) {
-        memcpy(s->form, b, len);
-        memcpy(s->orig, b, len);
-        int f = form_of(pc, s, b);
-        s->torn = f < 0;
-        if (f >= 0)
-            s->hist[s->nhist++] = (uint8_t)f;
-    }
+    memcpy(s->form, b, len);
+    memcpy(s->orig, b, len);
+    int f = form_of(pc, s, b);
+    s->torn = f < 0;
+    if (f >= 0)
+        s->hist[s->nhist++] = (uint8_t)f;
     return true;
 }
 
@@ -493,8 +491,8 @@ static bool load_ftrace_sites(PatchCheck *pc, const Image *im, Error *err)
         for (uint64_t off = 0; off + psz <= s->size; off += psz) {
             uint64_t at = image_load_addr(im, read_word(im, im->data + s->offset + off, psz));
             if (!patchcheck_add_site(pc, PATCH_FTRACE, at, len, 0))
-                return error_set(err, "%s: %s entry %" PRIu64 ": site 0x%" PRIx64 " overlaps another or is not in RAM",
-                                 im->path, names[t], off / psz, at);
+                return error_set(err, "%s: offset 0x%" PRIx64 ": %s entry %" PRIu64 ": site 0x%" PRIx64
+                                 " overlaps another or is not in RAM", im->path, s->offset + off, names[t], off / psz, at);
         }
     }
     return true;
@@ -518,8 +516,8 @@ static bool load_jump_sites(PatchCheck *pc, const Image *im, Error *err)
             len = b && (b[0] == 0xeb || b[0] == 0x66) ? 2 : 5;
         }
         if (!patchcheck_add_site(pc, PATCH_JUMP, code, len, target))
-            return error_set(err, "%s: __jump_table entry %" PRIu64 ": site 0x%" PRIx64 " overlaps another or is not in RAM",
-                             im->path, off / esz, code);
+            return error_set(err, "%s: offset 0x%" PRIx64 ": __jump_table entry %" PRIu64 ": site 0x%" PRIx64
+                             " overlaps another or is not in RAM", im->path, s->offset + off, off / esz, code);
     }
     return true;
 }
@@ -538,9 +536,9 @@ static bool load_fixup_sites(PatchCheck *pc, const Image *im, Error *err)
         uint64_t end = image_load_addr(im, base + (uint64_t)(int64_t)(int32_t)read_word(im, e + 12, 4));
         if (end <= start || end - start > PATCH_MAX_LEN || (end - start) % 4 ||
             !patchcheck_add_site(pc, PATCH_FIXUP, start, (unsigned)(end - start), 0))
-            return error_set(err, "%s: __ftr_fixup entry %" PRIu64 ": section 0x%" PRIx64 "-0x%" PRIx64
-                             " is empty, longer than %d bytes, overlaps another site or is not in RAM",
-                             im->path, off / 24, start, end, PATCH_MAX_LEN);
+            return error_set(err, "%s: offset 0x%" PRIx64 ": __ftr_fixup entry %" PRIu64 ": section 0x%" PRIx64
+                             "-0x%" PRIx64 " is empty, longer than %d bytes, overlaps another site or is not in RAM",
+                             im->path, s->offset + off, off / 24, start, end, PATCH_MAX_LEN);
     }
     return true;
 }

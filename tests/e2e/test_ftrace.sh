@@ -87,6 +87,15 @@ check "default coherent I-cache: the same guest runs clean" [ "$(cat "$T/coheren
 run "$T/nort" --guest-trace "$T/x" "$GUESTS/x86_64/hello.elf"
 check "--guest-trace on a guest without rings: status 2" [ "$(cat "$T/nort.status")" = 2 ]
 check "--guest-trace on a guest without rings: says so" grep -q 'no trace_buffers symbol' "$T/nort.err"
+# A corrupt site table is refused with the file and the entry, not followed.
+cp "$GUESTS/x86_64/ftrace.elf" "$T/corrupt.elf"
+off=$(objdump -h "$T/corrupt.elf" | awk '$2 == "__jump_table" { print $6 }')
+printf '\377\377\377\177' | dd of="$T/corrupt.elf" bs=1 seek=$((0x$off)) conv=notrunc 2>/dev/null
+run "$T/corrupt" --check-patching "$T/corrupt.elf"
+check "corrupt __jump_table: status 2" [ "$(cat "$T/corrupt.status")" = 2 ]
+check "corrupt __jump_table: names the file and the entry" \
+    grep -q "corrupt.elf: offset 0x$(printf %x $((0x$off))): __jump_table entry 0: site 0x[0-9a-f]* overlaps another or is not in RAM" "$T/corrupt.err"
+
 run "$T/x86strict" --icache=strict "$GUESTS/x86_64/ftrace.elf"
 check "--icache=strict on x86_64: refused" [ "$(cat "$T/x86strict.status")" = 2 ]
 finish
