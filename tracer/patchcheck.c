@@ -145,8 +145,17 @@ void patchcheck_disasm(const PatchCheck *pc, uint64_t addr, const uint8_t *b, si
         size_t n = pc->cs_ok ? cs_disasm((csh)pc->cs, b + off, len - off, addr + off, 1, &insn) : 0;
         int k;
         if (n == 1) {
-            k = snprintf(out + used, outlen - used, "%s%s%s%s", used ? "; " : "", insn->mnemonic, insn->op_str[0] ? " " : "",
-                         insn->op_str);
+            /* a branch to an address: name it (call 0x1040ff <__fentry__>) */
+            char target[96] = "";
+            const char *op = insn->op_str[0] == '#' ? insn->op_str + 1 : insn->op_str;
+            char *end;
+            unsigned long long to = strtoull(op, &end, 16);
+            if (op[0] == '0' && op[1] == 'x' && !*end && pc->m) {
+                char sym[80];
+                snprintf(target, sizeof target, " <%s>", machine_describe(pc->m, to, sym, sizeof sym));
+            }
+            k = snprintf(out + used, outlen - used, "%s%s%s%s%s", used ? "; " : "", insn->mnemonic,
+                         insn->op_str[0] ? " " : "", insn->op_str, target);
             off += insn->size;
             cs_free(insn, n);
         } else {
@@ -277,12 +286,13 @@ static void check_left_torn(PatchCheck *pc, int idx)
     PatchSite *s = &pc->sites[idx];
     if (!s->torn || s->int3 || s->w_cpu < 0)
         return;
-    char dis[160], sym[128];
+    char dis[160], old[160], sym[128];
     const uint8_t *b = mem_ptr(&pc->m->mem, s->addr, s->len);
     patchcheck_disasm(pc, s->addr, b, s->len, dis, sizeof dis);
+    patchcheck_disasm(pc, s->addr, s->form, s->len, old, sizeof old);
     patchcheck_violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr,
-              "%s site %s (%u bytes) left holding \"%s\": not an allowed form", kind_names[s->kind],
-              site_name(pc, s, sym, sizeof sym), s->len, dis);
+              "%s site %s (%u bytes) left holding \"%s\": not an allowed form (it held \"%s\")", kind_names[s->kind],
+              site_name(pc, s, sym, sizeof sym), s->len, dis, old);
     s->w_cpu = -1;                  /* reported */
 }
 
@@ -308,10 +318,14 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
         /* a sync between the INT3 and the tail, and between the tail and the first byte; the
          * tail itself may take several stores */
         int cpu = tail_step && s->tail ? -1 : unsynced_cpu(pc, s, w->cpu);
-        if (cpu >= 0)
+        if (cpu >= 0) {
+            char o[160], n[160];
+            patchcheck_disasm(pc, s->addr, s->form, s->len, o, sizeof o);
+            patchcheck_disasm(pc, s->addr, after, s->len, n, sizeof n);
             patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
-                      "INT3 protocol: %s of %s written before cpu %d serialised (text_poke_sync)",
-                      tail_step ? "the tail" : "the first byte", site_name(pc, s, sym, sizeof sym), cpu);
+                      "INT3 protocol: %s of %s written before cpu %d serialised (text_poke_sync): \"%s\" -> \"%s\"",
+                      tail_step ? "the tail" : "the first byte", site_name(pc, s, sym, sizeof sym), cpu, o, n);
+        }
         if (!tail_step && tail && first && memcmp(before + 1, after + 1, s->len - 1u))
             patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
                       "INT3 protocol: the first byte and the tail of %s written at once",
