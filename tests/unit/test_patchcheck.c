@@ -49,6 +49,19 @@ static void put(uint64_t addr, const uint8_t *bytes, unsigned len)
     memcpy(mem_ptr(&m->mem, addr, len), bytes, len);
 }
 
+/* A site holding `bytes` (as the image would have it). */
+static void site(PatchKind kind, uint64_t addr, const uint8_t *bytes, unsigned len, uint64_t target)
+{
+    put(addr, bytes, len);
+    ck_assert(patchcheck_add_site(&pc, kind, addr, len, target));
+}
+
+/* The other CPU serialises (takes an interrupt) after everything so far. */
+static void sync_cpu1(void)
+{
+    sync_cpu1();
+}
+
 static void x86_call(uint8_t *b, uint64_t at, uint64_t to)
 {
     int32_t rel = (int32_t)(to - (at + 5));
@@ -63,8 +76,7 @@ START_TEST(x86_up_patch_in_two_stores_is_one_transition)
     setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 1);
     uint8_t call[5];
     x86_call(call, SITE, MCOUNT);
-    put(SITE, call, 5);
-    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 5, 0));
+    site(PATCH_FTRACE, SITE, call, 5, 0);
     store(0, SITE, nop5, 1);                        /* torn for a moment */
     ck_assert(pc.sites[0].torn);
     store(0, SITE + 1, nop5 + 1, 4);
@@ -83,10 +95,8 @@ START_TEST(x86_wrong_nop_size_and_stray_write_are_violations)
     setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 1);
     uint8_t call[5];
     x86_call(call, SITE, MCOUNT);
-    put(SITE, call, 5);
-    put(SITE + 16, call, 5);
-    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 5, 0));
-    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE + 16, 5, 0));
+    site(PATCH_FTRACE, SITE, call, 5, 0);
+    site(PATCH_FTRACE, SITE + 16, call, 5, 0);
     static const uint8_t two_nops[5] = { 0x66, 0x90, 0x0f, 0x1f, 0x00 };
     store(0, SITE, two_nops, 5);
     ck_assert_uint_eq(pc.nv, 0);                    /* maybe a patch in progress */
@@ -104,22 +114,21 @@ START_TEST(x86_smp_needs_the_int3_protocol_and_its_syncs)
 {
     setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 2);
     m->cpus[1]->state = CPU_RUNNING;
-    put(SITE, nop5, 5);
-    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 5, 0));
+    site(PATCH_FTRACE, SITE, nop5, 5, 0);
     uint8_t call[5], int3 = 0xcc;
     x86_call(call, SITE, TRAMP);
     /* text_poke_bp: INT3, sync, tail, sync, first byte */
     store(0, SITE, &int3, 1);
-    m->cpus[1]->serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
+    sync_cpu1();
     store(0, SITE + 1, call + 1, 2);
     store(0, SITE + 3, call + 3, 2);                /* the tail may take several stores */
-    m->cpus[1]->serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
+    sync_cpu1();
     store(0, SITE, call, 1);
     ck_assert_uint_eq(pc.nv, 0);
     ck_assert_uint_eq(pc.sites[0].transitions, 1);
     /* the same without the second sync */
     store(0, SITE, &int3, 1);
-    m->cpus[1]->serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
+    sync_cpu1();
     store(0, SITE + 1, nop5 + 1, 4);
     store(0, SITE, nop5, 1);
     ck_assert_uint_eq(pc.nv, 1);
@@ -136,8 +145,7 @@ START_TEST(x86_jump_labels_keep_their_size)
 {
     setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 1);
     static const uint8_t jmp2[2] = { 0xeb, 0x10 }, nop2[2] = { 0x66, 0x90 };
-    put(SITE, jmp2, 2);
-    ck_assert(patchcheck_add_site(&pc, PATCH_JUMP, SITE, 2, SITE + 2 + 0x10));
+    site(PATCH_JUMP, SITE, jmp2, 2, SITE + 2 + 0x10);
     store(0, SITE, nop2, 2);
     store(0, SITE, jmp2, 2);
     ck_assert_uint_eq(pc.sites[0].transitions, 2);
@@ -160,8 +168,7 @@ START_TEST(arm64_concurrent_modification_is_limited)
     uint8_t b[8];
     a64(b, 0xd503201fu);
     a64(b + 4, 0xd503201fu);
-    put(SITE, b, 8);
-    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 8, 0));
+    site(PATCH_FTRACE, SITE, b, 8, 0);
     a64(b, 0xaa1e03e9u);                            /* mov x9, x30: only with one CPU up */
     store(0, SITE, b, 4);
     ck_assert_uint_eq(pc.nv, 0);
@@ -189,8 +196,7 @@ START_TEST(ppc32_mcount_nop_trampoline)
     setup(ARCH_PPC32, blob_ppc32_exc, blob_ppc32_exc_len, 1);
     uint8_t b[4];
     be32(b, 0x48000001u | ((MCOUNT - SITE) & 0x03fffffcu));
-    put(SITE, b, 4);
-    ck_assert(patchcheck_add_site(&pc, PATCH_FTRACE, SITE, 4, 0));
+    site(PATCH_FTRACE, SITE, b, 4, 0);
     static const uint8_t nop[4] = { 0x60, 0, 0, 0 };
     store(0, SITE, nop, 4);
     be32(b, 0x48000001u | ((TRAMP - SITE) & 0x03fffffcu));
