@@ -367,6 +367,8 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             goto privileged;
         uint32_t nmsr = (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS);
         cpu_retire_upto(c, pc, true);           /* rfi completes in the old state */
+        if (c->m->icache)                       /* a context-synchronising instruction */
+            icache_context_sync(c->m->icache, c);
         mpc7450_pmu_set_msr(&p->pmu, nmsr);
         cpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
         cpu_reg_write(c, UC_PPC_REG_PC, p->srr0 & ~3u);

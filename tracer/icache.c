@@ -32,7 +32,7 @@ static MaintOp maint_op(const ICache *ic, uint32_t w)
             return OP_INVAL_ALL;
         if ((w & 0xfffff0ffu) == 0xd503309fu)                                /* DSB */
             return OP_BARRIER;
-        if ((w & 0xfffff0ffu) == 0xd50330dfu)                                /* ISB */
+        if ((w & 0xfffff0ffu) == 0xd50330dfu || w == 0xd69f03e0u)           /* ISB, ERET */
             return OP_CTX_SYNC;
         return OP_NONE;
     }

@@ -16,8 +16,7 @@
  * — and each execution of a stale word is reported (a `stale-exec` trace event, a violation of
  * the patch validator, counts in its summary) and executes the old instruction: NOP, B, BL and
  * arm64's `mov x9, x30` are emulated; anything else is reported as not emulated and executes the
- * new word.  Exception entry is a context synchronisation event too (ERET and rfi are not
- * tracked).  A CPU other than the invalidating one counts as fresh once the invalidation is
+ * new word.  Exception entry, arm64 ERET and ppc32 rfi are context synchronisation events too.  A CPU other than the invalidating one counts as fresh once the invalidation is
  * complete: its fetch buffer holds a few instructions at most.  Cache lines are 64 bytes
  * (arm64) or 32 bytes (MPC7450).  The default, `--icache=coherent`, models none of this.
  */
