@@ -210,7 +210,8 @@ int report_main(int argc, char **argv)
     }
     const char *slash = strrchr(elf, '/');
     r.app = slash ? slash + 1 : elf;
-    qsort(r.rows, r.n, sizeof *r.rows, cmp_rows);
+    if (r.n)
+        qsort(r.rows, r.n, sizeof *r.rows, cmp_rows);
     if (folded) {
         for (size_t i = 0; i < r.n; i++)
             if (r.rows[i].samples)
