@@ -14,7 +14,10 @@ typedef struct InsnInfo {
     uint16_t off;                   /* offset from the block start */
     uint8_t len;
     uint8_t cost;                   /* cycles */
+    uint8_t mem;                    /* MEM_LOAD | MEM_STORE: what it accesses (PMU load/store events) */
 } InsnInfo;
+
+enum { MEM_LOAD = 1, MEM_STORE = 2 };
 
 typedef struct BlockEntry {
     uint64_t pc;

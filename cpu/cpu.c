@@ -181,6 +181,37 @@ static uint64_t block_cost(const BlockEntry *e, uint32_t from, uint32_t to)
     return s;
 }
 
+/* What a decoded instruction accesses, for the PMU's load/store events: its class, and for
+ * atomics the direction (load-reserve / load-exclusive vs store-conditional / store-exclusive;
+ * anything else, x86 locked RMW or arm64 LSE, both). */
+static uint8_t insn_mem_kind(InsnClass cls, const cs_insn *in)
+{
+    switch (cls) {
+    case IC_LOAD: return MEM_LOAD;
+    case IC_STORE: return MEM_STORE;
+    case IC_RMW: return MEM_LOAD | MEM_STORE;
+    case IC_ATOMIC:
+        if (!strncmp(in->mnemonic, "lwarx", 5) || !strncmp(in->mnemonic, "ld", 2))
+            return MEM_LOAD;
+        if (!strncmp(in->mnemonic, "stwcx", 5) || (!strncmp(in->mnemonic, "st", 2) && strstr(in->mnemonic, "xr")))
+            return MEM_STORE;
+        return MEM_LOAD | MEM_STORE;
+    default: return 0;
+    }
+}
+
+/* Loads, stores and memory instructions among instructions [from, to) of block e. */
+static void mem_span(const BlockEntry *e, uint32_t from, uint32_t to, uint64_t *l, uint64_t *s, uint64_t *m)
+{
+    *l = *s = *m = 0;
+    for (uint32_t i = from; e && i < to && i < e->n; i++) {
+        uint8_t f = e->info[i].mem;
+        *l += f & MEM_LOAD;
+        *s += (f & MEM_STORE) >> 1;
+        *m += f != 0;
+    }
+}
+
 /* Set how many instructions of the current block are counted. */
 static void block_set_counted(Cpu *c, uint32_t keep)
 {
@@ -195,6 +226,14 @@ static void block_set_counted(Cpu *c, uint32_t keep)
     c->blk_counted = keep;
     if (c->prof_from > keep)
         c->prof_from = keep;
+    if (c->mem_from > keep) {       /* flushed instructions that did not retire after all */
+        uint64_t l, s, m;
+        mem_span(e, keep, c->mem_from, &l, &s, &m);
+        c->loads -= l;
+        c->stores -= s;
+        c->memops -= m;
+        c->mem_from = keep;
+    }
 }
 
 void cpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive)
@@ -255,6 +294,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         extra = width ? (uint32_t)((size - decoded) / width) : 1;
 
     bool flushed;
+    cpu_mem_flush(c);               /* the allocation may free the current block's info */
     InsnInfo *info = blockcache_alloc_info(&c->bc, (uint32_t)n + extra, &flushed);
     if (flushed)
         c->blk = NULL;
@@ -265,7 +305,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         InsnClass cls = insn_classify(c->ops->arch, &insn[i]);
         uint8_t cost = c->ctab->cost[cls];
         uint32_t off = (uint32_t)(insn[i].address - pc);
-        info[i] = (InsnInfo){ (uint16_t)off, (uint8_t)insn[i].size, cost };
+        info[i] = (InsnInfo){ (uint16_t)off, (uint8_t)insn[i].size, cost, insn_mem_kind(cls, &insn[i]) };
         total += cost;
         int kind = c->ops->trap_kind(c, &insn[i], bytes + off);
         if (!kind && m->icache)
@@ -276,7 +316,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
     for (uint32_t k = 0; k < extra; k++) {
         uint32_t off = (uint32_t)decoded + k * (width ? width : 1);
         uint32_t len = width ? width : size - (uint32_t)decoded;
-        info[n + k] = (InsnInfo){ (uint16_t)off, (uint8_t)len, c->ctab->cost[IC_ALU] };
+        info[n + k] = (InsnInfo){ (uint16_t)off, (uint8_t)len, c->ctab->cost[IC_ALU], 0 };
         total += c->ctab->cost[IC_ALU];
         /* Fixed-width ISAs: backends also recognise trap sites from the raw word. */
         int kind = width ? c->ops->trap_kind(c, NULL, bytes + off) : 0;
@@ -338,6 +378,62 @@ void cpu_profile_flush(Cpu *c)
     c->prof_from = c->blk_counted;
 }
 
+void cpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
+{
+    uint64_t l, s, m;
+    mem_span(c->track_mem ? c->blk : NULL, c->mem_from, c->blk_counted, &l, &s, &m);
+    *loads = c->loads + l;
+    *stores = c->stores + s;
+    *memops = c->memops + m;
+}
+
+void cpu_mem_flush(Cpu *c)
+{
+    if (!c->track_mem || !c->blk)
+        return;
+    uint64_t l, s, m;
+    mem_span(c->blk, c->mem_from, c->blk_counted, &l, &s, &m);
+    c->loads += l;
+    c->stores += s;
+    c->memops += m;
+    if (c->blk_counted > c->mem_from)
+        c->mem_from = c->blk_counted;
+}
+
+void cpu_set_mem_tracking(Cpu *c, bool on)
+{
+    if (on && !c->track_mem)
+        c->mem_from = c->blk_counted;   /* count from here on */
+    else if (!on && c->track_mem)
+        cpu_mem_flush(c);
+    c->track_mem = on;
+    if (on)
+        c->lim_fast = 0;
+}
+
+/* Entering block e with tracking on: if a limit is reached inside it, fire mem_limit_ev after
+ * the instruction that reaches it (c->insns is the count before the block). */
+static void mem_limit_check(Cpu *c, const BlockEntry *e)
+{
+    uint64_t l = c->loads, s = c->stores, m = c->memops;
+    if (!c->mem_limit_ev)
+        return;
+    if (l >= c->lim_loads || s >= c->lim_stores || m >= c->lim_memops) {
+        cpu_schedule_insns(c, c->mem_limit_ev, c->insns);
+        return;
+    }
+    for (uint32_t i = 0; i < e->n; i++) {
+        uint8_t f = e->info[i].mem;
+        l += f & MEM_LOAD;
+        s += (f & MEM_STORE) >> 1;
+        m += f != 0;
+        if (l >= c->lim_loads || s >= c->lim_stores || m >= c->lim_memops) {
+            cpu_schedule_insns(c, c->mem_limit_ev, c->insns + i + 1);
+            return;
+        }
+    }
+}
+
 void cpu_profile_window(Cpu *c, bool on)
 {
     if (!c->profiling || c->prof_window == on)
@@ -359,6 +455,7 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
         return;
     if (c->profiling)               /* the previous block's retired prefix is final */
         cpu_profile_flush(c);
+    cpu_mem_flush(c);
     if (c->track_branches) {        /* the previous block's final branch has retired */
         cpu_branch_retire(c, pc);
         if (c->branches >= c->lim_branches || c->br_misses >= c->lim_br_misses)
@@ -377,7 +474,10 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     c->blk = e;
     c->blk_counted = 0;
     c->prof_from = 0;
+    c->mem_from = 0;
     c->br_done = false;
+    if (c->track_mem)
+        mem_limit_check(c, e);
     /* (2) a limit is at or inside this block */
     if (c->stop_next_block || c->m->stopping || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
         c->insns >= c->lim_insns) {
@@ -580,6 +680,7 @@ Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Err
     blockcache_init(&c->bc, BLOCKCACHE_ARENA);
     bp_init(&c->bp);
     c->lim_branches = c->lim_br_misses = UINT64_MAX;
+    c->lim_loads = c->lim_stores = c->lim_memops = UINT64_MAX;
     c->traps_cap = 64;
     c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
     evq_init(&c->events);
@@ -784,6 +885,7 @@ void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
 {
     if (c->profiling)
         cpu_profile_flush(c);
+    cpu_mem_flush(c);
     uc_ctl_remove_cache(c->uc, start, end);
     blockcache_invalidate(&c->bc, start, end);
     if (c->blk && c->blk->size == 0)
@@ -833,6 +935,7 @@ static void run_cut(Cpu *c)
     c->cut_left = (uint32_t)k;
     c->blk_counted = 0;
     c->prof_from = 0;
+    c->mem_from = 0;
     c->stop = STOP_NONE;
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
     c->in_cut = false;
@@ -925,7 +1028,7 @@ void cpu_run(Cpu *c, uint64_t until)
             }
             c->lim_insns = min64(c->lim_insns, c->insns + (m->cfg.max_insns - total));
         }
-        c->lim_fast = c->track_branches || c->profiling ? 0 : min64(c->lim_soft, c->lim_cycles);
+        c->lim_fast = c->track_branches || c->track_mem || c->profiling ? 0 : min64(c->lim_soft, c->lim_cycles);
         engine_run(c);
     }
 }

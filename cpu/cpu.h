@@ -173,6 +173,15 @@ struct Cpu {
      * (cpu_branch_retire) and runs the predictor; reaching lim_branches/lim_br_misses fires
      * branch_limit_ev before the next block. */
     bool track_branches;
+    /* Loads and stores retired (PMC_SRC_LOADS/STORES/MEMOPS), counted per block on the slow path
+     * while track_mem; the current block's part is added on demand (cpu_mem_count).  A counter
+     * trips at lim_*: mem_limit_ev (an instruction-queue event) fires after the instruction that
+     * reaches it, found when its block is entered. */
+    bool track_mem;
+    uint64_t loads, stores, memops; /* in the blocks left so far */
+    uint32_t mem_from;              /* instructions of blk already in them */
+    uint64_t lim_loads, lim_stores, lim_memops;
+    Event *mem_limit_ev;
     bool profiling;                 /* --samples: every block through the slow path, profiled */
     bool prof_window;               /* a sampling counter is counting (cpu_profile_window) */
     uint32_t prof_from;             /* instructions of blk already in the profile */
@@ -238,6 +247,12 @@ void cpu_branch_retire(Cpu *c, uint64_t next);
 void cpu_profile_window(Cpu *c, bool on);
 /* --samples: the current block's retired instructions not yet in the profile go there. */
 void cpu_profile_flush(Cpu *c);
+/* Loads, stores and memory instructions retired so far (exact at trap hooks and events). */
+void cpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops);
+/* The current block's retired part goes into c->loads/stores/memops. */
+void cpu_mem_flush(Cpu *c);
+/* Count loads and stores from now on (every block through the slow path). */
+void cpu_set_mem_tracking(Cpu *c, bool on);
 
 /* The address of the last instruction that retired (between runs, or from a trap hook). */
 uint64_t cpu_last_retired_pc(Cpu *c);

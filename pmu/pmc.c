@@ -12,6 +12,13 @@ uint64_t pmc_source(Cpu *c, PmcSource s)
     case PMC_SRC_INSNS: return c->insns;
     case PMC_SRC_BRANCHES: return c->branches;
     case PMC_SRC_BRMISS: return c->br_misses;
+    case PMC_SRC_LOADS:
+    case PMC_SRC_STORES:
+    case PMC_SRC_MEMOPS: {
+        uint64_t l, st, m;
+        cpu_mem_count(c, &l, &st, &m);
+        return s == PMC_SRC_LOADS ? l : s == PMC_SRC_STORES ? st : m;
+    }
     default: return 0;
     }
 }
@@ -44,6 +51,8 @@ void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void 
     }
     event_init(&b->check, name, pmc_event, b);
     c->branch_limit_ev = &b->check;
+    event_init(&b->mem_check, name, pmc_event, b);
+    c->mem_limit_ev = &b->mem_check;
 }
 
 uint64_t pmc_left(const Pmc *p)
@@ -85,7 +94,37 @@ static int pmc_queue(const Pmc *p)
         return 1;                   /* exact, or a lower bound: advances at most once a cycle */
     if (p->src == PMC_SRC_INSNS)
         return 2;
-    return 0;                       /* branch sources: the block hook checks cpu->lim_branches */
+    return 0;                       /* branch and load/store sources: the block hook checks */
+}
+
+static bool is_mem_source(unsigned s)
+{
+    return s == PMC_SRC_LOADS || s == PMC_SRC_STORES || s == PMC_SRC_MEMOPS;
+}
+
+/* Load/store sources have no queue either: the block hook finds the instruction that reaches
+ * one of these limits when its block starts (cpu.c mem_limit_check). */
+static void pmc_mem_limits(PmcBank *b)
+{
+    Cpu *c = b->cpu;
+    uint64_t lim[PMC_SRC_COUNT];
+    bool any = false;
+    for (int s = 0; s < PMC_SRC_COUNT; s++)
+        lim[s] = UINT64_MAX;
+    for (unsigned i = 0; i < b->n; i++) {
+        const Pmc *p = &b->ctr[i];
+        if (!p->active || !is_mem_source(p->src))
+            continue;
+        any = true;
+        uint64_t at = b->at[p->src] + pmc_left(p);
+        if (at < lim[p->src])
+            lim[p->src] = at;
+    }
+    cpu_set_mem_tracking(c, any);
+    evq_remove(&b->mem_check);
+    c->lim_loads = lim[PMC_SRC_LOADS];
+    c->lim_stores = lim[PMC_SRC_STORES];
+    c->lim_memops = lim[PMC_SRC_MEMOPS];
 }
 
 /* Branch sources have no queue: the block hook compares the CPU's branch counts with these
@@ -131,6 +170,7 @@ void pmc_arm(PmcBank *b)
     }
     cpu_profile_window(c, window);
     pmc_branch_limits(b);
+    pmc_mem_limits(b);
 }
 
 bool pmc_needs_branches(const PmcBank *b)
@@ -190,7 +230,9 @@ bool pmc_load(PmcBank *b, BlobReader *r)
         int q = pmc_queue(p);
         br_event(r, &p->ev, q == 2 ? &c->insn_events : &c->events);
     }
-    if (r->ok)
+    if (r->ok) {
         pmc_branch_limits(b);
+        pmc_mem_limits(b);
+    }
     return r->ok;
 }

@@ -6,7 +6,9 @@
  * model syncs the bank whenever the counting conditions change (a register write, a change of
  * privilege level) and re-arms it afterwards: every counting counter gets an event on its CPU's
  * queue at the exact point where it will wrap (cycle queue for cycle sources, instruction queue
- * for instruction sources; branch sources are checked by the block hook, see cpu.h).  When the
+ * for instruction sources; branch and load/store sources are checked by the block hook, see
+ * cpu.h: a branch source when the next block starts, a load/store source when the block that
+ * reaches it starts, which schedules an instruction-queue event after that instruction).  When the
  * event fires on its instruction, the bank syncs, reports the wrap to the model and re-arms.
  *
  * A counter may also count "cycles minus an event" (x86 INV/CMASK): the source then advances
@@ -30,6 +32,9 @@ typedef enum PmcSource {
     PMC_SRC_BRANCHES,       /* retired branch instructions (cpu.h: branch tracking) */
     PMC_SRC_BRMISS,         /* retired mispredicted branches (cycle_model.h: the predictor) */
     PMC_SRC_EXT,            /* a model-defined function of time (ppc32: timebase-bit transitions) */
+    PMC_SRC_LOADS,          /* retired instructions that load (cpu.h: memory-access counting) */
+    PMC_SRC_STORES,         /* retired instructions that store */
+    PMC_SRC_MEMOPS,         /* retired instructions that load or store */
     PMC_SRC_COUNT
 } PmcSource;
 
@@ -58,6 +63,7 @@ struct PmcBank {
     Pmc ctr[PMC_MAX];
     uint64_t at[PMC_SRC_COUNT];     /* source values at the last sync */
     Event check;                    /* fired by the block hook at a branch-source limit */
+    Event mem_check;                /* fired after the instruction that reaches a load/store limit */
     PmcOverflowFn overflow;
     void *opaque;                   /* the model */
     /* PMC_SRC_EXT: its value now, and the first cycle at which it reaches `value` (it only

@@ -79,6 +79,12 @@ static PmcSource event_source(unsigned i, unsigned sel, const char **why)
         return PMC_SRC_EXT;                             /* TBSEL bit transitions */
     if (i == 0 && sel == 0x22)
         return PMC_SRC_BRANCHES;
+    if (i == 1 && sel == 26)                        /* PMC2 26: load instructions completed */
+        return PMC_SRC_LOADS;
+    if (i <= 1 && sel == 20)                        /* PMC1-2 20: store instructions completed */
+        return PMC_SRC_STORES;
+    if (i == 1 && sel == 25)                        /* PMC2 25: load/store instructions completed */
+        return PMC_SRC_MEMOPS;
     if (i == 3 && sel == 0x1c)
         return PMC_SRC_BRMISS;
     *why = "selector not modelled";

@@ -16,8 +16,11 @@
  * Events (PMCnSEL; docs/guest-abi.md has the table): 0 nothing (the register holds its value),
  * 1 processor cycles (any PMC), 2 instructions completed and 3 0->1 transitions of the timebase
  * bit MMCR0[TBSEL] selects (PMC1-4), PMC1 event 34 (0x22) branches completed, PMC4 event 28
- * (0x1c) branches mispredicted (the predictor of cycle_model.h).  Any other selector counts
- * nothing and is reported once (`pmu-event`).  With MMCR0[TBEE] every transition of that bit
+ * (0x1c) branches mispredicted (the predictor of cycle_model.h), PMC2 event 26 load
+ * instructions, PMC1-2 event 20 store instructions, PMC2 event 25 load or store instructions
+ * completed (the numbers: Apple's Shark "PPC 7450 (G4+) Performance Counter Event List", which
+ * agrees with the 34 and 28 above and with the event classes of Linux's mpc7450-pmu.c).  Any
+ * other selector counts nothing and is reported once (`pmu-event`).  With MMCR0[TBEE] every transition of that bit
  * is an enabled condition too.
  */
 #ifndef PMUSIM_PMU_MPC7450_H

@@ -235,6 +235,9 @@ static const StateField cpu_fields[] = {
     STATE_FIELD(Cpu, idle_cycles),
     STATE_FIELD(Cpu, serialized),
     STATE_FIELD(Cpu, serialized_at),
+    STATE_FIELD(Cpu, loads),
+    STATE_FIELD(Cpu, stores),
+    STATE_FIELD(Cpu, memops),
     STATE_BOOL(Cpu, nmi_pending),
     STATE_BOOL(Cpu, irq_pending),
     STATE_BOOL(Cpu, start_pending),
@@ -252,6 +255,7 @@ static const StateField cpu_fields[] = {
 
 static void save_cpu(Cpu *c, Blob *b)
 {
+    cpu_mem_flush(c);               /* the current block's loads/stores into the saved totals */
     blob_fields(b, c, cpu_fields, ARRAY_SIZE(cpu_fields));
     blob_str(b, c->stop_reason);
     c->ops->save(c, b);

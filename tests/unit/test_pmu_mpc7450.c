@@ -180,6 +180,25 @@ START_TEST(simultaneous_overflows_are_one_exception_two_samples)
 }
 END_TEST
 
+/* Load and store instructions completed (PMC2 selector 26, PMC1 selector 20): the counter goes
+ * negative on exactly the N-th load or store, also in the middle of a block. */
+START_TEST(loads_and_stores_completed_overflow_on_the_nth)
+{
+    Machine *m = fixture(0x3800);
+    ck_assert_int_eq(tm_run(m), 1);
+    ck_assert_uint_eq(r(m, 20), tm_read(m, 0x3fe4, 4));     /* SIAR: the lwz */
+    ck_assert_uint_eq(r(m, 21), tm_read(m, 0x3fe4, 4) + 4); /* SRR0: the addi after it */
+    ck_assert_uint_eq(r(m, 8), 9);                          /* in the 10th iteration */
+    tm_destroy(m);
+    m = fixture(0x3c00);
+    ck_assert_int_eq(tm_run(m), 1);
+    ck_assert_uint_eq(r(m, 20), tm_read(m, 0x3fe8, 4));     /* SIAR: the 3rd store (sth) */
+    ck_assert_uint_eq(r(m, 21), tm_read(m, 0x3fe8, 4) + 4);
+    ck_assert_uint_eq(r(m, 23), 0x80000000u);               /* no store since: the handler reads it first */
+    tm_destroy(m);
+}
+END_TEST
+
 Suite *pmu_mpc7450_suite(void)
 {
     Suite *s = suite_create("pmu_mpc7450");
@@ -190,6 +209,7 @@ Suite *pmu_mpc7450_suite(void)
     tcase_add_test(t, freeze_conditions_and_trigger);
     tcase_add_test(t, timebase_transitions_and_tbee);
     tcase_add_test(t, simultaneous_overflows_are_one_exception_two_samples);
+    tcase_add_test(t, loads_and_stores_completed_overflow_on_the_nth);
     suite_add_tcase(s, t);
     return s;
 }

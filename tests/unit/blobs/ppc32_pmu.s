@@ -76,3 +76,61 @@ b_start:
 b_after:
     nop
     b .
+
+# ---- C (0x3800): PMC2 counts load instructions completed (selector 26) from 0x80000000 - 10.
+# A loop of one lwz, one stw and an addi per iteration: the 10th lwz (iteration 10, r8 = 9 when
+# it completes) makes PMC2 negative in the middle of its block: SIAR = that lwz.
+    .org 0x3800
+c_start:
+    li %r3, 0
+    ori %r3, %r3, 0x9000            # EE | ME
+    mtmsr %r3
+    lis %r4, 0x8000
+    mtspr 952, %r4                  # MMCR0 = FC
+    lis %r5, 0x7fff
+    ori %r5, %r5, 0xfff6
+    mtspr 954, %r5                  # PMC2 = 0x80000000 - 10
+    li %r7, 0x2800
+    li %r8, 0
+    li %r9, 100
+    mtctr %r9
+    lis %r6, 0x0400
+    ori %r6, %r6, 0x401a
+    mtspr 952, %r6                  # PMXE | PMCnCE | PMC2SEL = 26
+c_loop:
+    stw %r8, 4(%r7)
+c_last:
+    lwz %r10, 0(%r7)
+    addi %r8, %r8, 1
+    bdnz c_loop
+    b .
+
+# ---- D (0x3c00): PMC1 counts store instructions completed (selector 20) from 0x80000000 - 3:
+# the 3rd store of a straight run of loads and stores.
+    .org 0x3c00
+d_start:
+    li %r3, 0
+    ori %r3, %r3, 0x9000
+    mtmsr %r3
+    lis %r4, 0x8000
+    mtspr 952, %r4
+    lis %r5, 0x7fff
+    ori %r5, %r5, 0xfffd
+    mtspr 953, %r5                  # PMC1 = 0x80000000 - 3
+    li %r7, 0x2800
+    lis %r6, 0x0400
+    ori %r6, %r6, 0x8500
+    mtspr 952, %r6                  # PMXE | PMC1CE | PMC1SEL = 20
+    lwz %r10, 0(%r7)
+    stw %r10, 8(%r7)
+    lwz %r11, 4(%r7)
+    stb %r11, 12(%r7)
+    lbz %r12, 0(%r7)
+    lwz %r12, 0(%r7)
+d_last:
+    sth %r12, 16(%r7)
+    stw %r12, 20(%r7)
+    b .
+
+    .org 0x3fe0
+    .long c_loop, c_last, d_last, 0
