@@ -115,7 +115,7 @@ static void update_irq(Lapic *l)
     bool was = c->irq_pending;
     c->irq_pending = deliverable(l) >= 0;
     if (c->irq_pending && !was)
-        cpu_request_stop(c);
+        vcpu_request_stop(c);
 }
 
 static void trace_lapic(Lapic *l, uint64_t pc, const char *kind, const char *what, uint64_t a, uint64_t b)
@@ -136,7 +136,7 @@ static void raise_error(Lapic *l, uint32_t bits, uint64_t pc);
 void lapic_accept(Lapic *l, unsigned vector)
 {
     if (!(l->svr & SVR_ENABLE)) {
-        machine_diag(l->cpu->m, l->cpu, l->cpu->ops->get_pc(l->cpu), "apic-disabled",
+        mach_diag(l->cpu->m, l->cpu, l->cpu->ops->get_pc(l->cpu), "apic-disabled",
                      "fixed interrupt 0x%x dropped: the APIC is software-disabled (SVR bit 8)", vector);
         return;
     }
@@ -184,10 +184,10 @@ static bool deliver(Lapic *l, uint32_t entry, bool fixed_only, uint64_t pc, cons
         return true;
     case APIC_DM_NMI:
         c->nmi_pending = true;
-        cpu_request_stop(c);
+        vcpu_request_stop(c);
         return true;
     default:
-        machine_diag(c->m, c, pc, "unsupported", "%s: delivery mode %u is not modelled (fixed and NMI are)",
+        mach_diag(c->m, c, pc, "unsupported", "%s: delivery mode %u is not modelled (fixed and NMI are)",
                      source, mode >> 8);
         return false;
     }
@@ -213,7 +213,7 @@ static void raise_error(Lapic *l, uint32_t bits, uint64_t pc)
 {
     bool fresh = (l->esr_pending & bits) != bits;
     l->esr_pending |= bits;
-    machine_diag(l->cpu->m, l->cpu, pc, "apic-error", "ESR bits 0x%x", bits);
+    mach_diag(l->cpu->m, l->cpu, pc, "apic-error", "ESR bits 0x%x", bits);
     if (fresh)
         lapic_fire_lvt(l, LVT_ERROR, pc);
 }
@@ -264,7 +264,7 @@ static void timer_start(Lapic *l, uint64_t now, uint32_t count)
     l->timer_start = count;
     l->timer_base = now;
     if (count)
-        cpu_schedule(l->cpu, &l->timer_ev, now + ticks_to_cycles(l, count));
+        vcpu_schedule(l->cpu, &l->timer_ev, now + ticks_to_cycles(l, count));
 }
 
 static void arm_deadline(Lapic *l)
@@ -273,7 +273,7 @@ static void arm_deadline(Lapic *l)
     if (timer_mode(l) != APIC_TIMER_TSC_DEADLINE || !l->tsc_deadline)
         return;
     uint64_t at = l->tsc_deadline - *l->tsc_offset;     /* the cycle at which TSC reaches it */
-    cpu_schedule(l->cpu, &l->timer_ev, at < l->cpu->cycles ? l->cpu->cycles : at);
+    vcpu_schedule(l->cpu, &l->timer_ev, at < l->cpu->cycles ? l->cpu->cycles : at);
 }
 
 static void timer_fire(Event *ev, void *opaque)
@@ -322,7 +322,7 @@ static void deliver_ipi(Lapic *t, unsigned vector)
         lapic_accept(t, vector);
     } else {
         t->cpu->nmi_pending = true;
-        cpu_request_stop(t->cpu);
+        vcpu_request_stop(t->cpu);
     }
 }
 
@@ -336,7 +336,7 @@ static void ipi_arrive(Event *ev, void *opaque)
     memmove(t->ipi_vec, t->ipi_vec + k, (t->nipi - k) * sizeof *t->ipi_vec);
     t->nipi -= k;
     if (t->nipi)
-        cpu_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
+        vcpu_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
 }
 
 /* An IPI to t sent at cycle `at` of the sender: now if t's clock is there already (the IPI is
@@ -356,7 +356,7 @@ static void post_ipi(Lapic *t, unsigned vector, uint64_t at)
     t->ipi_at[k] = at;
     t->ipi_vec[k] = (uint8_t)vector;
     t->nipi++;
-    cpu_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
+    vcpu_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
 }
 
 static void send_ipi(Lapic *l, uint64_t pc)
@@ -373,7 +373,7 @@ static void send_ipi(Lapic *l, uint64_t pc)
     }
     for (int i = 0; i < m->ncpus; i++) {
         Cpu *tc = m->cpus[i];
-        Lapic *t = x86_lapic_of(tc);
+        Lapic *t = vcpu_x86_lapic(tc);
         bool self = tc == c, hit;
         switch (shorthand) {
         case 1: hit = self; break;
@@ -395,7 +395,7 @@ static void send_ipi(Lapic *l, uint64_t pc)
             trace_end(&m->trace, &ev);
         }
         if (tc->state == CPU_OFF) {
-            machine_diag(m, c, pc, "ipi-to-off-cpu", "IPI to cpu%d, which has not been started: dropped", tc->index);
+            mach_diag(m, c, pc, "ipi-to-off-cpu", "IPI to cpu%d, which has not been started: dropped", tc->index);
             continue;
         }
         switch (mode) {
@@ -407,7 +407,7 @@ static void send_ipi(Lapic *l, uint64_t pc)
             post_ipi(t, 0, c->cycles);
             break;
         default:
-            machine_diag(m, c, pc, "unsupported",
+            mach_diag(m, c, pc, "unsupported",
                          "IPI delivery mode %u (SMI/INIT/SIPI) is not modelled: CPUs start through the spin table",
                          mode >> 8);
             break;
@@ -560,7 +560,7 @@ static bool check_access(Lapic *l, uint64_t pc, uint64_t off, unsigned size, boo
 {
     if (size == 4 && (off & 0xf) == 0)
         return true;
-    machine_diag(l->cpu->m, l->cpu, pc, "apic-access",
+    mach_diag(l->cpu->m, l->cpu, pc, "apic-access",
                  "%s of %u bytes at APIC +0x%" PRIx64 ": the registers are 32-bit, 16-byte aligned; %s",
                  write ? "write" : "read", size, off, write ? "ignored" : "reads 0");
     return false;
@@ -574,7 +574,7 @@ static void trace_access(Lapic *l, uint64_t pc, uint64_t off, bool write, uint32
     char sym[128];
     TraceEvent ev = trace_begin(now, l->cpu->index, write ? "apic-write" : "apic-read");
     trace_hex(&ev, "pc", pc);
-    trace_str(&ev, "sym", machine_describe(m, pc, sym, sizeof sym));
+    trace_str(&ev, "sym", mach_describe(m, pc, sym, sizeof sym));
     trace_str(&ev, "reg", lapic_reg_name(off));
     if (write)
         trace_hex(&ev, "old", old);
@@ -586,7 +586,7 @@ static bool mmio_enabled(Lapic *l, uint64_t pc, uint64_t off)
 {
     if (!l->x2apic)
         return true;
-    machine_diag(l->cpu->m, l->cpu, pc, "apic-access",
+    mach_diag(l->cpu->m, l->cpu, pc, "apic-access",
                  "APIC +0x%" PRIx64 " through MMIO in x2APIC mode: the page is not decoded (reads 0)", off);
     return false;
 }
@@ -595,7 +595,7 @@ uint32_t lapic_read(Lapic *l, uint64_t pc, uint64_t off, unsigned size)
 {
     if (!check_access(l, pc, off, size, false) || !mmio_enabled(l, pc, off))
         return 0;
-    uint64_t now = cpu_cycles_at(l->cpu, pc);
+    uint64_t now = vcpu_cycles_at(l->cpu, pc);
     uint32_t v = 0;
     if (!reg_read(l, off, now, &v))
         raise_error(l, ESR_ILLEGAL_REG, pc);
@@ -607,7 +607,7 @@ void lapic_write(Lapic *l, uint64_t pc, uint64_t off, unsigned size, uint32_t va
 {
     if (!check_access(l, pc, off, size, true) || !mmio_enabled(l, pc, off))
         return;
-    uint64_t now = cpu_cycles_at(l->cpu, pc);
+    uint64_t now = vcpu_cycles_at(l->cpu, pc);
     uint32_t old = 0;
     reg_read(l, off, now, &old);
     if (!reg_write(l, off, val, now, pc))
@@ -729,14 +729,14 @@ bool lapic_load(Lapic *l, BlobReader *r)
 /* The `intel,ce4100-lapic` node: one page that every CPU sees as its own APIC. */
 static uint64_t lapic_dev_read(Device *d, Cpu *c, uint64_t off, unsigned size)
 {
-    uint64_t pc = cpu_access_pc(c, ACC_READ, d->base + off, size);
-    return lapic_read(x86_lapic_of(c), pc, off, size);
+    uint64_t pc = vcpu_access_pc(c, ACC_READ, d->base + off, size);
+    return lapic_read(vcpu_x86_lapic(c), pc, off, size);
 }
 
 static void lapic_dev_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t val)
 {
-    uint64_t pc = cpu_access_pc(c, ACC_WRITE, d->base + off, size);
-    lapic_write(x86_lapic_of(c), pc, off, size, (uint32_t)val);
+    uint64_t pc = vcpu_access_pc(c, ACC_WRITE, d->base + off, size);
+    lapic_write(vcpu_x86_lapic(c), pc, off, size, (uint32_t)val);
 }
 
 static const DeviceOps lapic_dev_ops = {
@@ -746,12 +746,12 @@ static const DeviceOps lapic_dev_ops = {
 Device *lapic_dev_create(Machine *m, const DevDesc *dd, Error *err)
 {
     if (m->arch != ARCH_X86_64)
-        return error_set(err, "node %s: a local APIC needs x86_64 CPUs", dd->path), NULL;
+        return err_set(err, "node %s: a local APIC needs x86_64 CPUs", dd->path), NULL;
     if (dd->base != APIC_DEFAULT_BASE || dd->size < 0x400)
-        return error_set(err, "node %s: property reg: the local APIC page must be at 0x%llx (IA32_APIC_BASE)",
+        return err_set(err, "node %s: property reg: the local APIC page must be at 0x%llx (IA32_APIC_BASE)",
                          dd->path, APIC_DEFAULT_BASE), NULL;
     if (!dd->clock_hz)
-        return error_set(err, "node %s: property clock-frequency is missing (the APIC timer's bus clock in Hz)",
+        return err_set(err, "node %s: property clock-frequency is missing (the APIC timer's bus clock in Hz)",
                          dd->path), NULL;
     return device_alloc(sizeof(Device), &lapic_dev_ops, m, dd);
 }

@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 {
     if (argc < 5)
         die("usage: bare-engine ARCH ELF SYMBOL N [REPS]", NULL);
-    Arch arch = arch_from_name(argv[1]);
+    Arch arch = isa_from_name(argv[1]);
     const Setup *s = NULL;
     for (size_t i = 0; i < sizeof setups / sizeof setups[0]; i++)
         if (setups[i].arch == arch)

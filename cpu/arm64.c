@@ -85,7 +85,7 @@ static void cp_write(Cpu *c, unsigned op0, unsigned op1, unsigned crn, unsigned 
 static uint32_t insn_at(Cpu *c, uint64_t pc)
 {
     uint8_t b[4];
-    return cpu_mem_read(c, pc, b, 4) ? (uint32_t)load_le(b, 4) : 0;
+    return vcpu_mem_read(c, pc, b, 4) ? (uint32_t)load_le(b, 4) : 0;
 }
 
 /* ------------------------------------------------------------------ exception entry */
@@ -93,19 +93,19 @@ static uint32_t insn_at(Cpu *c, uint64_t pc)
 static void a64_take(Cpu *c, const char *kind, uint64_t ret, unsigned vec, unsigned ec, uint32_t iss,
                      bool far_valid, uint64_t far)
 {
-    uint64_t pstate = cpu_reg_read(c, UC_ARM64_REG_PSTATE);
+    uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
     unsigned el = (pstate >> 2) & 3;
-    uint64_t base = cpu_reg_read(c, UC_ARM64_REG_VBAR_EL1) + (el == 1 ? (pstate & 1 ? 0x200 : 0) : 0x400);
-    cpu_reg_write(c, UC_ARM64_REG_ELR_EL1, ret);
+    uint64_t base = vcpu_reg_read(c, UC_ARM64_REG_VBAR_EL1) + (el == 1 ? (pstate & 1 ? 0x200 : 0) : 0x400);
+    vcpu_reg_write(c, UC_ARM64_REG_ELR_EL1, ret);
     cp_write(c, 3, 0, 4, 0, 0, (uint32_t)pstate);                   /* SPSR_EL1 */
     if (vec == 0) {
-        cpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | 1u << 25 | iss);
+        vcpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | 1u << 25 | iss);
         if (far_valid)
-            cpu_reg_write(c, UC_ARM64_REG_FAR_EL1, far);
+            vcpu_reg_write(c, UC_ARM64_REG_FAR_EL1, far);
     }
-    cpu_reg_write(c, UC_ARM64_REG_PSTATE, (pstate & 0xf0000000u) | PSTATE_EL1H);
-    cpu_reg_write(c, UC_ARM64_REG_PC, base + vec);
-    cpu_exception_taken(c, kind, base + vec, vec == 0 ? "sync" : "irq", ret, base + vec,
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, (pstate & 0xf0000000u) | PSTATE_EL1H);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, base + vec);
+    vcpu_exception_taken(c, kind, base + vec, vec == 0 ? "sync" : "irq", ret, base + vec,
                         vec == 0 ? (uint64_t)ec << 26 | iss : 0);
 }
 
@@ -148,9 +148,9 @@ static bool psci_implemented(uint32_t fn)
 static void psci_call(Cpu *c)
 {
     Machine *m = c->m;
-    uint32_t fn = (uint32_t)cpu_reg_read(c, UC_ARM64_REG_X0);
-    uint64_t a1 = cpu_reg_read(c, UC_ARM64_REG_X1), a2 = cpu_reg_read(c, UC_ARM64_REG_X2),
-             a3 = cpu_reg_read(c, UC_ARM64_REG_X3);
+    uint32_t fn = (uint32_t)vcpu_reg_read(c, UC_ARM64_REG_X0);
+    uint64_t a1 = vcpu_reg_read(c, UC_ARM64_REG_X1), a2 = vcpu_reg_read(c, UC_ARM64_REG_X2),
+             a3 = vcpu_reg_read(c, UC_ARM64_REG_X3);
     bool is64 = fn & PSCI_64;
     if (!is64) {
         a1 = (uint32_t)a1;
@@ -165,7 +165,7 @@ static void psci_call(Cpu *c)
         break;
     case PSCI_CPU_ON:
     case PSCI_CPU_ON | PSCI_64:
-        t = machine_cpu_by_hwid(m, a1 & 0xff00ffffffull);
+        t = mach_cpu_by_hwid(m, a1 & 0xff00ffffffull);
         if (!t || m->desc.cpus[t->index].enable != ENABLE_PSCI)
             ret = PSCI_INVALID_PARAMS;
         else if (t->state != CPU_OFF || t->start_pending)
@@ -182,7 +182,7 @@ static void psci_call(Cpu *c)
         break;
     case PSCI_AFFINITY_INFO:
     case PSCI_AFFINITY_INFO | PSCI_64:
-        t = machine_cpu_by_hwid(m, a1 & 0xff00ffffffull);
+        t = mach_cpu_by_hwid(m, a1 & 0xff00ffffffull);
         if (!t || a2 != 0)
             ret = PSCI_INVALID_PARAMS;
         else
@@ -210,16 +210,16 @@ static void psci_call(Cpu *c)
     }
     switch (fn) {
     case PSCI_CPU_OFF:
-        cpu_stop(c, CPU_OFF, "psci-cpu-off");
+        vcpu_stop(c, CPU_OFF, "psci-cpu-off");
         return;
     case PSCI_SYSTEM_OFF:
-        machine_exit_at(m, c, cpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-off");
+        mach_exit_at(m, c, vcpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-off");
         return;
     case PSCI_SYSTEM_RESET:
-        machine_exit_at(m, c, cpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-reset");
+        mach_exit_at(m, c, vcpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-reset");
         return;
     }
-    cpu_reg_write(c, UC_ARM64_REG_X0, is64 ? (uint64_t)ret : (uint32_t)ret);
+    vcpu_reg_write(c, UC_ARM64_REG_X0, is64 ? (uint64_t)ret : (uint32_t)ret);
 }
 
 static bool is_psci_id(uint64_t x0)
@@ -233,34 +233,34 @@ static bool is_psci_id(uint64_t x0)
 /* hlt #0xf000 with --semihosting: SYS_WRITEC, SYS_WRITE0, SYS_EXIT, SYS_EXIT_EXTENDED. */
 static bool semihosting_call(Cpu *c, uint64_t pc)
 {
-    uint64_t op = cpu_reg_read(c, UC_ARM64_REG_X0), arg = cpu_reg_read(c, UC_ARM64_REG_X1);
+    uint64_t op = vcpu_reg_read(c, UC_ARM64_REG_X0), arg = vcpu_reg_read(c, UC_ARM64_REG_X1);
     uint8_t b[16];
     switch (op) {
     case 0x03:                                              /* SYS_WRITEC */
-        if (cpu_mem_read(c, arg, b, 1))
+        if (vcpu_mem_read(c, arg, b, 1))
             console_putc(c->m, b[0]);
         break;
     case 0x04:                                              /* SYS_WRITE0 */
-        for (int i = 0; i < 4096 && cpu_mem_read(c, arg + i, b, 1) && b[0]; i++)
+        for (int i = 0; i < 4096 && vcpu_mem_read(c, arg + i, b, 1) && b[0]; i++)
             console_putc(c->m, b[0]);
         break;
     case 0x18:                                              /* SYS_EXIT: x1 = reason, or a block */
     case 0x20: {                                            /* SYS_EXIT_EXTENDED: x1 -> {reason, code} */
         uint64_t reason = arg, code = 0;
-        if (op == 0x20 || cpu_mem_read(c, arg, b, 16)) {
-            if (cpu_mem_read(c, arg, b, 16)) {
+        if (op == 0x20 || vcpu_mem_read(c, arg, b, 16)) {
+            if (vcpu_mem_read(c, arg, b, 16)) {
                 reason = load_le(b, 8);
                 code = load_le(b + 8, 8);
             }
         }
-        cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
-        machine_exit(c->m, c, reason == 0x20026 ? (int)(code & 0xff) : 1, "semihosting-exit");
+        vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+        mach_exit(c->m, c, reason == 0x20026 ? (int)(code & 0xff) : 1, "semihosting-exit");
         return true;
     }
     default:
         return false;
     }
-    cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     return true;
 }
 
@@ -268,7 +268,7 @@ static bool semihosting_call(Cpu *c, uint64_t pc)
 
 static uint64_t counter_at(Cpu *c, uint64_t pc)
 {
-    return muldiv64(cpu_cycles_at(c, pc), c->m->desc.timer_hz, c->m->clock.freq_hz);
+    return muldiv64(vcpu_cycles_at(c, pc), c->m->desc.timer_hz, c->m->clock.freq_hz);
 }
 
 static uint64_t timer_ctl(const ArmTimer *t, uint64_t count)
@@ -295,7 +295,7 @@ static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     case CNTV_TVAL_EL0: *v = (uint32_t)(a->vtimer.cval - counter_at(c, pc)); return true;
     }
     if (armv8_pmu_owns(op0, op1, crn, crm, op2))
-        return armv8_pmu_read(&a->pmu, op0, op1, crn, crm, op2, cpu_cycles_at(c, pc), cpu_insns_at(c, pc), v);
+        return armv8_pmu_read(&a->pmu, op0, op1, crn, crm, op2, vcpu_cycles_at(c, pc), vcpu_insns_at(c, pc), v);
     return false;
 }
 
@@ -322,7 +322,7 @@ static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
         return 1;
     }
     if (armv8_pmu_owns(op0, op1, crn, crm, op2))
-        return armv8_pmu_write(&a->pmu, op0, op1, crn, crm, op2, cpu_cycles_at(c, pc), cpu_insns_at(c, pc), v) ? 1
+        return armv8_pmu_write(&a->pmu, op0, op1, crn, crm, op2, vcpu_cycles_at(c, pc), vcpu_insns_at(c, pc), v) ? 1
                                                                                                                 : -1;
     return 0;
 }
@@ -346,7 +346,7 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
     uint32_t key = SYSREG(r->op0, r->op1, r->crn, r->crm, r->op2);
     if (!owns(key, r))
         return 0;
-    uint64_t pc = cpu_reg_read(c, UC_ARM64_REG_PC);
+    uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
     if (write) {
         uint64_t v = reg == UC_ARM64_REG_XZR ? 0 : r->val;
         if (sysreg_write(c, pc, key, r->op0, r->op1, r->crn, r->crm, r->op2, v) >= 0)
@@ -355,13 +355,13 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
         uint64_t v = 0;
         if (sysreg_read(c, pc, key, r->op0, r->op1, r->crn, r->crm, r->op2, &v)) {
             if (reg != UC_ARM64_REG_XZR)
-                cpu_reg_write(c, reg, v);
+                vcpu_reg_write(c, reg, v);
             return 1;
         }
     }
     /* UNDEFINED access to one of our registers: the exception, and the instruction does not
      * retire (the engine continues at the vector). */
-    cpu_retire_upto(c, pc, false);
+    vcpu_retire_upto(c, pc, false);
     a64_undef(c, pc);
     return 1;
 }
@@ -383,7 +383,7 @@ static bool a64_init(Cpu *c, Error *err)
     uc_hook h;
     if (uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_mrs, c, 1, 0, UC_ARM64_INS_MRS) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_msr, c, 1, 0, UC_ARM64_INS_MSR) != UC_ERR_OK)
-        return error_set(err, "cpu%d: cannot install the sysreg hooks", c->index);
+        return err_set(err, "cpu%d: cannot install the sysreg hooks", c->index);
     /* EL3 and EL2 are absent: mark the lower ELs AArch64 (SCR_EL3.RW, HCR_EL2.RW), or ERET
      * misbehaves in the engine; SCR_EL3.HCE lets HVC reach us (PSCI) instead of the engine
      * making it UNDEFINED first. */
@@ -396,15 +396,15 @@ static bool a64_init(Cpu *c, Error *err)
 static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
 {
     for (int i = 0; i <= 28; i++)
-        cpu_reg_write(c, UC_ARM64_REG_X0 + i, 0);
-    cpu_reg_write(c, UC_ARM64_REG_X29, 0);
-    cpu_reg_write(c, UC_ARM64_REG_X30, 0);
-    cpu_reg_write(c, UC_ARM64_REG_X0, arg0);
-    cpu_reg_write(c, UC_ARM64_REG_PSTATE, PSTATE_EL1H);
-    cpu_reg_write(c, UC_ARM64_REG_SP, 0);
-    cpu_reg_write(c, UC_ARM64_REG_VBAR_EL1, 0);
-    cpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->m->desc.cpus[c->index].tpidr_el1);
-    cpu_reg_write(c, UC_ARM64_REG_PC, entry);
+        vcpu_reg_write(c, UC_ARM64_REG_X0 + i, 0);
+    vcpu_reg_write(c, UC_ARM64_REG_X29, 0);
+    vcpu_reg_write(c, UC_ARM64_REG_X30, 0);
+    vcpu_reg_write(c, UC_ARM64_REG_X0, arg0);
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, PSTATE_EL1H);
+    vcpu_reg_write(c, UC_ARM64_REG_SP, 0);
+    vcpu_reg_write(c, UC_ARM64_REG_VBAR_EL1, 0);
+    vcpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->m->desc.cpus[c->index].tpidr_el1);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, entry);
 }
 
 static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
@@ -414,60 +414,60 @@ static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
-    /* WFI: sleep until an interrupt (cpu_run wakes the CPU when one can be taken). */
-    cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
-    cpu_stop(c, CPU_HALTED, "wfi");
+    /* WFI: sleep until an interrupt (vcpu_run wakes the CPU when one can be taken). */
+    vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    vcpu_stop(c, CPU_HALTED, "wfi");
     return TRAP_DONE;
 }
 
 static void a64_intr(Cpu *c, uint32_t intno)
 {
-    uint64_t pc = cpu_reg_read(c, UC_ARM64_REG_PC);
+    uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
     uint32_t insn;
     switch (intno) {
     case EXCP_SWI:                          /* PC is after the SVC, which retired */
-        cpu_retire_upto(c, pc, false);
+        vcpu_retire_upto(c, pc, false);
         a64_take(c, "exception", pc, 0, EC_SVC64, (insn_at(c, pc - 4) >> 5) & 0xffff, false, 0);
         return;
     case EXCP_HVC:                          /* PC is after the HVC */
-        if (c->m->desc.psci && is_psci_id(cpu_reg_read(c, UC_ARM64_REG_X0))) {
-            cpu_retire_upto(c, pc, false);
+        if (c->m->desc.psci && is_psci_id(vcpu_reg_read(c, UC_ARM64_REG_X0))) {
+            vcpu_retire_upto(c, pc, false);
             psci_call(c);
             return;
         }
         /* no EL2: HVC is UNDEFINED at EL1 and does not retire */
-        cpu_retire_upto(c, pc - 4, false);
+        vcpu_retire_upto(c, pc - 4, false);
         a64_undef(c, pc - 4);
         return;
     case EXCP_SMC:                          /* no EL3: UNDEFINED */
-        cpu_retire_upto(c, pc - 4, false);
+        vcpu_retire_upto(c, pc - 4, false);
         a64_undef(c, pc - 4);
         return;
     case EXCP_BKPT:                         /* PC is the BRK */
-        cpu_retire_upto(c, pc, false);
+        vcpu_retire_upto(c, pc, false);
         a64_take(c, "exception", pc, 0, EC_BRK64, (insn_at(c, pc) >> 5) & 0xffff, false, 0);
         return;
     case EXCP_UDEF:
         insn = insn_at(c, pc);
         if (insn == INSN_HLT_SEMIHOST && c->m->cfg.semihosting) {
-            cpu_retire_upto(c, pc, true);
+            vcpu_retire_upto(c, pc, true);
             if (semihosting_call(c, pc))
                 return;
-            cpu_retire_upto(c, pc, false);
+            vcpu_retire_upto(c, pc, false);
         } else {
-            cpu_retire_upto(c, pc, false);
+            vcpu_retire_upto(c, pc, false);
         }
         a64_undef(c, pc);
         return;
     case EXCP_PREFETCH_ABORT:
     case EXCP_DATA_ABORT:
         /* Only raised under a guest MMU; the engine does not report the syndrome. */
-        cpu_retire_upto(c, pc, false);
-        machine_diag(c->m, c, pc, "abort-syndrome", "MMU abort: the engine does not report FAR/ISS");
+        vcpu_retire_upto(c, pc, false);
+        mach_diag(c->m, c, pc, "abort-syndrome", "MMU abort: the engine does not report FAR/ISS");
         a64_take(c, "exception", pc, 0, intno == EXCP_DATA_ABORT ? EC_DABT_CUR : EC_IABT_CUR, 0x10, false, 0);
         return;
     default:
-        cpu_retire_upto(c, pc, false);
+        vcpu_retire_upto(c, pc, false);
         a64_undef(c, pc);
         return;
     }
@@ -483,12 +483,12 @@ static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 
 static bool a64_take_interrupt(Cpu *c)
 {
-    if (!c->irq_pending || (cpu_reg_read(c, UC_ARM64_REG_PSTATE) & PSTATE_I))
+    if (!c->irq_pending || (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) & PSTATE_I))
         return false;
     c->irq_pending = false;
     if (c->state == CPU_HALTED)
         c->state = CPU_RUNNING, c->stop_reason = "running";
-    a64_take(c, "interrupt", cpu_reg_read(c, UC_ARM64_REG_PC), 0x80, 0, 0, false, 0);
+    a64_take(c, "interrupt", vcpu_reg_read(c, UC_ARM64_REG_PC), 0x80, 0, 0, false, 0);
     return true;
 }
 
@@ -497,14 +497,14 @@ static bool a64_take_interrupt(Cpu *c)
 static uint64_t a64_reg(Cpu *c, arm64_reg r)
 {
     if (r >= ARM64_REG_X0 && r <= ARM64_REG_X28)
-        return cpu_reg_read(c, UC_ARM64_REG_X0 + (r - ARM64_REG_X0));
+        return vcpu_reg_read(c, UC_ARM64_REG_X0 + (r - ARM64_REG_X0));
     if (r >= ARM64_REG_W0 && r <= ARM64_REG_W30)
-        return (uint32_t)cpu_reg_read(c, r == ARM64_REG_W29 ? UC_ARM64_REG_X29 : r == ARM64_REG_W30 ? UC_ARM64_REG_X30
+        return (uint32_t)vcpu_reg_read(c, r == ARM64_REG_W29 ? UC_ARM64_REG_X29 : r == ARM64_REG_W30 ? UC_ARM64_REG_X30
                                                            : UC_ARM64_REG_X0 + (r - ARM64_REG_W0));
     switch (r) {
-    case ARM64_REG_X29: return cpu_reg_read(c, UC_ARM64_REG_X29);
-    case ARM64_REG_X30: return cpu_reg_read(c, UC_ARM64_REG_X30);
-    case ARM64_REG_SP: return cpu_reg_read(c, UC_ARM64_REG_SP);
+    case ARM64_REG_X29: return vcpu_reg_read(c, UC_ARM64_REG_X29);
+    case ARM64_REG_X30: return vcpu_reg_read(c, UC_ARM64_REG_X30);
+    case ARM64_REG_SP: return vcpu_reg_read(c, UC_ARM64_REG_SP);
     default: return 0;                      /* xzr/wzr */
     }
 }
@@ -577,12 +577,12 @@ static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
 
 static uint64_t a64_get_pc(Cpu *c)
 {
-    return cpu_reg_read(c, UC_ARM64_REG_PC);
+    return vcpu_reg_read(c, UC_ARM64_REG_PC);
 }
 
 static void a64_set_pc(Cpu *c, uint64_t pc)
 {
-    cpu_reg_write(c, UC_ARM64_REG_PC, pc);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, pc);
 }
 
 /* ------------------------------------------------------------------ checkpoints */
@@ -612,9 +612,9 @@ static void a64_save(Cpu *c, Blob *b)
 {
     Arm64Cpu *a = A64(c);
     for (int i = 0; i <= 28; i++)
-        blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_X0 + i));
+        blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_X0 + i));
     for (size_t i = 0; i < ARRAY_SIZE(a64_saved_regs); i++)
-        blob_u64(b, cpu_reg_read(c, a64_saved_regs[i]));
+        blob_u64(b, vcpu_reg_read(c, a64_saved_regs[i]));
     for (size_t i = 0; i < ARRAY_SIZE(a64_saved_sys); i++) {
         const uint8_t *s = a64_saved_sys[i];
         blob_u64(b, cp_read(c, s[0], s[1], s[2], s[3], s[4]));
@@ -626,9 +626,9 @@ static void a64_save(Cpu *c, Blob *b)
     }
     /* PSTATE selects which stack pointer is live: the engine keeps the live one in SP and the
      * banked copy of it is stale, so save the banked SP_EL0 and the live SP. */
-    blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_PSTATE));
-    blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_SP_EL0));
-    blob_u64(b, cpu_reg_read(c, UC_ARM64_REG_SP));
+    blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_PSTATE));
+    blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP_EL0));
+    blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP));
     armv8_pmu_save(&a->pmu, b);
     blob_fields(b, a, a64_fields, ARRAY_SIZE(a64_fields));
 }
@@ -637,9 +637,9 @@ static bool a64_load(Cpu *c, BlobReader *r)
 {
     Arm64Cpu *a = A64(c);
     for (int i = 0; i <= 28; i++)
-        cpu_reg_write(c, UC_ARM64_REG_X0 + i, br_u64(r));
+        vcpu_reg_write(c, UC_ARM64_REG_X0 + i, br_u64(r));
     for (size_t i = 0; i < ARRAY_SIZE(a64_saved_regs); i++)
-        cpu_reg_write(c, a64_saved_regs[i], br_u64(r));
+        vcpu_reg_write(c, a64_saved_regs[i], br_u64(r));
     for (size_t i = 0; i < ARRAY_SIZE(a64_saved_sys); i++) {
         const uint8_t *s = a64_saved_sys[i];
         cp_write(c, s[0], s[1], s[2], s[3], s[4], br_u64(r));
@@ -649,13 +649,13 @@ static bool a64_load(Cpu *c, BlobReader *r)
         br_get(r, q, 16);
         uc_reg_write(c->uc, UC_ARM64_REG_Q0 + i, q);
     }
-    cpu_reg_write(c, UC_ARM64_REG_PSTATE, br_u64(r));
-    cpu_reg_write(c, UC_ARM64_REG_SP_EL0, br_u64(r));
-    cpu_reg_write(c, UC_ARM64_REG_SP, br_u64(r));
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, br_u64(r));
+    vcpu_reg_write(c, UC_ARM64_REG_SP_EL0, br_u64(r));
+    vcpu_reg_write(c, UC_ARM64_REG_SP, br_u64(r));
     return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields));
 }
 
-const CpuOps arm64_cpu_ops = {
+const CpuOps vcpu_arm64_ops = {
     .arch = ARCH_ARM64,
     .size = sizeof(Arm64Cpu),
     .uc_arch = UC_ARCH_ARM64,

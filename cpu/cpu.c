@@ -25,7 +25,7 @@ static const CpuModel cpu_models[] = {
     { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80030102, 0, 0, 0, 0, 0, 0 },
 };
 
-const CpuModel *cpu_model_find(Arch arch, const char *name)
+const CpuModel *vcpu_model_find(Arch arch, const char *name)
 {
     for (size_t i = 0; i < ARRAY_SIZE(cpu_models); i++)
         if (cpu_models[i].arch == arch &&
@@ -34,7 +34,7 @@ const CpuModel *cpu_model_find(Arch arch, const char *name)
     return NULL;
 }
 
-const CpuModel *cpu_model_default(Arch arch)
+const CpuModel *vcpu_model_default(Arch arch)
 {
     for (size_t i = 0; i < ARRAY_SIZE(cpu_models); i++)
         if (cpu_models[i].arch == arch)
@@ -42,7 +42,7 @@ const CpuModel *cpu_model_default(Arch arch)
     return NULL;
 }
 
-const char *cpu_model_list(Arch arch)
+const char *vcpu_model_list(Arch arch)
 {
     static char buf[256];
     buf[0] = 0;
@@ -57,23 +57,23 @@ const char *cpu_model_list(Arch arch)
 
 /* ------------------------------------------------------------------ registers and memory */
 
-uint64_t cpu_reg_read(Cpu *c, int reg)
+uint64_t vcpu_reg_read(Cpu *c, int reg)
 {
     uint64_t v = 0;
     uc_err e = uc_reg_read(c->uc, reg, &v);
     if (e != UC_ERR_OK)
-        cpu_internal_error(c, "uc_reg_read(%d): %s", reg, uc_strerror(e));
+        vcpu_internal_error(c, "uc_reg_read(%d): %s", reg, uc_strerror(e));
     return c->ops->arch == ARCH_PPC32 ? (uint32_t)v : v;
 }
 
-void cpu_reg_write(Cpu *c, int reg, uint64_t v)
+void vcpu_reg_write(Cpu *c, int reg, uint64_t v)
 {
     uc_err e = uc_reg_write(c->uc, reg, &v);
     if (e != UC_ERR_OK)
-        cpu_internal_error(c, "uc_reg_write(%d): %s", reg, uc_strerror(e));
+        vcpu_internal_error(c, "uc_reg_write(%d): %s", reg, uc_strerror(e));
 }
 
-bool cpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len)
+bool vcpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len)
 {
     uint8_t *p = mem_ptr(&c->m->mem, addr, len);
     if (!p)
@@ -82,7 +82,7 @@ bool cpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len)
     return true;
 }
 
-bool cpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
+bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
 {
     if (!mem_ptr(&c->m->mem, addr, len))
         return false;
@@ -97,7 +97,7 @@ bool cpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
     return true;
 }
 
-void cpu_internal_error(Cpu *c, const char *fmt, ...)
+void vcpu_internal_error(Cpu *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -106,7 +106,7 @@ void cpu_internal_error(Cpu *c, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     c->state = CPU_DEAD;
-    machine_exit(c->m, c, EXIT_INTERNAL, "internal-error");
+    mach_exit(c->m, c, EXIT_INTERNAL, "internal-error");
     uc_emu_stop(c->uc);
 }
 
@@ -156,7 +156,7 @@ static bool trap_add(Cpu *c, uint64_t pc, int kind, const uint8_t *bytes, unsign
     memcpy(t->bytes, bytes, len);
     uc_err e = uc_hook_add(c->uc, &t->hook, UC_HOOK_CODE, (void *)hook_trap, c, pc, pc);
     if (e != UC_ERR_OK) {
-        cpu_internal_error(c, "uc_hook_add(trap at 0x%" PRIx64 "): %s", pc, uc_strerror(e));
+        vcpu_internal_error(c, "uc_hook_add(trap at 0x%" PRIx64 "): %s", pc, uc_strerror(e));
         return false;
     }
     t->live = true;
@@ -236,7 +236,7 @@ static void block_set_counted(Cpu *c, uint32_t keep)
     }
 }
 
-void cpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive)
+void vcpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive)
 {
     BlockEntry *e = c->blk;
     if (!e || pc < e->pc || pc > e->pc + e->size)
@@ -256,13 +256,13 @@ static uint32_t counted_from(Cpu *c, uint64_t pc)
     return idx < c->blk_counted ? idx : c->blk_counted;
 }
 
-uint64_t cpu_cycles_at(Cpu *c, uint64_t pc)
+uint64_t vcpu_cycles_at(Cpu *c, uint64_t pc)
 {
     uint32_t idx = counted_from(c, pc);
     return c->cycles - (c->blk ? block_cost(c->blk, idx, c->blk_counted) : 0);
 }
 
-uint64_t cpu_insns_at(Cpu *c, uint64_t pc)
+uint64_t vcpu_insns_at(Cpu *c, uint64_t pc)
 {
     return c->insns - (c->blk_counted - counted_from(c, pc));
 }
@@ -294,7 +294,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         extra = width ? (uint32_t)((size - decoded) / width) : 1;
 
     bool flushed;
-    cpu_mem_flush(c);               /* the allocation may free the current block's info */
+    vcpu_mem_flush(c);               /* the allocation may free the current block's info */
     InsnInfo *info = blockcache_alloc_info(&c->bc, (uint32_t)n + extra, &flushed);
     if (flushed)
         c->blk = NULL;
@@ -323,7 +323,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         if (kind && trap_add(c, pc + off, kind, bytes + off, len))
             new_traps = true;
         if (!width)
-            machine_diag(m, c, pc + off, "undecodable", "Capstone cannot decode the instruction; counted as one");
+            mach_diag(m, c, pc + off, "undecodable", "Capstone cannot decode the instruction; counted as one");
     }
     if (insn)
         cs_free(insn, n);
@@ -371,14 +371,14 @@ static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
     uc_emu_stop(c->uc);
 }
 
-void cpu_profile_flush(Cpu *c)
+void vcpu_profile_flush(Cpu *c)
 {
     if (c->blk && c->blk_counted > c->prof_from)
         profile_block(c->m->profile, c->blk, c->prof_from, c->blk_counted, c->prof_window);
     c->prof_from = c->blk_counted;
 }
 
-void cpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
+void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
 {
     uint64_t l, s, m;
     mem_span(c->track_mem ? c->blk : NULL, c->mem_from, c->blk_counted, &l, &s, &m);
@@ -387,7 +387,7 @@ void cpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
     *memops = c->memops + m;
 }
 
-void cpu_mem_flush(Cpu *c)
+void vcpu_mem_flush(Cpu *c)
 {
     if (!c->track_mem || !c->blk)
         return;
@@ -400,12 +400,12 @@ void cpu_mem_flush(Cpu *c)
         c->mem_from = c->blk_counted;
 }
 
-void cpu_set_mem_tracking(Cpu *c, bool on)
+void vcpu_set_mem_tracking(Cpu *c, bool on)
 {
     if (on && !c->track_mem)
         c->mem_from = c->blk_counted;   /* count from here on */
     else if (!on && c->track_mem)
-        cpu_mem_flush(c);
+        vcpu_mem_flush(c);
     c->track_mem = on;
     if (on)
         c->lim_fast = 0;
@@ -419,7 +419,7 @@ static void mem_limit_check(Cpu *c, const BlockEntry *e)
     if (!c->mem_limit_ev)
         return;
     if (l >= c->lim_loads || s >= c->lim_stores || m >= c->lim_memops) {
-        cpu_schedule_insns(c, c->mem_limit_ev, c->insns);
+        vcpu_schedule_insns(c, c->mem_limit_ev, c->insns);
         return;
     }
     for (uint32_t i = 0; i < e->n; i++) {
@@ -428,17 +428,17 @@ static void mem_limit_check(Cpu *c, const BlockEntry *e)
         s += (f & MEM_STORE) >> 1;
         m += f != 0;
         if (l >= c->lim_loads || s >= c->lim_stores || m >= c->lim_memops) {
-            cpu_schedule_insns(c, c->mem_limit_ev, c->insns + i + 1);
+            vcpu_schedule_insns(c, c->mem_limit_ev, c->insns + i + 1);
             return;
         }
     }
 }
 
-void cpu_profile_window(Cpu *c, bool on)
+void vcpu_profile_window(Cpu *c, bool on)
 {
     if (!c->profiling || c->prof_window == on)
         return;
-    cpu_profile_flush(c);
+    vcpu_profile_flush(c);
     c->prof_window = on;
 }
 
@@ -454,12 +454,12 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     if (c->quiet)
         return;
     if (c->profiling)               /* the previous block's retired prefix is final */
-        cpu_profile_flush(c);
-    cpu_mem_flush(c);
+        vcpu_profile_flush(c);
+    vcpu_mem_flush(c);
     if (c->track_branches) {        /* the previous block's final branch has retired */
-        cpu_branch_retire(c, pc);
+        vcpu_branch_retire(c, pc);
         if (c->branches >= c->lim_branches || c->br_misses >= c->lim_br_misses)
-            cpu_schedule(c, c->branch_limit_ev, c->cycles);     /* before this block runs */
+            vcpu_schedule(c, c->branch_limit_ev, c->cycles);     /* before this block runs */
     }
     if (e->pc != pc || e->size != size) {
         e = block_decode(c, pc, size);
@@ -522,7 +522,7 @@ static void hook_cut(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         return;
     }
     c->cut_left--;
-    cpu_retire_upto(c, pc, true);
+    vcpu_retire_upto(c, pc, true);
 }
 
 /* (4) A trapped instruction is about to execute. */
@@ -538,7 +538,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         return;
     }
     uint8_t now[15];
-    if (!cpu_mem_read(c, pc, now, t->len) || memcmp(now, t->bytes, t->len)) {
+    if (!vcpu_mem_read(c, pc, now, t->len) || memcmp(now, t->bytes, t->len)) {
         trap_kill(c, t);            /* the code changed: it is no longer this instruction */
         return;
     }
@@ -551,7 +551,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     /* Make the counts exact up to (not including) this instruction, so the handler sees the
      * precise time; restore the rest of the block if the engine is to execute it after all. */
     uint32_t counted = c->blk_counted;
-    cpu_retire_upto(c, pc, false);
+    vcpu_retire_upto(c, pc, false);
     TrapResult r = t->kind == TRAP_KIND_ICACHE ? (TrapResult)icache_trap(c->m->icache, c, pc) : c->ops->trap(c, pc, t);
     if (r == TRAP_NATIVE) {
         if (!c->in_cut && c->blk)
@@ -559,7 +559,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         return;
     }
     if (r == TRAP_DONE) {
-        cpu_retire_upto(c, pc, true);
+        vcpu_retire_upto(c, pc, true);
         if (c->in_cut && c->cut_left)
             c->cut_left--;
     }
@@ -580,13 +580,13 @@ static bool hook_write_prot(uc_engine *uc, uc_mem_type type, uint64_t addr, int 
     Cpu *c = opaque;
     uint8_t bytes[8];
     unsigned n = size > 8 ? 8 : (unsigned)size;
-    if (arch_big_endian(c->ops->arch))
+    if (isa_big_endian(c->ops->arch))
         store_be(bytes, n, (uint64_t)value);
     else
         store_le(bytes, n, (uint64_t)value);
     RamBlock *b = mem_block(&c->m->mem, addr);
     if (b && b->rom) {
-        machine_diag(c->m, c, cpu_access_pc(c, ACC_WRITE, addr, n), "rom-write",
+        mach_diag(c->m, c, vcpu_access_pc(c, ACC_WRITE, addr, n), "rom-write",
                      "write of %u bytes to ROM at 0x%" PRIx64 " ignored", n, addr);
         return true;                /* the engine discards it */
     }
@@ -602,9 +602,9 @@ static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int si
     c->fault_write = type == UC_MEM_WRITE_UNMAPPED;
     c->fault_fetch = type == UC_MEM_FETCH_UNMAPPED;
     c->fault_pc = c->fault_fetch ? addr
-                                 : cpu_access_pc(c, c->fault_write ? ACC_WRITE : ACC_READ, addr, (unsigned)size);
+                                 : vcpu_access_pc(c, c->fault_write ? ACC_WRITE : ACC_READ, addr, (unsigned)size);
     c->fault_pending = true;
-    return false;                   /* the engine stops with an error; cpu_run delivers the fault */
+    return false;                   /* the engine stops with an error; vcpu_run delivers the fault */
 }
 
 /* ------------------------------------------------------------------ the access locator */
@@ -614,7 +614,7 @@ static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int si
  * first one of the current block, from where the previous access was found, whose operands
  * address it.  Consecutive pieces of one access (a 64-bit MMIO access arrives as two 32-bit
  * callbacks; ldp/stp) match the same instruction because their addresses ascend. */
-uint64_t cpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
+uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
 {
     BlockEntry *e = c->blk;
     if (!e)
@@ -659,11 +659,11 @@ uint64_t cpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
 
 /* ------------------------------------------------------------------ create / destroy */
 
-Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Error *err)
+Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Error *err)
 {
-    const CpuOps *ops = m->arch == ARCH_X86_64 ? &x86_64_cpu_ops
-                      : m->arch == ARCH_ARM64 ? &arm64_cpu_ops
-                                              : &ppc32_cpu_ops;
+    const CpuOps *ops = m->arch == ARCH_X86_64 ? &vcpu_x86_64_ops
+                      : m->arch == ARCH_ARM64 ? &vcpu_arm64_ops
+                                              : &vcpu_ppc32_ops;
     Cpu *c = xcalloc(1, ops->size);
     c->ops = ops;
     c->m = m;
@@ -674,7 +674,7 @@ Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Err
     c->stop_reason = "off";
     c->ctab = cycle_table_find(ops->arch == ARCH_X86_64 ? "x86-64-generic" : model->name);
     if (!c->ctab) {
-        error_set(err, "no cycle table for CPU model %s", model->name);
+        err_set(err, "no cycle table for CPU model %s", model->name);
         goto fail;
     }
     blockcache_init(&c->bc, BLOCKCACHE_ARENA);
@@ -688,12 +688,12 @@ Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Err
 
     uc_err e = uc_open(ops->uc_arch, (uc_mode)ops->uc_mode, &c->uc);
     if (e != UC_ERR_OK) {
-        error_set(err, "cpu%d: cannot open the engine: %s", index, uc_strerror(e));
+        err_set(err, "cpu%d: cannot open the engine: %s", index, uc_strerror(e));
         goto fail;
     }
     e = uc_ctl_set_cpu_model(c->uc, model->uc_model);   /* must precede everything else */
     if (e != UC_ERR_OK) {
-        error_set(err, "cpu%d: engine refuses CPU model %s: %s", index, model->name, uc_strerror(e));
+        err_set(err, "cpu%d: engine refuses CPU model %s: %s", index, model->name, uc_strerror(e));
         goto fail;
     }
     /* No `until` address: the engine runs until a hook stops it.  (With an `until`, Unicorn 2.0.1
@@ -701,38 +701,38 @@ Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Err
      * an unmapped one faults outside the CPU loop.) */
     e = uc_ctl_exits_enable(c->uc);
     if (e != UC_ERR_OK) {
-        error_set(err, "cpu%d: cannot disable the engine's exit address: %s", index, uc_strerror(e));
+        err_set(err, "cpu%d: cannot disable the engine's exit address: %s", index, uc_strerror(e));
         goto fail;
     }
     if (cs_open(ops->cs_arch, (cs_mode)ops->cs_mode, &c->cs) != CS_ERR_OK) {
-        error_set(err, "cpu%d: cannot open Capstone", index);
+        err_set(err, "cpu%d: cannot open Capstone", index);
         goto fail;
     }
     cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
-    if (!mem_map_engine(&m->mem, c->uc, err) || !machine_map_devices(m, c, err))
+    if (!mem_map_engine(&m->mem, c->uc, err) || !mach_map_devices(m, c, err))
         goto fail;
     uc_hook h;
     if (uc_hook_add(c->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, c, 1, 0) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_INTR, (void *)hook_intr, c, 1, 0) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_MEM_WRITE_PROT, (void *)hook_write_prot, c, 1, 0) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_MEM_UNMAPPED, (void *)hook_unmapped, c, 1, 0) != UC_ERR_OK) {
-        error_set(err, "cpu%d: cannot install engine hooks", index);
+        err_set(err, "cpu%d: cannot install engine hooks", index);
         goto fail;
     }
     if (m->cfg.icount_check &&
         uc_hook_add(c->uc, &h, UC_HOOK_CODE, (void *)hook_icount, c, 1, 0) != UC_ERR_OK) {
-        error_set(err, "cpu%d: cannot install the reference counter", index);
+        err_set(err, "cpu%d: cannot install the reference counter", index);
         goto fail;
     }
     if (!ops->init(c, err))
         goto fail;
     return c;
 fail:
-    cpu_destroy(c);
+    vcpu_destroy(c);
     return NULL;
 }
 
-void cpu_destroy(Cpu *c)
+void vcpu_destroy(Cpu *c)
 {
     if (!c)
         return;
@@ -749,11 +749,11 @@ void cpu_destroy(Cpu *c)
     free(c);
 }
 
-void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+void vcpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
                          uint64_t info)
 {
     Machine *m = c->m;
-    cpu_branch_retire(c, from);
+    vcpu_branch_retire(c, from);
     c->br_done = true;              /* nothing of the interrupted block retires any more */
     c->serialized++;
     c->serialized_at = c->cycles;
@@ -762,11 +762,11 @@ void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *
     c->cycles += c->ctab->cost[IC_TRAP];
     if (c->insns == c->exc_insns && to == c->exc_to) {
         if (++c->exc_repeats == EXCEPTION_LOOP_LIMIT) {
-            machine_diag(m, c, from, "exception-loop",
+            mach_diag(m, c, from, "exception-loop",
                          "exception at 0x%" PRIx64 " recurs without an instruction retiring: stopping the CPU", to);
-            cpu_stop(c, CPU_DEAD, "exception-loop");
+            vcpu_stop(c, CPU_DEAD, "exception-loop");
             if (m->ncpus == 1)
-                machine_exit(m, c, EXIT_HUNG, "exception-loop");
+                mach_exit(m, c, EXIT_HUNG, "exception-loop");
             return;
         }
     } else {
@@ -781,7 +781,7 @@ void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *
     trace_hex(&ev, "vector", vector);
     trace_str(&ev, "name", name);
     trace_hex(&ev, "from", from);
-    trace_str(&ev, "sym", machine_describe(m, from, sym, sizeof sym));
+    trace_str(&ev, "sym", mach_describe(m, from, sym, sizeof sym));
     trace_hex(&ev, "to", to);
     trace_hex(&ev, "info", info);
     trace_end(&m->trace, &ev);
@@ -789,7 +789,7 @@ void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *
 
 /* ------------------------------------------------------------------ power and events */
 
-void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why)
+void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why)
 {
     if (at > c->cycles) {
         c->idle_cycles += at - c->cycles;
@@ -807,11 +807,11 @@ void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at
     }
 }
 
-void cpu_stop(Cpu *c, CpuState state, const char *why)
+void vcpu_stop(Cpu *c, CpuState state, const char *why)
 {
     c->state = state;
     c->stop_reason = why;
-    cpu_request_stop(c);
+    vcpu_request_stop(c);
     if (trace_on(&c->m->trace)) {
         TraceEvent ev = trace_begin(c->cycles, c->index, "cpu-stop");
         trace_hex(&ev, "pc", c->ops->get_pc(c));
@@ -820,7 +820,7 @@ void cpu_stop(Cpu *c, CpuState state, const char *why)
     }
 }
 
-void cpu_set_branch_tracking(Cpu *c, bool on)
+void vcpu_set_branch_tracking(Cpu *c, bool on)
 {
     if (on && !c->track_branches)
         c->br_done = false;         /* the block being executed has not branched yet */
@@ -829,7 +829,7 @@ void cpu_set_branch_tracking(Cpu *c, bool on)
         c->lim_fast = 0;
 }
 
-uint64_t cpu_last_retired_pc(Cpu *c)
+uint64_t vcpu_last_retired_pc(Cpu *c)
 {
     const BlockEntry *e = c->blk;
     if (e && c->blk_counted && c->blk_counted <= e->n)
@@ -837,7 +837,7 @@ uint64_t cpu_last_retired_pc(Cpu *c)
     return c->prev_last_pc;
 }
 
-void cpu_branch_retire(Cpu *c, uint64_t next)
+void vcpu_branch_retire(Cpu *c, uint64_t next)
 {
     const BlockEntry *e = c->blk;
     if (!c->track_branches || c->br_done || !e || !e->n || c->blk_counted != e->n || e->br == BR_NONE)
@@ -850,9 +850,9 @@ void cpu_branch_retire(Cpu *c, uint64_t next)
         c->br_misses++;
 }
 
-void cpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
+void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
 {
-    evq_insert(&c->events, ev, cycle, clock_next_seq(&c->m->clock));
+    evq_insert(&c->events, ev, cycle, clk_next_seq(&c->m->clock));
     if (cycle < c->lim_cycles) {    /* a running CPU must notice it (from a hook) */
         c->lim_cycles = cycle;
         if (cycle < c->lim_fast)
@@ -860,14 +860,14 @@ void cpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
     }
 }
 
-void cpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
+void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
 {
-    evq_insert(&c->insn_events, ev, insns, clock_next_seq(&c->m->clock));
+    evq_insert(&c->insn_events, ev, insns, clk_next_seq(&c->m->clock));
     if (insns < c->lim_insns)
         c->lim_insns = insns;
 }
 
-void cpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
+void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
 {
     uint64_t fast = c->lim_fast;
     BlockEntry *blk = c->blk;
@@ -881,11 +881,11 @@ void cpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
     c->blk_counted = counted;
 }
 
-void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
+void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
 {
     if (c->profiling)
-        cpu_profile_flush(c);
-    cpu_mem_flush(c);
+        vcpu_profile_flush(c);
+    vcpu_mem_flush(c);
     uc_ctl_remove_cache(c->uc, start, end);
     blockcache_invalidate(&c->bc, start, end);
     if (c->blk && c->blk->size == 0)
@@ -899,7 +899,7 @@ void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
 
 /* ------------------------------------------------------------------ running */
 
-static void cpu_engine_error(Cpu *c, uc_err err);
+static void vcpu_engine_error(Cpu *c, uc_err err);
 
 /* Run the first k instructions of the block at stop_pc exactly. */
 static void run_cut(Cpu *c)
@@ -923,7 +923,7 @@ static void run_cut(Cpu *c)
         return;
     uc_hook h;
     if (uc_hook_add(c->uc, &h, UC_HOOK_CODE, (void *)hook_cut, c, pc, pc + e->size - 1) != UC_ERR_OK) {
-        cpu_internal_error(c, "cannot add the cut hook");
+        vcpu_internal_error(c, "cannot add the cut hook");
         return;
     }
     uc_ctl_remove_cache(c->uc, pc, pc + e->size);
@@ -945,24 +945,24 @@ static void run_cut(Cpu *c)
     if (c->stop == STOP_BOUNDARY)
         c->ops->set_pc(c, c->stop_pc);
     if (err != UC_ERR_OK)
-        cpu_engine_error(c, err);
+        vcpu_engine_error(c, err);
 }
 
-static void cpu_engine_error(Cpu *c, uc_err err)
+static void vcpu_engine_error(Cpu *c, uc_err err)
 {
     if (c->fault_pending) {
         /* The faulting instruction did not retire; the backend delivers the architecture's
          * answer to an access with nothing behind it. */
         c->fault_pending = false;
-        cpu_retire_upto(c, c->fault_pc, false);
-        machine_diag(c->m, c, c->fault_pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
+        vcpu_retire_upto(c, c->fault_pc, false);
+        mach_diag(c->m, c, c->fault_pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
                      c->fault_fetch ? "fetch" : c->fault_write ? "write" : "read", c->fault_addr);
         c->ops->mem_fault(c, c->fault_addr, c->fault_write, c->fault_fetch);
         return;
     }
     if (c->m->stopping)
         return;
-    cpu_internal_error(c, "engine stopped at pc 0x%" PRIx64 ": %s", c->ops->get_pc(c), uc_strerror(err));
+    vcpu_internal_error(c, "engine stopped at pc 0x%" PRIx64 ": %s", c->ops->get_pc(c), uc_strerror(err));
 }
 
 /* One engine run within the current limits. */
@@ -977,7 +977,7 @@ static void engine_run(Cpu *c)
     if (stop == STOP_BOUNDARY || stop == STOP_RETRANSLATE || stop == STOP_CUT)
         c->ops->set_pc(c, c->stop_pc);     /* the engine's PC is stale after a block-hook stop */
     if (err != UC_ERR_OK) {
-        cpu_engine_error(c, err);
+        vcpu_engine_error(c, err);
         return;
     }
     if (stop == STOP_CUT)
@@ -989,7 +989,7 @@ static uint64_t min64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-void cpu_run(Cpu *c, uint64_t until)
+void vcpu_run(Cpu *c, uint64_t until)
 {
     Machine *m = c->m;
     while (!m->stopping && !m->interrupted) {
@@ -1020,10 +1020,10 @@ void cpu_run(Cpu *c, uint64_t until)
         c->lim_cycles = min64(evq_next(&c->events), max_c);
         c->lim_insns = evq_next(&c->insn_events);
         if (m->cfg.max_insns) {
-            uint64_t total = machine_total_insns(m);
+            uint64_t total = mach_total_insns(m);
             if (total >= m->cfg.max_insns) {
                 c->stop_reason = "max-insns";
-                machine_exit(m, c, EXIT_LIMIT, "max-insns");
+                mach_exit(m, c, EXIT_LIMIT, "max-insns");
                 return;
             }
             c->lim_insns = min64(c->lim_insns, c->insns + (m->cfg.max_insns - total));

@@ -17,7 +17,7 @@
  *
  * Mid-block stops.  When execution leaves a block early — a trapped instruction emulated by the
  * backend, an exception raised by the engine — the instructions of the block that did not run
- * are taken back (cpu_retire_upto), using the per-instruction table of the current block.
+ * are taken back (vcpu_retire_upto), using the per-instruction table of the current block.
  *
  * Trap sites.  Instructions the engine gets wrong or makes nondeterministic (rdtsc, rdmsr,
  * mftb, ...) are found by the backend while a block is decoded; each gets a one-address
@@ -53,10 +53,10 @@ typedef struct CpuModel {
     uint8_t pmu_version, pmu_gp, pmu_gp_width, pmu_fixed, pmu_fixed_width;
 } CpuModel;
 
-const CpuModel *cpu_model_find(Arch arch, const char *name_or_compatible);
-const CpuModel *cpu_model_default(Arch arch);
+const CpuModel *vcpu_model_find(Arch arch, const char *name_or_compatible);
+const CpuModel *vcpu_model_default(Arch arch);
 /* Comma-separated list of model names for an architecture, for messages. */
-const char *cpu_model_list(Arch arch);
+const char *vcpu_model_list(Arch arch);
 
 typedef enum CpuState {
     CPU_OFF,        /* held before release / after PSCI CPU_OFF: executes nothing */
@@ -65,7 +65,7 @@ typedef enum CpuState {
     CPU_DEAD,       /* triple fault, checkstop: never runs again */
 } CpuState;
 
-/* Why the engine returned to cpu_run's loop. */
+/* Why the engine returned to vcpu_run's loop. */
 typedef enum StopKind {
     STOP_NONE,
     STOP_BOUNDARY,      /* at a block boundary (quantum end, requested stop); PC = stop_pc */
@@ -161,7 +161,7 @@ struct Cpu {
     BlockEntry *blk;
     uint32_t blk_counted;           /* how many of its instructions are in insns/cycles */
 
-    bool quiet;                     /* a pmusim-internal run (cpu_quiet_run): hooks do nothing */
+    bool quiet;                     /* a pmusim-internal run (vcpu_quiet_run): hooks do nothing */
 
     /* cut (precise partial block) */
     bool in_cut;
@@ -170,11 +170,11 @@ struct Cpu {
 
     /* Branch tracking (PMU branch events; off unless a counter needs it): with it on, every
      * block goes through the slow path, which retires the previous block's final branch
-     * (cpu_branch_retire) and runs the predictor; reaching lim_branches/lim_br_misses fires
+     * (vcpu_branch_retire) and runs the predictor; reaching lim_branches/lim_br_misses fires
      * branch_limit_ev before the next block. */
     bool track_branches;
     /* Loads and stores retired (PMC_SRC_LOADS/STORES/MEMOPS), counted per block on the slow path
-     * while track_mem; the current block's part is added on demand (cpu_mem_count).  A counter
+     * while track_mem; the current block's part is added on demand (vcpu_mem_count).  A counter
      * trips at lim_*: mem_limit_ev (an instruction-queue event) fires after the instruction that
      * reaches it, found when its block is entered. */
     bool track_mem;
@@ -183,7 +183,7 @@ struct Cpu {
     uint64_t lim_loads, lim_stores, lim_memops;
     Event *mem_limit_ev;
     bool profiling;                 /* --samples: every block through the slow path, profiled */
-    bool prof_window;               /* a sampling counter is counting (cpu_profile_window) */
+    bool prof_window;               /* a sampling counter is counting (vcpu_profile_window) */
     uint32_t prof_from;             /* instructions of blk already in the profile */
     bool br_done;                   /* the current block's branch has been retired */
     uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
@@ -203,14 +203,14 @@ struct Cpu {
     bool start_pending;             /* PSCI CPU_ON accepted: starts at its next quantum */
     uint64_t start_entry, start_arg, start_at;
 
-    /* access locator cursor (see cpu_access_pc) */
+    /* access locator cursor (see vcpu_access_pc) */
     const BlockEntry *acc_blk;
     uint64_t acc_gen;               /* insns when the cursor was set: identifies the execution */
     uint32_t acc_idx;
     AccessKind acc_kind;
     uint64_t acc_last, acc_addr;
 
-    /* an access to unmapped memory, found by the engine hook, delivered by cpu_run */
+    /* an access to unmapped memory, found by the engine hook, delivered by vcpu_run */
     bool fault_pending, fault_write, fault_fetch;
     uint64_t fault_addr, fault_pc;
 
@@ -223,87 +223,87 @@ struct Cpu {
 };
 
 /* Create a CPU for machine m (engine opened, RAM/devices mapped, hooks installed). */
-Cpu *cpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Error *err);
-void cpu_destroy(Cpu *c);
+Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Error *err);
+void vcpu_destroy(Cpu *c);
 
 /* Run until the CPU's local time reaches `until` (at block granularity), firing this CPU's
  * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps or
  * the machine is stopping. */
-void cpu_run(Cpu *c, uint64_t until);
+void vcpu_run(Cpu *c, uint64_t until);
 
 /* Power a CPU on at `entry` with the arch's entry state (arg registers per the ABI), no earlier
  * than cycle `at` (the time of the release: a CPU does not start before it is released). */
-void cpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why);
-void cpu_stop(Cpu *c, CpuState state, const char *why);
+void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why);
+void vcpu_stop(Cpu *c, CpuState state, const char *why);
 
 /* Turn branch tracking on or off (pmc.c does, from the counters' configuration). */
-void cpu_set_branch_tracking(Cpu *c, bool on);
+void vcpu_set_branch_tracking(Cpu *c, bool on);
 /* Retire the final branch of the block just executed, if it ran to its end and has not been
  * retired yet; `next` is where execution went on. */
-void cpu_branch_retire(Cpu *c, uint64_t next);
+void vcpu_branch_retire(Cpu *c, uint64_t next);
 
 /* --samples: a sampling PMU counter starts or stops counting at the current instruction
  * boundary; what the block retired so far goes to the profile under the old state. */
-void cpu_profile_window(Cpu *c, bool on);
+void vcpu_profile_window(Cpu *c, bool on);
 /* --samples: the current block's retired instructions not yet in the profile go there. */
-void cpu_profile_flush(Cpu *c);
+void vcpu_profile_flush(Cpu *c);
 /* Loads, stores and memory instructions retired so far (exact at trap hooks and events). */
-void cpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops);
+void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops);
 /* The current block's retired part goes into c->loads/stores/memops. */
-void cpu_mem_flush(Cpu *c);
+void vcpu_mem_flush(Cpu *c);
 /* Count loads and stores from now on (every block through the slow path). */
-void cpu_set_mem_tracking(Cpu *c, bool on);
+void vcpu_set_mem_tracking(Cpu *c, bool on);
 
 /* The address of the last instruction that retired (between runs, or from a trap hook). */
-uint64_t cpu_last_retired_pc(Cpu *c);
+uint64_t vcpu_last_retired_pc(Cpu *c);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */
-void cpu_schedule(Cpu *c, Event *ev, uint64_t cycle);
-void cpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns);
+void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle);
+void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns);
 
 /* --- for backends and models, called from engine hooks --- */
 
 /* Keep in the counts only the instructions of the current block that lie before `pc`
  * (`inclusive`: also the one at pc).  Used when execution leaves the block early. */
-void cpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive);
+void vcpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive);
 /* Ask the engine to stop at the next block boundary (after the current instruction when the
  * hook also redirected the PC).  Never call uc_emu_stop from a device callback: the PC would
  * be stale and the stop point unknown. */
-static inline void cpu_request_stop(Cpu *c)
+static inline void vcpu_request_stop(Cpu *c)
 {
     c->stop_next_block = true;
     c->lim_fast = 0;                /* forces the block hook off its fast path */
 }
 /* The instruction of the current block that made a memory or I/O access (exact; see cpu.c). */
-uint64_t cpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size);
+uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size);
 /* The engine or pmusim failed in a way that is not the guest's doing: the run ends. */
-void cpu_internal_error(Cpu *c, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
+void vcpu_internal_error(Cpu *c, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
 /* Local time and retired-instruction count at the start of the instruction at pc of the
  * current block (from a hook that did not stop the block: a sysreg or I/O hook). */
-uint64_t cpu_cycles_at(Cpu *c, uint64_t pc);
-uint64_t cpu_insns_at(Cpu *c, uint64_t pc);
+uint64_t vcpu_cycles_at(Cpu *c, uint64_t pc);
+uint64_t vcpu_insns_at(Cpu *c, uint64_t pc);
 /* Run `count` instructions at pc for pmusim's own purposes (e.g. reading a register the
  * engine has no API for): nothing is counted, trapped or traced.  The engine drops its
  * translations afterwards (a count-limited run), so keep this off hot paths. */
-void cpu_quiet_run(Cpu *c, uint64_t pc, size_t count);
+void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count);
 /* Remove every cached translation and decoded block overlapping [start, end). */
-void cpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
+void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
 
 /* Every exception or interrupt entry goes through here: it is traced, costs cycles (the cycle
  * table's trap cost), and an entry that recurs at the same vector without a single instruction
  * retiring in between (a handler faulting on itself) stops the CPU instead of spinning forever. */
-void cpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+void vcpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
                          uint64_t info);
 
 /* Engine register access that cannot fail on valid ids (failures are internal errors). */
-uint64_t cpu_reg_read(Cpu *c, int reg);
-void cpu_reg_write(Cpu *c, int reg, uint64_t v);
+uint64_t vcpu_reg_read(Cpu *c, int reg);
+void vcpu_reg_write(Cpu *c, int reg, uint64_t v);
 
 /* Guest memory access by the CPU's backend (physical, through the machine). */
-bool cpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len);
-bool cpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len);
+bool vcpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len);
+bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len);
 
 /* The backends, defined in x86_64.c, arm64.c, ppc32.c. */
-extern const CpuOps x86_64_cpu_ops, arm64_cpu_ops, ppc32_cpu_ops;
+extern const CpuOps vcpu_x86_64_ops, vcpu_arm64_ops, vcpu_ppc32_ops;
 
 #endif

@@ -60,20 +60,20 @@ static PpcCpu *PPC(Cpu *c)
 }
 
 /* The CPU's performance monitor (for tests and later tools). */
-Mpc7450Pmu *ppc32_pmu_of(Cpu *c);
-Mpc7450Pmu *ppc32_pmu_of(Cpu *c)
+Mpc7450Pmu *vcpu_ppc32_pmu(Cpu *c);
+Mpc7450Pmu *vcpu_ppc32_pmu(Cpu *c)
 {
     return &PPC(c)->pmu;
 }
 
 static uint32_t gpr(Cpu *c, unsigned n)
 {
-    return (uint32_t)cpu_reg_read(c, UC_PPC_REG_0 + (int)n);
+    return (uint32_t)vcpu_reg_read(c, UC_PPC_REG_0 + (int)n);
 }
 
 static void set_gpr(Cpu *c, unsigned n, uint32_t v)
 {
-    cpu_reg_write(c, UC_PPC_REG_0 + (int)n, v);
+    vcpu_reg_write(c, UC_PPC_REG_0 + (int)n, v);
 }
 
 static unsigned spr_of(uint32_t w)
@@ -112,7 +112,7 @@ static uint32_t dec_value(Cpu *c, uint64_t tb)
 static void dec_arm(Cpu *c, uint64_t tb)
 {
     PpcCpu *p = PPC(c);
-    cpu_schedule(c, &p->dec_event, cycle_of_tb(c, tb + (uint64_t)dec_value(c, tb) + 1));
+    vcpu_schedule(c, &p->dec_event, cycle_of_tb(c, tb + (uint64_t)dec_value(c, tb) + 1));
 }
 
 static void dec_fire(Event *ev, void *opaque)
@@ -132,15 +132,15 @@ static uint64_t tb_now(Cpu *c)
 static void ppc_take(Cpu *c, const char *kind, unsigned vector, uint32_t ret, uint32_t srr1_bits)
 {
     PpcCpu *p = PPC(c);
-    uint32_t msr = (uint32_t)cpu_reg_read(c, UC_PPC_REG_MSR);
+    uint32_t msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
     p->srr0 = ret;
     p->srr1 = (msr & SRR1_MSR_BITS) | srr1_bits;
     uint32_t nmsr = (msr & (MSR_IP | MSR_ME)) | (msr & MSR_ILE ? MSR_LE : 0);
     uint32_t target = (msr & MSR_IP ? 0xfff00000u : 0) | vector;
     mpc7450_pmu_set_msr(&p->pmu, nmsr);     /* PR and PMM change: counted so far under the old */
-    cpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
-    cpu_reg_write(c, UC_PPC_REG_PC, target);
-    cpu_exception_taken(c, kind, vector, kind, ret, target, p->srr1);
+    vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
+    vcpu_reg_write(c, UC_PPC_REG_PC, target);
+    vcpu_exception_taken(c, kind, vector, kind, ret, target, p->srr1);
 }
 
 static void ppc_program(Cpu *c, uint32_t pc, uint32_t reason)
@@ -154,7 +154,7 @@ static uint32_t program_reason(Cpu *c, uint32_t w)
     unsigned op = w >> 26, xo = (w >> 1) & 0x3ff;
     if (op == 3 || (op == 31 && xo == 4))
         return SRR1_TRAP;                               /* twi, tw */
-    bool user = cpu_reg_read(c, UC_PPC_REG_MSR) & MSR_PR;
+    bool user = vcpu_reg_read(c, UC_PPC_REG_MSR) & MSR_PR;
     bool privileged = (op == 19 && xo == 50) ||                           /* rfi */
                       (op == 31 && (xo == 83 || xo == 146 || xo == 210 || xo == 242 || xo == 306 ||
                                     xo == 370 || xo == 566 || xo == 595 || xo == 659 || xo == 470 ||
@@ -165,11 +165,11 @@ static uint32_t program_reason(Cpu *c, uint32_t w)
 static void ppc_intr(Cpu *c, uint32_t intno)
 {
     /* The engine reports exceptions with NIP already advanced past the instruction. */
-    uint32_t nip = (uint32_t)cpu_reg_read(c, UC_PPC_REG_PC), pc = nip - 4;
+    uint32_t nip = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC), pc = nip - 4;
     uint8_t b[4];
-    uint32_t w = cpu_mem_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
+    uint32_t w = vcpu_mem_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
     if (intno == EXCP_SYSCALL) {                        /* sc retires; SRR0 = the next instruction */
-        cpu_retire_upto(c, nip, false);
+        vcpu_retire_upto(c, nip, false);
         ppc_take(c, "exception", 0xc00, nip, 0);
         return;
     }
@@ -177,11 +177,11 @@ static void ppc_intr(Cpu *c, uint32_t intno)
     static const struct { uint32_t intno; uint16_t vector; } faults[] = {
         { EXCP_FPU, 0x800 }, { EXCP_VPU, 0xf20 }, { EXCP_ALIGN, 0x600 }, { EXCP_DSI, 0x300 }, { EXCP_ISI, 0x400 },
     };
-    cpu_retire_upto(c, pc, false);
+    vcpu_retire_upto(c, pc, false);
     for (size_t i = 0; i < ARRAY_SIZE(faults); i++)
         if (faults[i].intno == intno) {
             if (intno == EXCP_DSI || intno == EXCP_ISI)
-                machine_diag(c->m, c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
+                mach_diag(c->m, c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
             ppc_take(c, "exception", faults[i].vector, pc, 0);
             return;
         }
@@ -193,9 +193,9 @@ static void ppc_intr(Cpu *c, uint32_t intno)
 static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
     uint64_t pc = c->fault_pc;
-    if (!(cpu_reg_read(c, UC_PPC_REG_MSR) & MSR_ME)) {
-        cpu_stop(c, CPU_DEAD, "checkstop");
-        machine_exit(c->m, c, EXIT_HUNG, "checkstop");
+    if (!(vcpu_reg_read(c, UC_PPC_REG_MSR) & MSR_ME)) {
+        vcpu_stop(c, CPU_DEAD, "checkstop");
+        mach_exit(c->m, c, EXIT_HUNG, "checkstop");
         return;
     }
     ppc_take(c, "exception", 0x200, (uint32_t)pc, 0);
@@ -206,11 +206,11 @@ static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 static bool ppc_take_interrupt(Cpu *c)
 {
     PpcCpu *p = PPC(c);
-    uint32_t msr = (uint32_t)cpu_reg_read(c, UC_PPC_REG_MSR);
+    uint32_t msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
     mpc7450_pmu_set_msr(&p->pmu, msr);      /* after an mtmsr the engine executed */
     if (!(msr & MSR_EE))
         return false;
-    uint32_t pc = (uint32_t)cpu_reg_read(c, UC_PPC_REG_PC);
+    uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
     if (p->dec_pending) {
         p->dec_pending = false;
         ppc_take(c, "interrupt", 0x900, pc, 0);
@@ -258,7 +258,7 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 static void request_stop_if_deliverable(Cpu *c, uint32_t msr)
 {
     if ((msr & MSR_EE) && (PPC(c)->dec_pending || PPC(c)->pmu.pending))
-        cpu_request_stop(c);
+        vcpu_request_stop(c);
 }
 
 /* A performance-monitor SPR access, traced; false: the program exception was raised. */
@@ -282,7 +282,7 @@ static bool pmu_spr(Cpu *c, uint32_t pc, unsigned spr, unsigned rd, bool write, 
         trace_end(&c->m->trace, &ev);
     }
     if (r == SPR_PRIVILEGED || r == SPR_ILLEGAL) {
-        cpu_retire_upto(c, pc, false);          /* it does not complete */
+        vcpu_retire_upto(c, pc, false);          /* it does not complete */
         ppc_program(c, pc, r == SPR_PRIVILEGED ? SRR1_PRIV : SRR1_ILLEGAL);
         return false;
     }
@@ -297,7 +297,7 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     uint32_t pc = (uint32_t)pc64;
     uint32_t w = (uint32_t)load_be(t->bytes, 4);
     unsigned rd = (w >> 21) & 0x1f, spr = spr_of(w);
-    uint32_t msr = (uint32_t)cpu_reg_read(c, UC_PPC_REG_MSR);
+    uint32_t msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
     bool user = msr & MSR_PR;
     uint64_t tb;
     switch (t->kind) {
@@ -328,7 +328,7 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     case T_MTSPR: {
         uint32_t v = gpr(c, rd);
         if (mpc7450_pmu_owns(spr)) {
-            cpu_retire_upto(c, pc, true);       /* takes effect when it completes */
+            vcpu_retire_upto(c, pc, true);       /* takes effect when it completes */
             if (!pmu_spr(c, pc, spr, rd, true, user))
                 return TRAP_FAULTED;
             break;
@@ -366,22 +366,22 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         if (user)
             goto privileged;
         uint32_t nmsr = (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS);
-        cpu_retire_upto(c, pc, true);           /* rfi completes in the old state */
+        vcpu_retire_upto(c, pc, true);           /* rfi completes in the old state */
         if (c->m->icache)                       /* a context-synchronising instruction */
             icache_context_sync(c->m->icache, c);
         mpc7450_pmu_set_msr(&p->pmu, nmsr);
-        cpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
-        cpu_reg_write(c, UC_PPC_REG_PC, p->srr0 & ~3u);
+        vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
+        vcpu_reg_write(c, UC_PPC_REG_PC, p->srr0 & ~3u);
         request_stop_if_deliverable(c, nmsr);
         return TRAP_DONE;
     }
     case T_MTMSR:
         if (user)
             goto privileged;
-        cpu_request_stop(c);                    /* PR/PMM/EE: looked at right after it */
+        vcpu_request_stop(c);                    /* PR/PMM/EE: looked at right after it */
         return TRAP_NATIVE;
     }
-    cpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
+    vcpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
     return TRAP_DONE;
 privileged:
     ppc_program(c, pc, SRR1_PRIV);
@@ -398,17 +398,17 @@ illegal:
 static uint32_t stub_run(Cpu *c, uint32_t insn, uint32_t r0)
 {
     PpcCpu *p = PPC(c);
-    uint64_t pc = cpu_reg_read(c, UC_PPC_REG_PC), msr = cpu_reg_read(c, UC_PPC_REG_MSR);
+    uint64_t pc = vcpu_reg_read(c, UC_PPC_REG_PC), msr = vcpu_reg_read(c, UC_PPC_REG_MSR);
     uint32_t old_r0 = gpr(c, 0);
     store_be(p->stub, 4, insn);
     uc_ctl_remove_cache(c->uc, STUB_PAGE, STUB_PAGE + 4);
-    cpu_reg_write(c, UC_PPC_REG_MSR, msr & ~(uint64_t)(MSR_IR | MSR_DR | MSR_PR | MSR_EE));
+    vcpu_reg_write(c, UC_PPC_REG_MSR, msr & ~(uint64_t)(MSR_IR | MSR_DR | MSR_PR | MSR_EE));
     set_gpr(c, 0, r0);
-    cpu_quiet_run(c, STUB_PAGE, 1);
+    vcpu_quiet_run(c, STUB_PAGE, 1);
     uint32_t out = gpr(c, 0);
     set_gpr(c, 0, old_r0);
-    cpu_reg_write(c, UC_PPC_REG_MSR, msr);
-    cpu_reg_write(c, UC_PPC_REG_PC, pc);
+    vcpu_reg_write(c, UC_PPC_REG_MSR, msr);
+    vcpu_reg_write(c, UC_PPC_REG_PC, pc);
     return out;
 }
 
@@ -444,7 +444,7 @@ static bool ppc_init(Cpu *c, Error *err)
     PpcCpu *p = PPC(c);
     p->stub = xcalloc(1, GUEST_PAGE);
     if (uc_mem_map_ptr(c->uc, STUB_PAGE, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC, p->stub) != UC_ERR_OK)
-        return error_set(err, "cpu%d: cannot map the SPR stub page", c->index);
+        return err_set(err, "cpu%d: cannot map the SPR stub page", c->index);
     event_init(&p->dec_event, "decrementer", dec_fire, c);
     p->pir = (uint32_t)c->hwid;
     mpc7450_pmu_init(&p->pmu, c, tb_now, cycle_of_tb);
@@ -469,8 +469,8 @@ static void ppc_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
         if (!c->m->mem.blk[i].rom)
             ram += c->m->mem.blk[i].size;
     set_gpr(c, 7, (uint32_t)ram);                       /* initial mapped area: all of RAM, real mode */
-    cpu_reg_write(c, UC_PPC_REG_MSR, MSR_ME);
-    cpu_reg_write(c, UC_PPC_REG_PC, (uint32_t)entry);
+    vcpu_reg_write(c, UC_PPC_REG_MSR, MSR_ME);
+    vcpu_reg_write(c, UC_PPC_REG_PC, (uint32_t)entry);
     p->pir = (uint32_t)c->hwid;
 }
 
@@ -526,12 +526,12 @@ static bool ppc_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
 
 static uint64_t ppc_get_pc(Cpu *c)
 {
-    return cpu_reg_read(c, UC_PPC_REG_PC);
+    return vcpu_reg_read(c, UC_PPC_REG_PC);
 }
 
 static void ppc_set_pc(Cpu *c, uint64_t pc)
 {
-    cpu_reg_write(c, UC_PPC_REG_PC, (uint32_t)pc);
+    vcpu_reg_write(c, UC_PPC_REG_PC, (uint32_t)pc);
 }
 
 /* ------------------------------------------------------------------ checkpoints */
@@ -555,7 +555,7 @@ static void ppc_save(Cpu *c, Blob *b)
     for (unsigned i = 0; i < 32; i++)
         blob_u32(b, gpr(c, i));
     for (size_t i = 0; i < ARRAY_SIZE(ppc_saved_regs); i++)
-        blob_u64(b, cpu_reg_read(c, ppc_saved_regs[i]));
+        blob_u64(b, vcpu_reg_read(c, ppc_saved_regs[i]));
     for (int i = 0; i < 32; i++) {
         uint64_t f = 0;
         uc_reg_read(c->uc, UC_PPC_REG_FPR0 + i, &f);
@@ -565,7 +565,7 @@ static void ppc_save(Cpu *c, Blob *b)
         blob_u32(b, stub_mfspr(c, engine_sprs[i]));
     for (unsigned sr = 0; sr < 16; sr++)                /* mfsr r0, sr */
         blob_u32(b, stub_run(c, 0x7c0004a6u | sr << 16, 0));
-    blob_u64(b, cpu_reg_read(c, UC_PPC_REG_MSR));       /* last: it may switch the MMU on */
+    blob_u64(b, vcpu_reg_read(c, UC_PPC_REG_MSR));       /* last: it may switch the MMU on */
     blob_fields(b, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     blob_event(b, &p->dec_event);
     mpc7450_pmu_save(&p->pmu, b);
@@ -594,15 +594,15 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     for (unsigned i = 0; i < 32; i++)
         set_gpr(c, i, g[i]);
     for (size_t i = 0; i < ARRAY_SIZE(ppc_saved_regs); i++)
-        cpu_reg_write(c, ppc_saved_regs[i], rv[i]);
-    cpu_reg_write(c, UC_PPC_REG_MSR, msr);
+        vcpu_reg_write(c, ppc_saved_regs[i], rv[i]);
+    vcpu_reg_write(c, UC_PPC_REG_MSR, msr);
     br_fields(r, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     br_event(r, &p->dec_event, &c->events);
     mpc7450_pmu_load(&p->pmu, r);
     return r->ok;
 }
 
-const CpuOps ppc32_cpu_ops = {
+const CpuOps vcpu_ppc32_ops = {
     .arch = ARCH_PPC32,
     .size = sizeof(PpcCpu),
     .uc_arch = UC_ARCH_PPC,

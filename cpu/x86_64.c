@@ -57,19 +57,19 @@ static X86Cpu *X86(Cpu *c)
     return (X86Cpu *)c;
 }
 
-Lapic *x86_lapic_of(Cpu *c)
+Lapic *vcpu_x86_lapic(Cpu *c)
 {
     return &X86(c)->apic;
 }
 
-X86Pmu *x86_pmu_of(Cpu *c)
+X86Pmu *x86pmu_of(Cpu *c)
 {
     return &X86(c)->pmu;
 }
 
 static unsigned x86_cpl(Cpu *c)
 {
-    return cpu_reg_read(c, UC_X86_REG_CS) & 3;
+    return vcpu_reg_read(c, UC_X86_REG_CS) & 3;
 }
 
 /* ------------------------------------------------------------------ linear addresses */
@@ -77,16 +77,16 @@ static unsigned x86_cpl(Cpu *c)
 /* Translate a linear address through CR3 (identity when paging is off); false if not mapped. */
 static bool x86_translate(Cpu *c, uint64_t va, uint64_t *pa)
 {
-    uint64_t cr0 = cpu_reg_read(c, UC_X86_REG_CR0);
+    uint64_t cr0 = vcpu_reg_read(c, UC_X86_REG_CR0);
     if (!(cr0 & (1ull << 31))) {
         *pa = va;
         return true;
     }
-    uint64_t table = cpu_reg_read(c, UC_X86_REG_CR3) & 0x000ffffffffff000ull;
+    uint64_t table = vcpu_reg_read(c, UC_X86_REG_CR3) & 0x000ffffffffff000ull;
     for (int level = 3; level >= 0; level--) {
         unsigned idx = (va >> (12 + 9 * level)) & 0x1ff;
         uint8_t raw[8];
-        if (!cpu_mem_read(c, table + idx * 8, raw, 8))
+        if (!vcpu_mem_read(c, table + idx * 8, raw, 8))
             return false;
         uint64_t pte = load_le(raw, 8);
         if (!(pte & 1))
@@ -110,7 +110,7 @@ static bool lin_read(Cpu *c, uint64_t va, void *buf, size_t len)
         if (n > len)
             n = len;
         uint64_t pa;
-        if (!x86_translate(c, va, &pa) || !cpu_mem_read(c, pa, b, n))
+        if (!x86_translate(c, va, &pa) || !vcpu_mem_read(c, pa, b, n))
             return false;
         va += n;
         b += n;
@@ -127,7 +127,7 @@ static bool lin_write(Cpu *c, uint64_t va, const void *buf, size_t len)
         if (n > len)
             n = len;
         uint64_t pa;
-        if (!x86_translate(c, va, &pa) || !cpu_mem_write(c, pa, b, n))
+        if (!x86_translate(c, va, &pa) || !vcpu_mem_write(c, pa, b, n))
             return false;
         va += n;
         b += n;
@@ -155,11 +155,11 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
                             unsigned *fvec, uint64_t *ferr)
 {
     X86Cpu *x = X86(c);
-    uint64_t rip = cpu_reg_read(c, UC_X86_REG_RIP);
-    uint64_t rflags = cpu_reg_read(c, UC_X86_REG_RFLAGS);
-    uint64_t cs = cpu_reg_read(c, UC_X86_REG_CS) & 0xffff;
-    uint64_t ss = cpu_reg_read(c, UC_X86_REG_SS) & 0xffff;
-    uint64_t rsp = cpu_reg_read(c, UC_X86_REG_RSP);
+    uint64_t rip = vcpu_reg_read(c, UC_X86_REG_RIP);
+    uint64_t rflags = vcpu_reg_read(c, UC_X86_REG_RFLAGS);
+    uint64_t cs = vcpu_reg_read(c, UC_X86_REG_CS) & 0xffff;
+    uint64_t ss = vcpu_reg_read(c, UC_X86_REG_SS) & 0xffff;
+    uint64_t rsp = vcpu_reg_read(c, UC_X86_REG_RSP);
     unsigned cpl = cs & 3;
     uc_x86_mmr idtr = { 0 }, gdtr = { 0 }, tr = { 0 };
     uc_reg_read(c->uc, UC_X86_REG_IDTR, &idtr);
@@ -215,23 +215,23 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
         *fvec = X86_SS, *ferr = 0;
         return false;
     }
-    x86_pmu_set_cpl(&x->pmu, new_cpl);     /* what ran so far counted at the old level */
+    x86pmu_set_cpl(&x->pmu, new_cpl);     /* what ran so far counted at the old level */
     rflags &= ~(uint64_t)(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF | RFLAGS_VM);
     if (type == 0xe)
         rflags &= ~(uint64_t)RFLAGS_IF;
-    cpu_reg_write(c, UC_X86_REG_RFLAGS, rflags);
+    vcpu_reg_write(c, UC_X86_REG_RFLAGS, rflags);
     if (new_ss != ss)
-        cpu_reg_write(c, UC_X86_REG_SS, new_ss);
-    cpu_reg_write(c, UC_X86_REG_RSP, new_rsp);
+        vcpu_reg_write(c, UC_X86_REG_SS, new_ss);
+    vcpu_reg_write(c, UC_X86_REG_RSP, new_rsp);
     if (sel != cs)
-        cpu_reg_write(c, UC_X86_REG_CS, sel);
-    cpu_reg_write(c, UC_X86_REG_RIP, target);
+        vcpu_reg_write(c, UC_X86_REG_CS, sel);
+    vcpu_reg_write(c, UC_X86_REG_RIP, target);
     if (vec == X86_NMI && !soft) {
         x->nmi_blocked = true;
-        x86_pmu_nmi_entry(&x->pmu);
+        x86pmu_nmi_entry(&x->pmu);
     }
     bool named = vec < 32 && (!soft || vec == X86_BP || vec == X86_OF);     /* int3, into: #BP, #OF */
-    cpu_exception_taken(c, kind, vec, named ? x86_exc_names[vec] : "int", rip, target, has_err ? err : 0);
+    vcpu_exception_taken(c, kind, vec, named ? x86_exc_names[vec] : "int", rip, target, has_err ? err : 0);
     return true;
 }
 
@@ -246,9 +246,9 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
         if (x86_try_deliver(c, vec, soft, has_err, err, kind, &fvec, &ferr))
             return;
         if (vec == X86_DF) {
-            machine_diag(c->m, c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
-            cpu_stop(c, CPU_DEAD, "triple-fault");
-            machine_exit(c->m, c, EXIT_HUNG, "triple-fault");
+            mach_diag(c->m, c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
+            vcpu_stop(c, CPU_DEAD, "triple-fault");
+            mach_exit(c->m, c, EXIT_HUNG, "triple-fault");
             return;
         }
         soft = false;
@@ -371,7 +371,7 @@ static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
             if ((extd && !en) || (x->apic.present && !lapic_set_x2apic(&x->apic, extd)))
                 return false;       /* invalid state, or x2APIC -> xAPIC (SDM 11.12.5) */
             if ((v & 0xfffff000ull) != (x->apic_base & 0xfffff000ull) || !en)
-                machine_diag(c->m, c, c->ops->get_pc(c), "unsupported",
+                mach_diag(c->m, c, c->ops->get_pc(c), "unsupported",
                              "IA32_APIC_BASE = 0x%" PRIx64 ": relocating or disabling the APIC is not modelled", v);
             x->apic_base = (x->apic_base & 0x100) | (v & ~0x100ull);
             return true;
@@ -391,7 +391,7 @@ static bool is_x2apic_msr(uint32_t index)
 static const char *msr_name(Cpu *c, uint32_t index)
 {
     const MsrDef *d = msr_find(index);
-    const char *pmu = x86_pmu_msr_name(&X86(c)->pmu, index);
+    const char *pmu = x86pmu_msr_name(&X86(c)->pmu, index);
     const char *x2 = is_x2apic_msr(index) ? lapic_x2apic_msr_name(index) : NULL;
     return d ? d->name : pmu ? pmu : x2 ? x2 : "unknown";
 }
@@ -405,7 +405,7 @@ static void trace_msr(Cpu *c, uint64_t pc, const char *op, uint32_t index, uint6
     char sym[128];
     TraceEvent ev = trace_begin(c->cycles, c->index, op);
     trace_hex(&ev, "pc", pc);
-    trace_str(&ev, "sym", machine_describe(c->m, pc, sym, sizeof sym));
+    trace_str(&ev, "sym", mach_describe(c->m, pc, sym, sizeof sym));
     trace_hex(&ev, "msr", index);
     trace_str(&ev, "name", msr_name(c, index));
     if (has_old)
@@ -421,7 +421,7 @@ static bool any_msr_read(Cpu *c, uint32_t index, uint64_t *v)
 {
     if (is_x2apic_msr(index))
         return lapic_x2apic_read(&X86(c)->apic, index, v, c->ops->get_pc(c));
-    MsrResult r = x86_pmu_rdmsr(&X86(c)->pmu, index, v);
+    MsrResult r = x86pmu_rdmsr(&X86(c)->pmu, index, v);
     return r == MSR_NOT_MINE ? msr_read(c, index, v) : r == MSR_OK;
 }
 
@@ -429,13 +429,13 @@ static bool any_msr_write(Cpu *c, uint32_t index, uint64_t v, uint64_t pc)
 {
     if (is_x2apic_msr(index))
         return lapic_x2apic_write(&X86(c)->apic, index, v, pc);
-    MsrResult r = x86_pmu_wrmsr(&X86(c)->pmu, index, v, pc);
+    MsrResult r = x86pmu_wrmsr(&X86(c)->pmu, index, v, pc);
     return r == MSR_NOT_MINE ? msr_write(c, index, v) : r == MSR_OK;
 }
 
 /* ------------------------------------------------------------------ CPUID */
 
-void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
+void vcpu_x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
     static const char brand[48] = "pmusim x86-64 CPU";
     memset(r, 0, 4 * sizeof r[0]);
@@ -464,7 +464,7 @@ void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
             r[3] &= ~(1u << 9);     /* no APIC */
         break;
     case 0xa:
-        x86_pmu_cpuid(&X86(c)->pmu, r);
+        x86pmu_cpuid(&X86(c)->pmu, r);
         break;
     case 0xb: {
         unsigned shift = 0;
@@ -508,13 +508,13 @@ void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
 static int hook_cpuid(uc_engine *uc, void *opaque)
 {
     Cpu *c = opaque;
-    uint32_t leaf = (uint32_t)cpu_reg_read(c, UC_X86_REG_RAX), sub = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
+    uint32_t leaf = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RAX), sub = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RCX);
     uint32_t r[4];
-    x86_cpuid_values(c, leaf, sub, r);
-    cpu_reg_write(c, UC_X86_REG_RAX, r[0]);
-    cpu_reg_write(c, UC_X86_REG_RBX, r[1]);
-    cpu_reg_write(c, UC_X86_REG_RCX, r[2]);
-    cpu_reg_write(c, UC_X86_REG_RDX, r[3]);
+    vcpu_x86_cpuid_values(c, leaf, sub, r);
+    vcpu_reg_write(c, UC_X86_REG_RAX, r[0]);
+    vcpu_reg_write(c, UC_X86_REG_RBX, r[1]);
+    vcpu_reg_write(c, UC_X86_REG_RCX, r[2]);
+    vcpu_reg_write(c, UC_X86_REG_RDX, r[3]);
     return 1;                       /* skip the engine's own CPUID */
 }
 
@@ -523,20 +523,20 @@ static int hook_cpuid(uc_engine *uc, void *opaque)
 static uint32_t hook_in(uc_engine *uc, uint32_t port, int size, void *opaque)
 {
     Cpu *c = opaque;
-    return (uint32_t)machine_io_read(c->m, c, port, (unsigned)size);
+    return (uint32_t)mach_io_read(c->m, c, port, (unsigned)size);
 }
 
 static void hook_out(uc_engine *uc, uint32_t port, int size, uint32_t value, void *opaque)
 {
     Cpu *c = opaque;
-    machine_io_write(c->m, c, port, (unsigned)size, value);
+    mach_io_write(c->m, c, port, (unsigned)size, value);
 }
 
 /* #UD: the engine reports invalid opcodes here and then leaves uc_emu_start. */
 static bool hook_invalid(uc_engine *uc, void *opaque)
 {
     Cpu *c = opaque;
-    cpu_retire_upto(c, cpu_reg_read(c, UC_X86_REG_RIP), false);
+    vcpu_retire_upto(c, vcpu_reg_read(c, UC_X86_REG_RIP), false);
     x86_fault(c, X86_UD, 0);
     return true;
 }
@@ -555,7 +555,7 @@ static bool x86_init(Cpu *c, Error *err)
         uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_in, c, 1, 0, UC_X86_INS_IN) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_out, c, 1, 0, UC_X86_INS_OUT) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, (void *)hook_invalid, c, 1, 0) != UC_ERR_OK)
-        return error_set(err, "cpu%d: cannot install the x86 instruction hooks", c->index);
+        return err_set(err, "cpu%d: cannot install the x86 instruction hooks", c->index);
     X86Cpu *x = X86(c);
     x->apic_base = APIC_DEFAULT_BASE | 1u << 11 | (c->index == 0 ? 1u << 8 : 0);
     uint64_t bus_hz = 0;
@@ -565,7 +565,7 @@ static bool x86_init(Cpu *c, Error *err)
     lapic_init(&x->apic, c, bus_hz, &x->tsc_offset);
     const CpuModel *md = c->model;
     X86PmuConfig pc = { md->pmu_version, md->pmu_gp, md->pmu_gp_width, md->pmu_fixed, md->pmu_fixed_width };
-    x86_pmu_init(&x->pmu, c, &x->apic, &pc);
+    x86pmu_init(&x->pmu, c, &x->apic, &pc);
     event_init(&x->irq_window, "irq-window", irq_window_fn, c);
     return true;
 }
@@ -578,22 +578,22 @@ static void x86_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
                                 UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14,
                                 UC_X86_REG_R15 };
     for (size_t i = 0; i < ARRAY_SIZE(gprs); i++)
-        cpu_reg_write(c, gprs[i], 0);
+        vcpu_reg_write(c, gprs[i], 0);
     uc_x86_mmr gdtr = { 0, 0x8000, 23, 0 }, idtr = { 0, 0, 0, 0 };
     uc_reg_write(c->uc, UC_X86_REG_GDTR, &gdtr);
     uc_reg_write(c->uc, UC_X86_REG_IDTR, &idtr);
-    cpu_reg_write(c, UC_X86_REG_CR3, 0x9000);
-    cpu_reg_write(c, UC_X86_REG_CR4, 0x20);
+    vcpu_reg_write(c, UC_X86_REG_CR3, 0x9000);
+    vcpu_reg_write(c, UC_X86_REG_CR4, 0x20);
     msr_engine_write(c, MSR_EFER, 0x500);
-    cpu_reg_write(c, UC_X86_REG_CR0, 0x80010033);
-    cpu_reg_write(c, UC_X86_REG_CS, 0x08);
+    vcpu_reg_write(c, UC_X86_REG_CR0, 0x80010033);
+    vcpu_reg_write(c, UC_X86_REG_CS, 0x08);
     static const int data_segs[] = { UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_SS, UC_X86_REG_FS, UC_X86_REG_GS };
     for (size_t i = 0; i < ARRAY_SIZE(data_segs); i++)
-        cpu_reg_write(c, data_segs[i], 0x10);
-    cpu_reg_write(c, UC_X86_REG_RFLAGS, 0x2);
-    cpu_reg_write(c, UC_X86_REG_RDI, arg0);
-    cpu_reg_write(c, UC_X86_REG_RSI, arg1);
-    cpu_reg_write(c, UC_X86_REG_RIP, entry);
+        vcpu_reg_write(c, data_segs[i], 0x10);
+    vcpu_reg_write(c, UC_X86_REG_RFLAGS, 0x2);
+    vcpu_reg_write(c, UC_X86_REG_RDI, arg0);
+    vcpu_reg_write(c, UC_X86_REG_RSI, arg1);
+    vcpu_reg_write(c, UC_X86_REG_RIP, entry);
     X86(c)->nmi_blocked = false;
     lapic_reset(&X86(c)->apic);
 }
@@ -622,28 +622,28 @@ static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 
 static void set_edx_eax(Cpu *c, uint64_t v)
 {
-    cpu_reg_write(c, UC_X86_REG_RAX, (uint32_t)v);
-    cpu_reg_write(c, UC_X86_REG_RDX, v >> 32);
+    vcpu_reg_write(c, UC_X86_REG_RAX, (uint32_t)v);
+    vcpu_reg_write(c, UC_X86_REG_RDX, v >> 32);
 }
 
 static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
     X86Cpu *x = X86(c);
-    unsigned cpl = cpu_reg_read(c, UC_X86_REG_CS) & 3;
+    unsigned cpl = vcpu_reg_read(c, UC_X86_REG_CS) & 3;
     uint64_t next = pc + t->len;
     switch (t->kind) {
     case T_RDTSC:
     case T_RDTSCP: {
-        uint64_t cr4 = cpu_reg_read(c, UC_X86_REG_CR4);
+        uint64_t cr4 = vcpu_reg_read(c, UC_X86_REG_CR4);
         if (cpl && (cr4 & CR4_TSD))
             goto gp;
         set_edx_eax(c, c->cycles + x->tsc_offset);
         if (t->kind == T_RDTSCP)
-            cpu_reg_write(c, UC_X86_REG_RCX, (uint32_t)x->tsc_aux);
+            vcpu_reg_write(c, UC_X86_REG_RCX, (uint32_t)x->tsc_aux);
         break;
     }
     case T_RDMSR: {
-        uint32_t index = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
+        uint32_t index = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RCX);
         uint64_t v = 0;
         bool ok = cpl == 0 && any_msr_read(c, index, &v);
         trace_msr(c, pc, "rdmsr", index, v, ok, false, 0);
@@ -653,25 +653,25 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         break;
     }
     case T_WRMSR: {
-        uint32_t index = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
-        uint64_t v = (uint32_t)cpu_reg_read(c, UC_X86_REG_RAX) | cpu_reg_read(c, UC_X86_REG_RDX) << 32;
+        uint32_t index = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RCX);
+        uint64_t v = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RAX) | vcpu_reg_read(c, UC_X86_REG_RDX) << 32;
         uint64_t old = 0;
         bool has_old = cpl == 0 && !is_x2apic_msr(index) && any_msr_read(c, index, &old);
         /* A WRMSR takes effect when it retires: the one that enables a counter is not counted,
          * the one that disables it is. */
-        cpu_retire_upto(c, pc, true);
+        vcpu_retire_upto(c, pc, true);
         bool ok = cpl == 0 && any_msr_write(c, index, v, pc);
         if (!ok)
-            cpu_retire_upto(c, pc, false);      /* it faults instead */
+            vcpu_retire_upto(c, pc, false);      /* it faults instead */
         trace_msr(c, pc, "wrmsr", index, v, ok, has_old, old);
         if (!ok)
             goto gp;
         break;
     }
     case T_RDPMC: {
-        uint32_t sel = (uint32_t)cpu_reg_read(c, UC_X86_REG_RCX);
+        uint32_t sel = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RCX);
         uint64_t v = 0;
-        bool ok = (cpl == 0 || (cpu_reg_read(c, UC_X86_REG_CR4) & CR4_PCE)) && x86_pmu_rdpmc(&x->pmu, sel, &v);
+        bool ok = (cpl == 0 || (vcpu_reg_read(c, UC_X86_REG_CR4) & CR4_PCE)) && x86pmu_rdpmc(&x->pmu, sel, &v);
         if (trace_on(&c->m->trace)) {
             TraceEvent ev = trace_begin(c->cycles, c->index, "rdpmc");
             trace_hex(&ev, "pc", pc);
@@ -690,8 +690,8 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
     case T_MWAIT:
         if (cpl)
             goto gp;
-        cpu_reg_write(c, UC_X86_REG_RIP, next);
-        cpu_stop(c, CPU_HALTED, "halted");
+        vcpu_reg_write(c, UC_X86_REG_RIP, next);
+        vcpu_stop(c, CPU_HALTED, "halted");
         return TRAP_DONE;
     case T_IRETQ:
         /* Executed by the engine; it ends NMI blocking, may change the privilege level (the
@@ -699,35 +699,35 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
          * it (IRETQ ends its translated block), where take_interrupt sees the new state. */
         if (x->nmi_blocked) {
             x->nmi_blocked = false;
-            x86_pmu_nmi_return(&x->pmu, pc);
+            x86pmu_nmi_return(&x->pmu, pc);
         }
-        cpu_request_stop(c);
+        vcpu_request_stop(c);
         return TRAP_NATIVE;
     case T_SYSRET:
-        cpu_request_stop(c);        /* back to CPL 3: see T_IRETQ */
+        vcpu_request_stop(c);        /* back to CPL 3: see T_IRETQ */
         return TRAP_NATIVE;
     case T_STI:
     case T_POPF: {
         /* An interrupt pending behind IF=0 is taken after the instruction that sets IF, or for
          * sti after the one following it (the STI interrupt shadow, SDM vol. 2B "STI").  Both
          * end their translated block, so an instruction-count event lands there exactly. */
-        bool if_now = cpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF;
+        bool if_now = vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF;
         uint8_t top[8];
-        bool if_next = t->kind == T_STI ? cpl <= ((cpu_reg_read(c, UC_X86_REG_RFLAGS) >> 12) & 3) :
-                       lin_read(c, cpu_reg_read(c, UC_X86_REG_RSP), top, 8) && (load_le(top, 8) & RFLAGS_IF);
+        bool if_next = t->kind == T_STI ? cpl <= ((vcpu_reg_read(c, UC_X86_REG_RFLAGS) >> 12) & 3) :
+                       lin_read(c, vcpu_reg_read(c, UC_X86_REG_RSP), top, 8) && (load_le(top, 8) & RFLAGS_IF);
         if (!if_now && if_next && c->irq_pending)
-            cpu_schedule_insns(c, &x->irq_window, c->insns + (t->kind == T_STI ? 2 : 1));
+            vcpu_schedule_insns(c, &x->irq_window, c->insns + (t->kind == T_STI ? 2 : 1));
         return TRAP_NATIVE;
     }
     case T_RDRAND:
-        cpu_reg_write(c, UC_X86_REG_RIP, pc);
+        vcpu_reg_write(c, UC_X86_REG_RIP, pc);
         x86_fault(c, X86_UD, 0);
         return TRAP_FAULTED;
     }
-    cpu_reg_write(c, UC_X86_REG_RIP, next);
+    vcpu_reg_write(c, UC_X86_REG_RIP, next);
     return TRAP_DONE;
 gp:
-    cpu_reg_write(c, UC_X86_REG_RIP, pc);
+    vcpu_reg_write(c, UC_X86_REG_RIP, pc);
     x86_fault(c, X86_GP, 0);
     return TRAP_FAULTED;
 }
@@ -737,13 +737,13 @@ gp:
  * before it retired. */
 static void x86_intr(Cpu *c, uint32_t intno)
 {
-    uint64_t rip = cpu_reg_read(c, UC_X86_REG_RIP);
-    cpu_retire_upto(c, rip, false);
+    uint64_t rip = vcpu_reg_read(c, UC_X86_REG_RIP);
+    vcpu_retire_upto(c, rip, false);
     /* INT n with n < 32 reaches us with the same number as the exception: tell them apart by
      * the instruction before RIP, so software interrupts get no error code. */
     uint8_t b[2];
     bool soft = intno == X86_BP || intno == X86_OF ||
-                (rip >= 2 && cpu_mem_read(c, rip - 2, b, 2) && b[0] == 0xcd && b[1] == intno) || intno >= 32;
+                (rip >= 2 && vcpu_mem_read(c, rip - 2, b, 2) && b[0] == 0xcd && b[1] == intno) || intno >= 32;
     if (soft) {
         x86_deliver(c, intno, true, false, 0, "exception");
         return;
@@ -752,8 +752,8 @@ static void x86_intr(Cpu *c, uint32_t intno)
     if (intno == X86_PF) {
         /* The engine does not report the error code: rebuild P and U/S from the fault (the
          * walk tells whether a translation was present); W/R and I/D are not known here. */
-        uint64_t cr2 = cpu_reg_read(c, UC_X86_REG_CR2), pa;
-        err = (x86_translate(c, cr2, &pa) ? 1 : 0) | ((cpu_reg_read(c, UC_X86_REG_CS) & 3) == 3 ? 4 : 0);
+        uint64_t cr2 = vcpu_reg_read(c, UC_X86_REG_CR2), pa;
+        err = (x86_translate(c, cr2, &pa) ? 1 : 0) | ((vcpu_reg_read(c, UC_X86_REG_CS) & 3) == 3 ? 4 : 0);
     }
     x86_fault(c, intno, err);
 }
@@ -763,14 +763,14 @@ static void x86_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     /* Physical addresses below 4 GiB are all RAM, devices or unassigned (all ones); only a
      * guest mapping beyond them gets here: a machine check, as a bus error would be. */
     uint64_t pc = c->fault_pc;
-    cpu_reg_write(c, UC_X86_REG_RIP, pc);
+    vcpu_reg_write(c, UC_X86_REG_RIP, pc);
     x86_fault(c, X86_MC, 0);
 }
 
 static bool x86_take_interrupt(Cpu *c)
 {
     X86Cpu *x = X86(c);
-    x86_pmu_set_cpl(&x->pmu, x86_cpl(c));     /* after an IRETQ/SYSRET to another level */
+    x86pmu_set_cpl(&x->pmu, x86_cpl(c));     /* after an IRETQ/SYSRET to another level */
     if (c->nmi_pending && !x->nmi_blocked) {
         c->nmi_pending = false;
         if (c->state == CPU_HALTED)
@@ -778,7 +778,7 @@ static bool x86_take_interrupt(Cpu *c)
         x86_deliver(c, X86_NMI, false, false, 0, "nmi");
         return true;
     }
-    if (c->irq_pending && (cpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF)) {
+    if (c->irq_pending && (vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF)) {
         int vec = lapic_take_irq(&x->apic);
         if (vec < 0)
             return false;
@@ -807,11 +807,11 @@ static uint64_t x86_reg_value(Cpu *c, x86_reg r)
     };
     for (size_t i = 0; i < ARRAY_SIZE(map); i++)
         if (map[i].cs == r) {
-            uint64_t v = cpu_reg_read(c, map[i].uc);
+            uint64_t v = vcpu_reg_read(c, map[i].uc);
             return r >= X86_REG_EAX && r <= X86_REG_ESP ? (uint32_t)v : v;
         }
     if (r >= X86_REG_R8D && r <= X86_REG_R15D)
-        return (uint32_t)cpu_reg_read(c, UC_X86_REG_R8 + (r - X86_REG_R8D));
+        return (uint32_t)vcpu_reg_read(c, UC_X86_REG_R8 + (r - X86_REG_R8D));
     return 0;
 }
 
@@ -855,25 +855,25 @@ static bool x86_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
         if (op->mem.index != X86_REG_INVALID)
             ea += x86_reg_value(c, op->mem.index) * (uint64_t)op->mem.scale;
         if (op->mem.segment == X86_REG_FS)
-            ea += cpu_reg_read(c, UC_X86_REG_FS_BASE);
+            ea += vcpu_reg_read(c, UC_X86_REG_FS_BASE);
         else if (op->mem.segment == X86_REG_GS)
-            ea += cpu_reg_read(c, UC_X86_REG_GS_BASE);
+            ea += vcpu_reg_read(c, UC_X86_REG_GS_BASE);
         if (overlaps(ea, op->size ? op->size : 8, addr, size))
             return true;
     }
     /* Implicit stack and string operands. */
-    uint64_t rsp = cpu_reg_read(c, UC_X86_REG_RSP);
+    uint64_t rsp = vcpu_reg_read(c, UC_X86_REG_RSP);
     switch (insn->id) {
     case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_PUSHFQ:
         return kind == ACC_WRITE && overlaps(rsp - 8, 8, addr, size);
     case X86_INS_POP: case X86_INS_RET: case X86_INS_POPFQ: case X86_INS_IRETQ:
         return kind == ACC_READ && overlaps(rsp, 40, addr, size);
     case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
-        return kind == ACC_WRITE && overlaps(cpu_reg_read(c, UC_X86_REG_RDI), 8, addr, size);
+        return kind == ACC_WRITE && overlaps(vcpu_reg_read(c, UC_X86_REG_RDI), 8, addr, size);
     case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
-        return overlaps(cpu_reg_read(c, kind == ACC_WRITE ? UC_X86_REG_RDI : UC_X86_REG_RSI), 8, addr, size);
+        return overlaps(vcpu_reg_read(c, kind == ACC_WRITE ? UC_X86_REG_RDI : UC_X86_REG_RSI), 8, addr, size);
     case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
-        return kind == ACC_READ && overlaps(cpu_reg_read(c, UC_X86_REG_RSI), 8, addr, size);
+        return kind == ACC_READ && overlaps(vcpu_reg_read(c, UC_X86_REG_RSI), 8, addr, size);
     default:
         return false;
     }
@@ -881,12 +881,12 @@ static bool x86_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
 
 static uint64_t x86_get_pc(Cpu *c)
 {
-    return cpu_reg_read(c, UC_X86_REG_RIP);
+    return vcpu_reg_read(c, UC_X86_REG_RIP);
 }
 
 static void x86_set_pc(Cpu *c, uint64_t pc)
 {
-    cpu_reg_write(c, UC_X86_REG_RIP, pc);
+    vcpu_reg_write(c, UC_X86_REG_RIP, pc);
 }
 
 /* ------------------------------------------------------------------ checkpoints */
@@ -933,7 +933,7 @@ static const StateField x86_fields[] = {
 static void x86_save(Cpu *c, Blob *b)
 {
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_regs); i++)
-        blob_u64(b, cpu_reg_read(c, x86_saved_regs[i]));
+        blob_u64(b, vcpu_reg_read(c, x86_saved_regs[i]));
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_msrs); i++)
         blob_u64(b, msr_engine_read(c, x86_saved_msrs[i]));
     save_mmr(b, c, UC_X86_REG_GDTR);
@@ -941,17 +941,17 @@ static void x86_save(Cpu *c, Blob *b)
     save_mmr(b, c, UC_X86_REG_LDTR);
     save_mmr(b, c, UC_X86_REG_TR);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++)
-        blob_u64(b, cpu_reg_read(c, x86_saved_segs[i]));
+        blob_u64(b, vcpu_reg_read(c, x86_saved_segs[i]));
     for (int i = 0; i < 16; i++) {
         uint8_t xmm[16] = { 0 };
         uc_reg_read(c->uc, UC_X86_REG_XMM0 + i, xmm);
         blob_put(b, xmm, 16);
     }
-    blob_u64(b, cpu_reg_read(c, UC_X86_REG_MXCSR));
+    blob_u64(b, vcpu_reg_read(c, UC_X86_REG_MXCSR));
     blob_fields(b, X86(c), x86_fields, ARRAY_SIZE(x86_fields));
     blob_event(b, &X86(c)->irq_window);
     lapic_save(&X86(c)->apic, b);
-    x86_pmu_save(&X86(c)->pmu, b);
+    x86pmu_save(&X86(c)->pmu, b);
 }
 
 static bool x86_load(Cpu *c, BlobReader *r)
@@ -966,35 +966,35 @@ static bool x86_load(Cpu *c, BlobReader *r)
         return false;
     /* Mode first (control registers, EFER), then descriptor tables, then selectors (which load
      * their descriptors from the GDT), then the bases the selectors reset. */
-    cpu_reg_write(c, UC_X86_REG_CR3, regs[20]);
-    cpu_reg_write(c, UC_X86_REG_CR4, regs[21]);
+    vcpu_reg_write(c, UC_X86_REG_CR3, regs[20]);
+    vcpu_reg_write(c, UC_X86_REG_CR4, regs[21]);
     msr_engine_write(c, MSR_EFER, msrs[0]);
-    cpu_reg_write(c, UC_X86_REG_CR0, regs[18]);
+    vcpu_reg_write(c, UC_X86_REG_CR0, regs[18]);
     load_mmr(r, c, UC_X86_REG_GDTR);
     load_mmr(r, c, UC_X86_REG_IDTR);
     load_mmr(r, c, UC_X86_REG_LDTR);
     load_mmr(r, c, UC_X86_REG_TR);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++)
-        cpu_reg_write(c, x86_saved_segs[i], br_u64(r));
+        vcpu_reg_write(c, x86_saved_segs[i], br_u64(r));
     for (size_t i = 1; i < ARRAY_SIZE(msrs); i++)
         msr_engine_write(c, x86_saved_msrs[i], msrs[i]);
     for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
         if (x86_saved_regs[i] != UC_X86_REG_CR0 && x86_saved_regs[i] != UC_X86_REG_CR3 &&
             x86_saved_regs[i] != UC_X86_REG_CR4)
-            cpu_reg_write(c, x86_saved_regs[i], regs[i]);
+            vcpu_reg_write(c, x86_saved_regs[i], regs[i]);
     for (int i = 0; i < 16; i++) {
         uint8_t xmm[16];
         br_get(r, xmm, 16);
         uc_reg_write(c->uc, UC_X86_REG_XMM0 + i, xmm);
     }
-    cpu_reg_write(c, UC_X86_REG_MXCSR, br_u64(r));
+    vcpu_reg_write(c, UC_X86_REG_MXCSR, br_u64(r));
     if (!br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields)))
         return false;
     br_event(r, &X86(c)->irq_window, &c->insn_events);
-    return lapic_load(&X86(c)->apic, r) && x86_pmu_load(&X86(c)->pmu, r);
+    return lapic_load(&X86(c)->apic, r) && x86pmu_load(&X86(c)->pmu, r);
 }
 
-const CpuOps x86_64_cpu_ops = {
+const CpuOps vcpu_x86_64_ops = {
     .arch = ARCH_X86_64,
     .size = sizeof(X86Cpu),
     .uc_arch = UC_ARCH_X86,

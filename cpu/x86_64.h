@@ -7,9 +7,9 @@
 #include "pmu/pmu_x86.h"
 
 /* The CPU's local APIC and PMU. */
-Lapic *x86_lapic_of(Cpu *c);
-X86Pmu *x86_pmu_of(Cpu *c);
+Lapic *vcpu_x86_lapic(Cpu *c);
+X86Pmu *x86pmu_of(Cpu *c);
 /* The CPUID values the guest sees for (leaf, subleaf): EAX, EBX, ECX, EDX. */
-void x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4]);
+void vcpu_x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4]);
 
 #endif

@@ -16,7 +16,7 @@ uint64_t pmc_source(Cpu *c, PmcSource s)
     case PMC_SRC_STORES:
     case PMC_SRC_MEMOPS: {
         uint64_t l, st, m;
-        cpu_mem_count(c, &l, &st, &m);
+        vcpu_mem_count(c, &l, &st, &m);
         return s == PMC_SRC_LOADS ? l : s == PMC_SRC_STORES ? st : m;
     }
     default: return 0;
@@ -120,7 +120,7 @@ static void pmc_mem_limits(PmcBank *b)
         if (at < lim[p->src])
             lim[p->src] = at;
     }
-    cpu_set_mem_tracking(c, any);
+    vcpu_set_mem_tracking(c, any);
     evq_remove(&b->mem_check);
     c->lim_loads = lim[PMC_SRC_LOADS];
     c->lim_stores = lim[PMC_SRC_STORES];
@@ -143,7 +143,7 @@ static void pmc_branch_limits(PmcBank *b)
     }
     c->lim_branches = lim[PMC_SRC_BRANCHES];
     c->lim_br_misses = lim[PMC_SRC_BRMISS];
-    cpu_set_branch_tracking(c, pmc_needs_branches(b));
+    vcpu_set_branch_tracking(c, pmc_needs_branches(b));
 }
 
 void pmc_arm(PmcBank *b)
@@ -159,16 +159,16 @@ void pmc_arm(PmcBank *b)
         case 1:
             if (p->src == PMC_SRC_EXT && b->ext_cycle_at && p->sub == PMC_SRC_NONE) {
                 uint64_t at = b->ext_cycle_at(b, b->at[PMC_SRC_EXT] + left);
-                cpu_schedule(c, &p->ev, at > c->cycles ? at : c->cycles);
+                vcpu_schedule(c, &p->ev, at > c->cycles ? at : c->cycles);
             } else {
-                cpu_schedule(c, &p->ev, c->cycles + left);
+                vcpu_schedule(c, &p->ev, c->cycles + left);
             }
             break;
-        case 2: cpu_schedule_insns(c, &p->ev, c->insns + left); break;
+        case 2: vcpu_schedule_insns(c, &p->ev, c->insns + left); break;
         default: break;
         }
     }
-    cpu_profile_window(c, window);
+    vcpu_profile_window(c, window);
     pmc_branch_limits(b);
     pmc_mem_limits(b);
 }

@@ -49,7 +49,7 @@ typedef struct Pmc {
     bool active;
     bool sampling;          /* reaching the trip raises a sample (ppc CE bit, x86 INT/PMI bit):
                                while such a counter is active, the CPU is in the sampling window
-                               the exact profile weighs (cpu_profile_window) */
+                               the exact profile weighs (vcpu_profile_window) */
     Event ev;               /* the predicted wrap */
 } Pmc;
 

@@ -139,7 +139,7 @@ static void configure(Mpc7450Pmu *p)
         c->sampling = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE);
         if (why && !(p->reported >> i & 1)) {
             p->reported |= 1u << i;
-            machine_diag(p->cpu->m, p->cpu, p->cpu->ops->get_pc(p->cpu), "pmu-event",
+            mach_diag(p->cpu->m, p->cpu, p->cpu->ops->get_pc(p->cpu), "pmu-event",
                          "PMC%u selector %u is not modelled: the counter counts nothing", i + 1, sel);
         } else if (!why) {
             p->reported &= ~(1u << i);
@@ -153,7 +153,7 @@ static void arm_tb_event(Mpc7450Pmu *p)
     evq_remove(&p->tb_ev);
     if (p->mmcr0 & MMCR0_TBEE) {
         uint64_t at = ext_cycle_at(&p->bank, ext_value(&p->bank) + 1);
-        cpu_schedule(p->cpu, &p->tb_ev, at > p->cpu->cycles ? at : p->cpu->cycles);
+        vcpu_schedule(p->cpu, &p->tb_ev, at > p->cpu->cycles ? at : p->cpu->cycles);
     }
 }
 
@@ -175,7 +175,7 @@ static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, bool
         p->mmcr0 |= MMCR0_FC;
     if (!armed)
         return false;
-    machine_profile_sample(c->m, c, at, p->msr & MSR_PR, what);
+    mach_profile_sample(c->m, c, at, p->msr & MSR_PR, what);
     p->siar = (uint32_t)at;
     p->pending = true;
     p->mmcr0 &= ~MMCR0_PMXE;
@@ -186,11 +186,11 @@ static void tb_event(Event *ev, void *opaque)
 {
     Mpc7450Pmu *p = opaque;
     pmc_sync(&p->bank);
-    bool signal = enabled_condition(p, cpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0 & MMCR0_PMXE);
-    pmc_trace_overflow(&p->bank, cpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0, signal);
+    bool signal = enabled_condition(p, vcpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0 & MMCR0_PMXE);
+    pmc_trace_overflow(&p->bank, vcpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0, signal);
     commit(p);
     if (p->pending)
-        cpu_request_stop(p->cpu);
+        vcpu_request_stop(p->cpu);
 }
 
 void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before)
@@ -208,7 +208,7 @@ static void went_negative(PmcBank *b, uint32_t which)
 {
     Mpc7450Pmu *p = b->opaque;
     Cpu *c = p->cpu;
-    uint64_t at = cpu_last_retired_pc(c);
+    uint64_t at = vcpu_last_retired_pc(c);
     bool armed = p->mmcr0 & MMCR0_PMXE;
     for (unsigned i = 0; i < MPC7450_PMCS; i++) {
         if (!(which >> i & 1))
@@ -222,7 +222,7 @@ static void went_negative(PmcBank *b, uint32_t which)
     }
     configure(p);                                       /* FC, TRIGGER may have changed */
     if (p->pending)
-        cpu_request_stop(c);
+        vcpu_request_stop(c);
 }
 
 void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c, uint64_t (*tb_now)(Cpu *c),
@@ -298,7 +298,7 @@ PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
         p->bamr = v;
     commit(p);
     if (p->pending)
-        cpu_request_stop(p->cpu);
+        vcpu_request_stop(p->cpu);
     return SPR_OK;
 }
 

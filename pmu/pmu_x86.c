@@ -134,7 +134,7 @@ static void configure(X86Pmu *p, uint64_t report)
         c->active = enabled && (p->cpl == 0 ? sel & SEL_OS : sel & SEL_USR);
         c->sampling = sel & SEL_INT;
         if ((report >> i & 1) && enabled && why)
-            machine_diag(m, p->cpu, cur_pc(p), "pmu-event",
+            mach_diag(m, p->cpu, cur_pc(p), "pmu-event",
                          "IA32_PMC%u enabled with event 0x%02x umask 0x%02x: %s; it counts nothing", i,
                          (unsigned)(sel & 0xff), (unsigned)(sel >> 8) & 0xff, why);
     }
@@ -175,7 +175,7 @@ static void overflow(PmcBank *b, uint32_t wrapped)
         uint64_t bit = 1ull << status_bit(i);
         char name[32];
         if (p->global_status & bit)
-            machine_diag(m, c, pc, "pmu-unacked",
+            mach_diag(m, c, pc, "pmu-unacked",
                          "%s overflowed again while its IA32_PERF_GLOBAL_STATUS bit was still set",
                          counter_name(i, name, sizeof name));
         p->global_status |= bit;
@@ -186,25 +186,25 @@ static void overflow(PmcBank *b, uint32_t wrapped)
     }
     if (!pmi)
         return;
-    uint64_t at = cpu_last_retired_pc(c);
+    uint64_t at = vcpu_last_retired_pc(c);
     char name[32];
     counter_name((unsigned)__builtin_ctz(wrapped), name, sizeof name);
     if (!lapic_fire_lvt(p->apic, LVT_PC, pc)) {
-        machine_diag(m, c, pc, "pmi-lost",
+        mach_diag(m, c, pc, "pmi-lost",
                      "PMI for IA32_PERF_GLOBAL_STATUS 0x%" PRIx64 " found LVTPC masked: the interrupt is lost",
                      p->global_status);
         return;
     }
     p->pmi_status = p->global_status;
-    machine_profile_sample(m, c, at, p->cpl == 3, name);
+    mach_profile_sample(m, c, at, p->cpl == 3, name);
 }
 
-void x86_pmu_nmi_entry(X86Pmu *p)
+void x86pmu_nmi_entry(X86Pmu *p)
 {
     p->in_pmi = p->pmi_status != 0;
 }
 
-void x86_pmu_nmi_return(X86Pmu *p, uint64_t pc)
+void x86pmu_nmi_return(X86Pmu *p, uint64_t pc)
 {
     if (!p->in_pmi)
         return;
@@ -212,14 +212,14 @@ void x86_pmu_nmi_return(X86Pmu *p, uint64_t pc)
     uint64_t left = p->global_status & p->pmi_status;
     p->pmi_status = 0;
     if (left)
-        machine_diag(p->cpu->m, p->cpu, pc, "pmi-unacked",
+        mach_diag(p->cpu->m, p->cpu, pc, "pmi-unacked",
                      "the NMI handler returned with IA32_PERF_GLOBAL_STATUS 0x%" PRIx64
                      " still set (no write to IA32_PERF_GLOBAL_OVF_CTRL): Linux would loop "
                      "(\"perfevents: irq loop stuck!\")",
                      left);
 }
 
-void x86_pmu_set_cpl(X86Pmu *p, unsigned cpl)
+void x86pmu_set_cpl(X86Pmu *p, unsigned cpl)
 {
     if (cpl == p->cpl)
         return;
@@ -230,7 +230,7 @@ void x86_pmu_set_cpl(X86Pmu *p, unsigned cpl)
 
 /* ------------------------------------------------------------------ MSRs */
 
-void x86_pmu_init(X86Pmu *p, Cpu *c, Lapic *apic, const X86PmuConfig *cfg)
+void x86pmu_init(X86Pmu *p, Cpu *c, Lapic *apic, const X86PmuConfig *cfg)
 {
     memset(p, 0, sizeof *p);
     p->cpu = c;
@@ -245,7 +245,7 @@ void x86_pmu_init(X86Pmu *p, Cpu *c, Lapic *apic, const X86PmuConfig *cfg)
     configure(p, 0);
 }
 
-const char *x86_pmu_msr_name(const X86Pmu *p, uint32_t index)
+const char *x86pmu_msr_name(const X86Pmu *p, uint32_t index)
 {
     static const char *const pmc[] = { "IA32_PMC0", "IA32_PMC1", "IA32_PMC2", "IA32_PMC3",
                                        "IA32_PMC4", "IA32_PMC5", "IA32_PMC6", "IA32_PMC7" };
@@ -268,9 +268,9 @@ const char *x86_pmu_msr_name(const X86Pmu *p, uint32_t index)
     }
 }
 
-MsrResult x86_pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v)
+MsrResult x86pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v)
 {
-    if (!x86_pmu_msr_name(p, index))
+    if (!x86pmu_msr_name(p, index))
         return MSR_NOT_MINE;
     begin(p);
     if (index >= MSR_PMC0 && index < MSR_PMC0 + p->cfg.ngp)
@@ -293,15 +293,15 @@ MsrResult x86_pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v)
 
 static MsrResult reserved(X86Pmu *p, uint64_t pc, uint32_t index, uint64_t v, uint64_t bad)
 {
-    machine_diag(p->cpu->m, p->cpu, pc, "pmu-reserved",
-                 "wrmsr %s = 0x%" PRIx64 " sets reserved bits 0x%" PRIx64 ": #GP", x86_pmu_msr_name(p, index), v,
+    mach_diag(p->cpu->m, p->cpu, pc, "pmu-reserved",
+                 "wrmsr %s = 0x%" PRIx64 " sets reserved bits 0x%" PRIx64 ": #GP", x86pmu_msr_name(p, index), v,
                  bad);
     return MSR_GP;
 }
 
-MsrResult x86_pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc)
+MsrResult x86pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc)
 {
-    if (!x86_pmu_msr_name(p, index))
+    if (!x86pmu_msr_name(p, index))
         return MSR_NOT_MINE;
     uint64_t ok_bits;
     if (index >= MSR_PERFEVTSEL0 && index < MSR_PERFEVTSEL0 + p->cfg.ngp)
@@ -344,7 +344,7 @@ MsrResult x86_pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc)
     return MSR_OK;
 }
 
-bool x86_pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v)
+bool x86pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v)
 {
     bool fixed = sel & (1u << 30);
     uint32_t idx = sel & 0x3fffffffu;
@@ -356,7 +356,7 @@ bool x86_pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v)
     return true;
 }
 
-void x86_pmu_cpuid(const X86Pmu *p, uint32_t r[4])
+void x86pmu_cpuid(const X86Pmu *p, uint32_t r[4])
 {
     uint32_t unavailable = 0;
     for (size_t k = 0; k < ARRAY_SIZE(arch_events); k++)
@@ -377,13 +377,13 @@ static const StateField pmu_fields[] = {
     STATE_BOOL(X86Pmu, in_pmi),
 };
 
-void x86_pmu_save(const X86Pmu *p, Blob *b)
+void x86pmu_save(const X86Pmu *p, Blob *b)
 {
     blob_fields(b, p, pmu_fields, ARRAY_SIZE(pmu_fields));
     pmc_save(&p->bank, b);
 }
 
-bool x86_pmu_load(X86Pmu *p, BlobReader *r)
+bool x86pmu_load(X86Pmu *p, BlobReader *r)
 {
     return br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) && pmc_load(&p->bank, r);
 }

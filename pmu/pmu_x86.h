@@ -54,24 +54,24 @@ typedef struct X86Pmu {
 
 typedef enum MsrResult { MSR_NOT_MINE, MSR_OK, MSR_GP } MsrResult;
 
-void x86_pmu_init(X86Pmu *p, Cpu *c, Lapic *apic, const X86PmuConfig *cfg);
+void x86pmu_init(X86Pmu *p, Cpu *c, Lapic *apic, const X86PmuConfig *cfg);
 /* The MSR's name if it is a PMU MSR (for the trace), else NULL. */
-const char *x86_pmu_msr_name(const X86Pmu *p, uint32_t index);
+const char *x86pmu_msr_name(const X86Pmu *p, uint32_t index);
 /* Access at an exact instruction boundary (a trap hook); `pc` is the accessing instruction. */
-MsrResult x86_pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v);
-MsrResult x86_pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc);
+MsrResult x86pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v);
+MsrResult x86pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc);
 /* RDPMC with ECX = sel (privilege checks are the caller's); false: #GP. */
-bool x86_pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v);
+bool x86pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v);
 /* CPUID leaf 0xA. */
-void x86_pmu_cpuid(const X86Pmu *p, uint32_t r[4]);
+void x86pmu_cpuid(const X86Pmu *p, uint32_t r[4]);
 /* The CPU's privilege level changed (exception entry, IRET, SYSRET): counted so far at the old. */
-void x86_pmu_set_cpl(X86Pmu *p, unsigned cpl);
+void x86pmu_set_cpl(X86Pmu *p, unsigned cpl);
 /* An NMI handler returned (IRET ended NMI blocking): the unacknowledged-overflow check. */
-void x86_pmu_nmi_return(X86Pmu *p, uint64_t pc);
+void x86pmu_nmi_return(X86Pmu *p, uint64_t pc);
 /* An NMI is being delivered: remember whether it carries a PMI. */
-void x86_pmu_nmi_entry(X86Pmu *p);
+void x86pmu_nmi_entry(X86Pmu *p);
 
-void x86_pmu_save(const X86Pmu *p, Blob *b);
-bool x86_pmu_load(X86Pmu *p, BlobReader *r);
+void x86pmu_save(const X86Pmu *p, Blob *b);
+bool x86pmu_load(X86Pmu *p, BlobReader *r);
 
 #endif

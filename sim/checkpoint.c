@@ -255,7 +255,7 @@ static const StateField cpu_fields[] = {
 
 static void save_cpu(Cpu *c, Blob *b)
 {
-    cpu_mem_flush(c);               /* the current block's loads/stores into the saved totals */
+    vcpu_mem_flush(c);               /* the current block's loads/stores into the saved totals */
     blob_fields(b, c, cpu_fields, ARRAY_SIZE(cpu_fields));
     blob_str(b, c->stop_reason);
     c->ops->save(c, b);
@@ -351,7 +351,7 @@ bool checkpoint_save(Machine *m, const char *path, Error *err)
     if (f && fclose(f) != 0)
         ok = false;
     blob_free(&out);
-    return ok ? true : error_set(err, "%s: cannot write the checkpoint: %s", path, strerror(errno));
+    return ok ? true : err_set(err, "%s: cannot write the checkpoint: %s", path, strerror(errno));
 }
 
 /* Read the next section; false (with err) if the file ends or the tag is not `want`. */
@@ -362,9 +362,9 @@ static bool next_section(BlobReader *file, uint32_t want, BlobReader *sec, const
     uint32_t tag = br_u32(file);
     uint64_t len = br_u64(file);
     if (!file->ok || len > file->len - file->off)
-        return error_set(err, "%s: offset %zu: truncated checkpoint (in %s)", path, at, what);
+        return err_set(err, "%s: offset %zu: truncated checkpoint (in %s)", path, at, what);
     if (tag != want)
-        return error_set(err, "%s: offset %zu: expected the %s section, found tag %u", path, at, what, tag);
+        return err_set(err, "%s: offset %zu: expected the %s section, found tag %u", path, at, what, tag);
     br_init(sec, file->p + file->off, len, file->off);
     file->off += len;
     return true;
@@ -374,14 +374,14 @@ static bool next_section(BlobReader *file, uint32_t want, BlobReader *sec, const
 static bool section_error(Error *err, const char *path, BlobReader *sec, const char *what)
 {
     br_fail(sec, "invalid contents");
-    return error_set(err, "%s: offset %zu: the %s section is malformed (%s)", path, sec->fail_at, what, sec->bad);
+    return err_set(err, "%s: offset %zu: the %s section is malformed (%s)", path, sec->fail_at, what, sec->bad);
 }
 
 bool checkpoint_restore(Machine *m, const char *path, Error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return error_set(err, "%s: %s", path, strerror(errno));
+        return err_set(err, "%s: %s", path, strerror(errno));
     Blob data;
     blob_init(&data);
     uint8_t buf[1 << 16];
@@ -394,21 +394,21 @@ bool checkpoint_restore(Machine *m, const char *path, Error *err)
     bool ok = false;
     char magic[8];
     if (!br_get(&file, magic, 8) || memcmp(magic, CK_MAGIC, 8)) {
-        error_set(err, "%s: offset 0: not a pmusim checkpoint (bad magic)", path);
+        err_set(err, "%s: offset 0: not a pmusim checkpoint (bad magic)", path);
         goto out;
     }
     uint32_t version = br_u32(&file), arch = br_u32(&file);
     uint64_t fp = br_u64(&file);
     if (!file.ok) {
-        error_set(err, "%s: offset %zu: truncated checkpoint header", path, file.off);
+        err_set(err, "%s: offset %zu: truncated checkpoint header", path, file.off);
         goto out;
     }
     if (version != CK_VERSION) {
-        error_set(err, "%s: offset 8: checkpoint version %u, this pmusim reads version %u", path, version, CK_VERSION);
+        err_set(err, "%s: offset 8: checkpoint version %u, this pmusim reads version %u", path, version, CK_VERSION);
         goto out;
     }
     if (arch != (uint32_t)m->arch || fp != fingerprint(m)) {
-        error_set(err, "%s: offset 16: the checkpoint was taken on a different machine (device tree, guest image"
+        err_set(err, "%s: offset 16: the checkpoint was taken on a different machine (device tree, guest image"
                   " or --quantum differ)", path);
         goto out;
     }

@@ -119,7 +119,7 @@ int evq_run_due(EventQueue *q, uint64_t limit)
     return ran;
 }
 
-void clock_init(Clock *c, uint64_t quantum, uint64_t freq_hz)
+void clk_init(Clock *c, uint64_t quantum, uint64_t freq_hz)
 {
     memset(c, 0, sizeof *c);
     c->quantum = quantum;
@@ -127,14 +127,14 @@ void clock_init(Clock *c, uint64_t quantum, uint64_t freq_hz)
     evq_init(&c->global);
 }
 
-void clock_destroy(Clock *c)
+void clk_destroy(Clock *c)
 {
     evq_destroy(&c->global);
 }
 
-void clock_schedule_global(Clock *c, Event *ev, uint64_t when)
+void clk_schedule_global(Clock *c, Event *ev, uint64_t when)
 {
-    evq_insert(&c->global, ev, when, clock_next_seq(c));
+    evq_insert(&c->global, ev, when, clk_next_seq(c));
 }
 
 uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c)

@@ -69,11 +69,11 @@ typedef struct Clock {
     EventQueue global;      /* machine-wide events, fired at round boundaries */
 } Clock;
 
-void clock_init(Clock *c, uint64_t quantum, uint64_t freq_hz);
-void clock_destroy(Clock *c);
-static inline uint64_t clock_next_seq(Clock *c) { return c->seq++; }
+void clk_init(Clock *c, uint64_t quantum, uint64_t freq_hz);
+void clk_destroy(Clock *c);
+static inline uint64_t clk_next_seq(Clock *c) { return c->seq++; }
 /* Schedule a machine-wide event at cycle `when`. */
-void clock_schedule_global(Clock *c, Event *ev, uint64_t when);
+void clk_schedule_global(Clock *c, Event *ev, uint64_t when);
 
 /* (a * b) / c without overflow, rounding down: converting between clock domains. */
 uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c);

@@ -5,21 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const arch_names[ARCH_COUNT] = {
+static const char *const isa_names[ARCH_COUNT] = {
     [ARCH_X86_64] = "x86_64",
     [ARCH_ARM64] = "arm64",
     [ARCH_PPC32] = "ppc32",
 };
 
-const char *arch_name(Arch a)
+const char *isa_name(Arch a)
 {
-    return a >= 0 && a < ARCH_COUNT ? arch_names[a] : "none";
+    return a >= 0 && a < ARCH_COUNT ? isa_names[a] : "none";
 }
 
-Arch arch_from_name(const char *name)
+Arch isa_from_name(const char *name)
 {
     for (int a = 0; a < ARCH_COUNT; a++)
-        if (!strcmp(name, arch_names[a]))
+        if (!strcmp(name, isa_names[a]))
             return (Arch)a;
     if (!strcmp(name, "aarch64"))
         return ARCH_ARM64;
@@ -30,12 +30,12 @@ Arch arch_from_name(const char *name)
     return ARCH_NONE;
 }
 
-bool arch_big_endian(Arch a)
+bool isa_big_endian(Arch a)
 {
     return a == ARCH_PPC32;
 }
 
-bool error_set(Error *err, const char *fmt, ...)
+bool err_set(Error *err, const char *fmt, ...)
 {
     if (err) {
         va_list ap;

@@ -21,16 +21,16 @@
 
 typedef enum Arch { ARCH_X86_64, ARCH_ARM64, ARCH_PPC32, ARCH_COUNT, ARCH_NONE = -1 } Arch;
 
-const char *arch_name(Arch a);          /* "x86_64", "arm64", "ppc32" */
-Arch arch_from_name(const char *name);  /* ARCH_NONE if unknown */
-bool arch_big_endian(Arch a);
+const char *isa_name(Arch a);          /* "x86_64", "arm64", "ppc32" */
+Arch isa_from_name(const char *name);  /* ARCH_NONE if unknown */
+bool isa_big_endian(Arch a);
 
 /* One error message; functions return false (or NULL) after filling it. */
 typedef struct Error {
     char msg[512];
 } Error;
 
-bool error_set(Error *err, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
+bool err_set(Error *err, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
 
 /* Process exit statuses of pmusim itself (the guest's own status is passed through). */
 enum {

@@ -40,7 +40,7 @@ static bool read_whole(const char *path, uint8_t **data, size_t *len, Error *err
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return error_set(err, "%s: %s", path, strerror(errno));
+        return err_set(err, "%s: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = xcalloc(1, cap);
     for (;;) {
@@ -88,7 +88,7 @@ void *dt_compile_dts(const char *path, Error *err)
     char out[4096];
     int fd = make_temp(out, sizeof out, ".dtb");
     if (fd < 0) {
-        error_set(err, "cannot create a temporary file: %s", strerror(errno));
+        err_set(err, "cannot create a temporary file: %s", strerror(errno));
         return NULL;
     }
     close(fd);
@@ -97,11 +97,11 @@ void *dt_compile_dts(const char *path, Error *err)
     uint8_t *blob = NULL;
     size_t len = 0;
     if (rc < 0)
-        error_set(err, "%s: cannot run dtc (install device-tree-compiler)", path);
+        err_set(err, "%s: cannot run dtc (install device-tree-compiler)", path);
     else if (rc != 0)
-        error_set(err, "%s: dtc could not compile it (exit status %d; its message is above)", path, rc);
+        err_set(err, "%s: dtc could not compile it (exit status %d; its message is above)", path, rc);
     else if (read_whole(out, &blob, &len, err) && len < sizeof(struct fdt_header))
-        error_set(err, "%s: dtc produced no tree", path);
+        err_set(err, "%s: dtc produced no tree", path);
     unlink(out);
     if (rc != 0 || len < sizeof(struct fdt_header)) {
         free(blob);
@@ -115,7 +115,7 @@ bool dt_to_dts(const void *fdt, char **text, Error *err)
     char in[4096], out[4096];
     int fd = make_temp(in, sizeof in, ".dtb");
     if (fd < 0)
-        return error_set(err, "cannot create a temporary file: %s", strerror(errno));
+        return err_set(err, "cannot create a temporary file: %s", strerror(errno));
     bool ok = write(fd, fdt, fdt_totalsize(fdt)) == (ssize_t)fdt_totalsize(fdt);
     close(fd);
     int ofd = make_temp(out, sizeof out, ".dts");
@@ -123,7 +123,7 @@ bool dt_to_dts(const void *fdt, char **text, Error *err)
         unlink(in);
         if (ofd >= 0)
             close(ofd), unlink(out);
-        return error_set(err, "cannot write a temporary file");
+        return err_set(err, "cannot write a temporary file");
     }
     char *argv[] = { "dtc", "-q", "-I", "dtb", "-O", "dts", in, NULL };
     int rc = run_dtc(argv, ofd);
@@ -135,7 +135,7 @@ bool dt_to_dts(const void *fdt, char **text, Error *err)
     unlink(out);
     if (!ok) {
         free(data);
-        return rc == 0 ? false : error_set(err, "dtc could not decompile the tree (exit status %d)", rc);
+        return rc == 0 ? false : err_set(err, "dtc could not decompile the tree (exit status %d)", rc);
     }
     data = xrealloc(data, len + 1);
     data[len] = 0;
@@ -170,7 +170,7 @@ static bool prop_u64(const void *fdt, int node, const char *name, uint64_t *v, b
     if (len != 4 && len != 8) {
         char path[128];
         *bad = true;
-        error_set(err, "node %s: property %s: expected 1 or 2 cells, found %d bytes",
+        err_set(err, "node %s: property %s: expected 1 or 2 cells, found %d bytes",
                   node_path(fdt, node, path, sizeof path), name, len);
         return false;
     }
@@ -198,7 +198,7 @@ Arch dt_arch(const void *fdt)
         return ARCH_NONE;
     for (int a = 0; a < ARCH_COUNT; a++) {
         char want[32];
-        snprintf(want, sizeof want, "pmusim,%s", arch_name((Arch)a));
+        snprintf(want, sizeof want, "pmusim,%s", isa_name((Arch)a));
         if (fdt_stringlist_contains(compat, len, want))
             return (Arch)a;
     }
@@ -250,7 +250,7 @@ static bool copy_node(const void *fdt, int node, NodeCopy *nc, Error *err)
         const void *val = fdt_getprop_by_offset(fdt, prop, &pname, &plen);
         if (nc->nprops == (int)ARRAY_SIZE(nc->props) || plen > (int)sizeof nc->props[0].val ||
             strlen(pname) >= sizeof nc->props[0].name)
-            return error_set(err, "cpu node %s is too large to clone for --cpus", nc->name);
+            return err_set(err, "cpu node %s is too large to clone for --cpus", nc->name);
         snprintf(nc->props[nc->nprops].name, sizeof nc->props[0].name, "%s", pname);
         nc->props[nc->nprops].len = plen;
         memcpy(nc->props[nc->nprops].val, val, (size_t)plen);
@@ -278,11 +278,11 @@ static void nc_set(NodeCopy *nc, const char *name, const void *val, int len)
 static bool set_cpu_count(void *fdt, Arch arch, int want, Error *err)
 {
     if (want > DESC_MAX_CPUS)
-        return error_set(err, "--cpus %d: at most %d CPUs are supported", want, DESC_MAX_CPUS);
+        return err_set(err, "--cpus %d: at most %d CPUs are supported", want, DESC_MAX_CPUS);
     int nodes[DESC_MAX_CPUS + 1];
     int have = find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
     if (have == 0)
-        return error_set(err, "the machine has no cpu nodes under /cpus to clone for --cpus");
+        return err_set(err, "the machine has no cpu nodes under /cpus to clone for --cpus");
     int acells = cells_of(fdt, fdt_path_offset(fdt, "/cpus"), "#address-cells", 1);
     NodeCopy *copies = xcalloc((size_t)want, sizeof *copies);
     bool ok = true;
@@ -314,12 +314,12 @@ static bool set_cpu_count(void *fdt, Arch arch, int want, Error *err)
     for (int i = have - 1; ok && i >= 0; i--) {
         find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
         if (fdt_del_node(fdt, nodes[i]) < 0)
-            ok = error_set(err, "cannot rebuild /cpus");
+            ok = err_set(err, "cannot rebuild /cpus");
     }
     for (int i = want - 1; ok && i >= 0; i--) {
         int nn = fdt_add_subnode(fdt, fdt_path_offset(fdt, "/cpus"), copies[i].name);
         if (nn < 0) {
-            ok = error_set(err, "cannot add cpu node %s: %s", copies[i].name, fdt_strerror(nn));
+            ok = err_set(err, "cannot add cpu node %s: %s", copies[i].name, fdt_strerror(nn));
             break;
         }
         for (int k = copies[i].nprops - 1; k >= 0 && ok; k--) {     /* setprop prepends */
@@ -327,7 +327,7 @@ static bool set_cpu_count(void *fdt, Arch arch, int want, Error *err)
             nn = fdt_subnode_offset(fdt, nn, copies[i].name);
             int rc = fdt_setprop(fdt, nn, copies[i].props[k].name, copies[i].props[k].val, copies[i].props[k].len);
             if (rc < 0)
-                ok = error_set(err, "cannot set %s on %s: %s", copies[i].props[k].name, copies[i].name,
+                ok = err_set(err, "cannot set %s on %s: %s", copies[i].props[k].name, copies[i].name,
                                fdt_strerror(rc));
         }
     }
@@ -337,9 +337,9 @@ static bool set_cpu_count(void *fdt, Arch arch, int want, Error *err)
 
 static bool set_cpu_model(void *fdt, Arch arch, const char *name, Error *err)
 {
-    const CpuModel *model = cpu_model_find(arch, name);
+    const CpuModel *model = vcpu_model_find(arch, name);
     if (!model)
-        return error_set(err, "--cpu-model %s: unknown for %s (known: %s)", name, arch_name(arch), cpu_model_list(arch));
+        return err_set(err, "--cpu-model %s: unknown for %s (known: %s)", name, isa_name(arch), vcpu_model_list(arch));
     int nodes[DESC_MAX_CPUS + 1];
     int n = find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
     for (int i = 0; i < n; i++) {
@@ -354,7 +354,7 @@ static bool set_cpu_model(void *fdt, Arch arch, const char *name, Error *err)
             rc = fdt_set_name(fdt, nodes[i], nm);
         }
         if (rc < 0)
-            return error_set(err, "cannot set the CPU model: %s", fdt_strerror(rc));
+            return err_set(err, "cannot set the CPU model: %s", fdt_strerror(rc));
     }
     return true;
 }
@@ -382,14 +382,14 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
     }
     int rc = srclen >= sizeof(struct fdt_header) ? fdt_check_full(src, srclen) : -FDT_ERR_TRUNCATED;
     if (rc < 0) {
-        error_set(err, "%s: malformed device tree blob: %s", what, fdt_strerror(rc));
+        err_set(err, "%s: malformed device tree blob: %s", what, fdt_strerror(rc));
         free(src);
         return NULL;
     }
     Arch tarch = dt_arch(src);
     if (tarch != ARCH_NONE && tarch != arch) {
-        error_set(err, "%s: the tree describes a %s machine but the guest is %s (root compatible)", what,
-                  arch_name(tarch), arch_name(arch));
+        err_set(err, "%s: the tree describes a %s machine but the guest is %s (root compatible)", what,
+                  isa_name(tarch), isa_name(arch));
         free(src);
         return NULL;
     }
@@ -398,7 +398,7 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
     rc = fdt_open_into(src, fdt, (int)cap);
     free(src);
     if (rc < 0) {
-        error_set(err, "%s: cannot open the device tree: %s", what, fdt_strerror(rc));
+        err_set(err, "%s: cannot open the device tree: %s", what, fdt_strerror(rc));
         free(fdt);
         return NULL;
     }
@@ -412,7 +412,7 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
             chosen = fdt_add_subnode(fdt, 0, "chosen");
         rc = chosen < 0 ? chosen : fdt_setprop_string(fdt, chosen, "bootargs", opt->bootargs);
         if (rc < 0) {
-            error_set(err, "cannot set /chosen/bootargs: %s", fdt_strerror(rc));
+            err_set(err, "cannot set /chosen/bootargs: %s", fdt_strerror(rc));
             goto fail;
         }
     }
@@ -425,7 +425,7 @@ fail:
 bool dt_reserve(void *fdt, uint64_t addr, uint64_t size, Error *err)
 {
     int rc = fdt_add_mem_rsv(fdt, addr, size);
-    return rc < 0 ? error_set(err, "cannot add a /memreserve/ entry: %s", fdt_strerror(rc)) : true;
+    return rc < 0 ? err_set(err, "cannot add a /memreserve/ entry: %s", fdt_strerror(rc)) : true;
 }
 
 uint64_t dt_finish(void *fdt)
@@ -482,9 +482,9 @@ static bool parse_reg(const void *fdt, int node, int acells, int scells, uint64_
     char path[128];
     int stride = (acells + scells) * 4;
     if (!p)
-        return error_set(err, "node %s: property reg is missing", node_path(fdt, node, path, sizeof path));
+        return err_set(err, "node %s: property reg is missing", node_path(fdt, node, path, sizeof path));
     if (acells < 1 || acells > 2 || scells < 0 || scells > 2 || len % stride)
-        return error_set(err, "node %s: property reg: %d bytes do not fit #address-cells=%d #size-cells=%d",
+        return err_set(err, "node %s: property reg: %d bytes do not fit #address-cells=%d #size-cells=%d",
                          node_path(fdt, node, path, sizeof path), len, acells, scells);
     if ((idx + 1) * stride > len)
         return false;
@@ -497,7 +497,7 @@ static bool parse_cpus(const void *fdt, Arch arch, MachineDesc *d, Error *err)
 {
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0)
-        return error_set(err, "node /cpus is missing");
+        return err_set(err, "node /cpus is missing");
     int acells = cells_of(fdt, cpus, "#address-cells", 1), node;
     char path[128];
     fdt_for_each_subnode(node, fdt, cpus) {
@@ -505,34 +505,34 @@ static bool parse_cpus(const void *fdt, Arch arch, MachineDesc *d, Error *err)
             continue;
         node_path(fdt, node, path, sizeof path);
         if (d->ncpus == DESC_MAX_CPUS)
-            return error_set(err, "node %s: more than %d CPUs", path, DESC_MAX_CPUS);
+            return err_set(err, "node %s: more than %d CPUs", path, DESC_MAX_CPUS);
         CpuDesc *cd = &d->cpus[d->ncpus];
         snprintf(cd->path, sizeof cd->path, "%s", path);
         int len;
         const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
         if (!reg || len != acells * 4)
-            return error_set(err, "node %s: property reg: expected %d cell(s) (the CPU's hardware id)", path, acells);
+            return err_set(err, "node %s: property reg: expected %d cell(s) (the CPU's hardware id)", path, acells);
         cd->hwid = read_cells(reg, acells);
         const char *compat = fdt_getprop(fdt, node, "compatible", NULL);
-        cd->model = compat ? cpu_model_find(arch, compat) : cpu_model_default(arch);
+        cd->model = compat ? vcpu_model_find(arch, compat) : vcpu_model_default(arch);
         if (!cd->model)
-            return error_set(err, "node %s: property compatible: CPU \"%s\" is not supported for %s (known: %s)",
-                             path, compat, arch_name(arch), cpu_model_list(arch));
+            return err_set(err, "node %s: property compatible: CPU \"%s\" is not supported for %s (known: %s)",
+                             path, compat, isa_name(arch), vcpu_model_list(arch));
         bool bad = false;
         if (!prop_u64(fdt, node, "clock-frequency", &cd->clock_hz, &bad, err)) {
             if (bad)
                 return false;
-            return error_set(err, "node %s: property clock-frequency is missing (the core clock in Hz)", path);
+            return err_set(err, "node %s: property clock-frequency is missing (the core clock in Hz)", path);
         }
         if (cd->clock_hz == 0)
-            return error_set(err, "node %s: property clock-frequency: must not be 0", path);
+            return err_set(err, "node %s: property clock-frequency: must not be 0", path);
         if (arch == ARCH_PPC32 && !prop_u64(fdt, node, "timebase-frequency", &cd->timebase_hz, &bad, err)) {
             if (bad)
                 return false;
-            return error_set(err, "node %s: property timebase-frequency is missing", path);
+            return err_set(err, "node %s: property timebase-frequency is missing", path);
         }
         if (arch == ARCH_PPC32 && (cd->timebase_hz == 0 || cd->timebase_hz > cd->clock_hz))
-            return error_set(err, "node %s: property timebase-frequency: must be between 1 and clock-frequency", path);
+            return err_set(err, "node %s: property timebase-frequency: must be between 1 and clock-frequency", path);
         prop_u64(fdt, node, "pmusim,tpidr-el1", &cd->tpidr_el1, &bad, err);
         if (bad)
             return false;
@@ -540,25 +540,25 @@ static bool parse_cpus(const void *fdt, Arch arch, MachineDesc *d, Error *err)
         if (d->ncpus == 0)
             cd->enable = ENABLE_BOOT;
         else if (!em)
-            return error_set(err, "node %s: property enable-method is missing: a secondary CPU needs one", path);
+            return err_set(err, "node %s: property enable-method is missing: a secondary CPU needs one", path);
         else if (!strcmp(em, "psci") && arch == ARCH_ARM64)
             cd->enable = ENABLE_PSCI;
         else if (!strcmp(em, "spin-table")) {
             cd->enable = ENABLE_SPIN_TABLE;
             if (!prop_u64(fdt, node, "cpu-release-addr", &cd->release_addr, &bad, err))
-                return bad ? false : error_set(err, "node %s: property cpu-release-addr is missing", path);
+                return bad ? false : err_set(err, "node %s: property cpu-release-addr is missing", path);
         } else
-            return error_set(err, "node %s: property enable-method: \"%s\" is not supported for %s", path, em,
-                             arch_name(arch));
+            return err_set(err, "node %s: property enable-method: \"%s\" is not supported for %s", path, em,
+                             isa_name(arch));
         if (d->ncpus && cd->clock_hz != d->cpus[0].clock_hz)
-            return error_set(err, "node %s: property clock-frequency: all CPUs must share one clock", path);
+            return err_set(err, "node %s: property clock-frequency: all CPUs must share one clock", path);
         for (int i = 0; i < d->ncpus; i++)
             if (d->cpus[i].hwid == cd->hwid)
-                return error_set(err, "node %s: property reg: hardware id 0x%" PRIx64 " is used twice", path, cd->hwid);
+                return err_set(err, "node %s: property reg: hardware id 0x%" PRIx64 " is used twice", path, cd->hwid);
         d->ncpus++;
     }
     if (!d->ncpus)
-        return error_set(err, "node /cpus has no cpu nodes (device_type = \"cpu\")");
+        return err_set(err, "node /cpus has no cpu nodes (device_type = \"cpu\")");
     return true;
 }
 
@@ -568,7 +568,7 @@ static bool add_dev(MachineDesc *d, const void *fdt, int node, const char *compa
     char path[128];
     node_path(fdt, node, path, sizeof path);
     if (d->ndevs == DESC_MAX_DEVS)
-        return error_set(err, "node %s: too many devices", path);
+        return err_set(err, "node %s: too many devices", path);
     DevDesc *dd = &d->devs[d->ndevs++];
     snprintf(dd->path, sizeof dd->path, "%s", path);
     snprintf(dd->compatible, sizeof dd->compatible, "%s", compat);
@@ -591,12 +591,12 @@ static bool parse_isa(const void *fdt, int isa, Arch arch, MachineDesc *d, Error
         /* <1 0 cpu-address size>: the I/O space mapped into memory (ppc32 PReP). */
         int pac = cells_of(fdt, 0, "#address-cells", 2);
         if (len != (3 + pac) * 4 || fdt32_to_cpu(ranges[0]) != 1 || fdt32_to_cpu(ranges[1]) != 0)
-            return error_set(err, "node %s: property ranges: expected <1 0 cpu-address size> for the I/O space", path);
+            return err_set(err, "node %s: property ranges: expected <1 0 cpu-address size> for the I/O space", path);
         d->isa_window = true;
         d->isa_base = read_cells(ranges + 2, pac);
         d->isa_size = fdt32_to_cpu(ranges[2 + pac]);
     } else if (arch != ARCH_X86_64) {
-        return error_set(err, "node %s: without ranges the ISA I/O space needs x86 port instructions", path);
+        return err_set(err, "node %s: without ranges the ISA I/O space needs x86 port instructions", path);
     }
     int node;
     fdt_for_each_subnode(node, fdt, isa) {
@@ -608,15 +608,15 @@ static bool parse_isa(const void *fdt, int isa, Arch arch, MachineDesc *d, Error
         node_path(fdt, node, path, sizeof path);
         if (!compat) {
             const char *c0 = fdt_getprop(fdt, node, "compatible", NULL);
-            return error_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path,
+            return err_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path,
                              c0 ? c0 : "(none)");
         }
         const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
         if (!reg || len != 12)
-            return error_set(err, "node %s: property reg: expected <space address size> (3 cells)", path);
+            return err_set(err, "node %s: property reg: expected <space address size> (3 cells)", path);
         uint32_t space = fdt32_to_cpu(reg[0]);
         if (space != 1)
-            return error_set(err, "node %s: property reg: only I/O space (1) ISA devices are supported", path);
+            return err_set(err, "node %s: property reg: only I/O space (1) ISA devices are supported", path);
         if (!add_dev(d, fdt, node, compat, fdt32_to_cpu(reg[1]), fdt32_to_cpu(reg[2]), true, described, err))
             return false;
     }
@@ -646,7 +646,7 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
             uint64_t base, size;
             for (int i = 0; parse_reg(fdt, node, acells, scells, &base, &size, i, err); i++) {
                 if (d->nmem == DESC_MAX_MEM)
-                    return error_set(err, "node %s: too many memory ranges", path);
+                    return err_set(err, "node %s: too many memory ranges", path);
                 d->mem[d->nmem++] = (MemDesc){ base, size, false };
             }
             if (err->msg[0])
@@ -662,30 +662,30 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
         if (!c0)
             continue;               /* describes nothing pmusim models */
         if (!compat)
-            return error_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path, c0);
+            return err_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path, c0);
         if (!strcmp(compat, "isa")) {
             if (!parse_isa(fdt, node, arch, d, err))
                 return false;
         } else if (!strncmp(compat, "arm,psci", 8)) {
             const char *method = fdt_getprop(fdt, node, "method", NULL);
             if (arch != ARCH_ARM64)
-                return error_set(err, "node %s: PSCI is an arm64 interface", path);
+                return err_set(err, "node %s: PSCI is an arm64 interface", path);
             if (!method || strcmp(method, "hvc"))
-                return error_set(err, "node %s: property method: \"%s\" is not supported (pmusim implements PSCI"
+                return err_set(err, "node %s: property method: \"%s\" is not supported (pmusim implements PSCI"
                                  " through HVC)", path, method ? method : "(missing)");
             d->psci = true;
         } else if (!strcmp(compat, "arm,armv8-timer")) {
             bool bad = false;
             if (!prop_u64(fdt, node, "clock-frequency", &d->timer_hz, &bad, err))
-                return bad ? false : error_set(err, "node %s: property clock-frequency is missing (CNTFRQ_EL0)", path);
+                return bad ? false : err_set(err, "node %s: property clock-frequency is missing (CNTFRQ_EL0)", path);
             if (!d->timer_hz || d->timer_hz > d->cpus[0].clock_hz)
-                return error_set(err, "node %s: property clock-frequency: must be between 1 and the CPU clock", path);
+                return err_set(err, "node %s: property clock-frequency: must be between 1 and the CPU clock", path);
         } else if (!strcmp(compat, "pmusim,rom")) {
             uint64_t base, size;
             if (!parse_reg(fdt, node, acells, scells, &base, &size, 0, err))
                 return false;
             if (d->nmem == DESC_MAX_MEM)
-                return error_set(err, "node %s: too many memory ranges", path);
+                return err_set(err, "node %s: too many memory ranges", path);
             d->mem[d->nmem++] = (MemDesc){ base, size, true };
         } else if (!elsewhere) {
             uint64_t base, size;
@@ -697,11 +697,11 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
         }
     }
     if (!d->nmem)
-        return error_set(err, "the tree has no memory node (device_type = \"memory\")");
+        return err_set(err, "the tree has no memory node (device_type = \"memory\")");
     if (arch == ARCH_ARM64 && !d->timer_hz)
-        return error_set(err, "node /timer (arm,armv8-timer) with clock-frequency is missing");
+        return err_set(err, "node /timer (arm,armv8-timer) with clock-frequency is missing");
     for (int i = 0; i < d->ncpus; i++)
         if (d->cpus[i].enable == ENABLE_PSCI && !d->psci)
-            return error_set(err, "node %s: enable-method \"psci\" but the tree has no psci node", d->cpus[i].path);
+            return err_set(err, "node %s: enable-method \"psci\" but the tree has no psci node", d->cpus[i].path);
     return true;
 }

@@ -17,7 +17,7 @@ static bool read_file(const char *path, uint8_t **data, size_t *size, Error *err
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return error_set(err, "%s: %s", path, strerror(errno));
+        return err_set(err, "%s: %s", path, strerror(errno));
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
@@ -26,7 +26,7 @@ static bool read_file(const char *path, uint8_t **data, size_t *size, Error *err
             if (cap > ((size_t)1 << 32)) {
                 fclose(f);
                 free(buf);
-                return error_set(err, "%s: file larger than 4 GiB", path);
+                return err_set(err, "%s: file larger than 4 GiB", path);
             }
             buf = xrealloc(buf, cap);
         }
@@ -39,7 +39,7 @@ static bool read_file(const char *path, uint8_t **data, size_t *size, Error *err
     fclose(f);
     if (bad) {
         free(buf);
-        return error_set(err, "%s: read error", path);
+        return err_set(err, "%s: read error", path);
     }
     *data = buf;
     *size = len;
@@ -52,7 +52,7 @@ static uint64_t rd(Reader *r, uint64_t off, unsigned n, const char *what)
     const Image *im = r->im;
     if (off > im->size || n > im->size - off) {
         if (r->ok)
-            error_set(r->err, "%s: offset 0x%" PRIx64 ": %s extends past the end of the file (%zu bytes)",
+            err_set(r->err, "%s: offset 0x%" PRIx64 ": %s extends past the end of the file (%zu bytes)",
                       im->path, off, what, im->size);
         r->ok = false;
         return 0;
@@ -116,12 +116,12 @@ static bool load_sections(Image *im, Reader *r, uint64_t shoff, uint64_t shentsi
     if (shstrndx == SHN_UNDEF)
         return true;
     if (shstrndx >= shnum)
-        return error_set(r->err, "%s: e_shstrndx %" PRIu64 " names no section", im->path, shstrndx);
+        return err_set(r->err, "%s: e_shstrndx %" PRIu64 " names no section", im->path, shstrndx);
     Shdr str = read_shdr(r, shoff, shentsize, shstrndx);
     if (!r->ok)
         return false;
     if (!in_file(im, str.offset, str.size) || str.size == 0)
-        return error_set(r->err, "%s: section-name table at offset 0x%" PRIx64 " extends past the end of the file",
+        return err_set(r->err, "%s: section-name table at offset 0x%" PRIx64 " extends past the end of the file",
                          im->path, str.offset);
     im->secnames = xcalloc(1, str.size + 1);
     memcpy(im->secnames, im->data + str.offset, str.size);
@@ -131,11 +131,11 @@ static bool load_sections(Image *im, Reader *r, uint64_t shoff, uint64_t shentsi
         if (!r->ok)
             return false;
         if (sh.name >= str.size)
-            return error_set(r->err, "%s: section %" PRIu64 ": name offset 0x%" PRIx64 " is outside the name table",
+            return err_set(r->err, "%s: section %" PRIu64 ": name offset 0x%" PRIx64 " is outside the name table",
                              im->path, i, sh.name);
         bool nobits = sh.type == SHT_NOBITS;
         if (!nobits && sh.type != SHT_NULL && !in_file(im, sh.offset, sh.size))
-            return error_set(r->err, "%s: section %" PRIu64 " (%s) at offset 0x%" PRIx64 " extends past the end of the file",
+            return err_set(r->err, "%s: section %" PRIu64 " (%s) at offset 0x%" PRIx64 " extends past the end of the file",
                              im->path, i, im->secnames + sh.name, sh.offset);
         im->secs[im->nsecs++] = (Section){ im->secnames + sh.name, sh.addr, sh.size, sh.offset, nobits,
                                            (sh.flags & SHF_ALLOC) != 0 };
@@ -169,16 +169,16 @@ static bool load_symbols(Image *im, Reader *r, uint64_t shoff, uint64_t shentsiz
             continue;
         size_t esz = im->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
         if (sh.entsize != esz || !in_file(im, sh.offset, sh.size))
-            return error_set(r->err, "%s: section %" PRIu64 " (.symtab) at offset 0x%" PRIx64
+            return err_set(r->err, "%s: section %" PRIu64 " (.symtab) at offset 0x%" PRIx64
                              ": bad entry size or extends past the end of the file", im->path, i, sh.offset);
         if (sh.link >= shnum)
-            return error_set(r->err, "%s: .symtab links to section %" PRIu64 ", which does not exist",
+            return err_set(r->err, "%s: .symtab links to section %" PRIu64 ", which does not exist",
                              im->path, sh.link);
         Shdr str = read_shdr(r, shoff, shentsize, sh.link);
         if (!r->ok)
             return false;
         if (!in_file(im, str.offset, str.size) || str.size == 0)
-            return error_set(r->err, "%s: string table at offset 0x%" PRIx64 " extends past the end of the file",
+            return err_set(r->err, "%s: string table at offset 0x%" PRIx64 " extends past the end of the file",
                              im->path, str.offset);
         im->strings = xcalloc(1, str.size + 1);
         memcpy(im->strings, im->data + str.offset, str.size);
@@ -199,7 +199,7 @@ static bool load_symbols(Image *im, Reader *r, uint64_t shoff, uint64_t shentsiz
             if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE)
                 continue;
             if (name >= str.size)
-                return error_set(r->err, "%s: symbol %" PRIu64 " at offset 0x%" PRIx64
+                return err_set(r->err, "%s: symbol %" PRIu64 " at offset 0x%" PRIx64
                                  ": name offset %" PRIu64 " is outside the string table",
                                  im->path, k, b, name);
             const char *nm = im->strings + name;
@@ -225,17 +225,17 @@ bool image_load_elf(Image *im, const char *path, Error *err)
     if (!read_file(path, &im->data, &im->size, err))
         return false;
     if (im->size < EI_NIDENT || memcmp(im->data, ELFMAG, SELFMAG))
-        return error_set(err, "%s: offset 0: not an ELF file (bad magic)", path);
+        return err_set(err, "%s: offset 0: not an ELF file (bad magic)", path);
     unsigned cls = im->data[EI_CLASS], dat = im->data[EI_DATA];
     if (cls != ELFCLASS32 && cls != ELFCLASS64)
-        return error_set(err, "%s: offset 0x%x: bad ELF class %u", path, EI_CLASS, cls);
+        return err_set(err, "%s: offset 0x%x: bad ELF class %u", path, EI_CLASS, cls);
     if (dat != ELFDATA2LSB && dat != ELFDATA2MSB)
-        return error_set(err, "%s: offset 0x%x: bad ELF data encoding %u", path, EI_DATA, dat);
+        return err_set(err, "%s: offset 0x%x: bad ELF data encoding %u", path, EI_DATA, dat);
     im->is64 = cls == ELFCLASS64;
     im->big_endian = dat == ELFDATA2MSB;
     size_t ehsz = im->is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
     if (im->size < ehsz)
-        return error_set(err, "%s: offset 0: file too small for an ELF header (%zu bytes)", path, im->size);
+        return err_set(err, "%s: offset 0: file too small for an ELF header (%zu bytes)", path, im->size);
 
     Reader r = { im, err, true };
     uint64_t type = EF(&r, 0, Ehdr, e_type, "ELF header");
@@ -249,22 +249,22 @@ bool image_load_elf(Image *im, const char *path, Error *err)
     uint64_t shnum = EF(&r, 0, Ehdr, e_shnum, "ELF header");
     uint64_t shstrndx = EF(&r, 0, Ehdr, e_shstrndx, "ELF header");
     if (type != ET_EXEC && type != ET_DYN)
-        return error_set(err, "%s: offset 0x10: ELF type %" PRIu64 " is not an executable", path, type);
+        return err_set(err, "%s: offset 0x10: ELF type %" PRIu64 " is not an executable", path, type);
     im->arch = arch_of_machine((unsigned)machine);
     if (im->arch == ARCH_NONE)
-        return error_set(err, "%s: offset 0x12: ELF machine %" PRIu64 " is not x86_64, aarch64 or ppc", path, machine);
+        return err_set(err, "%s: offset 0x12: ELF machine %" PRIu64 " is not x86_64, aarch64 or ppc", path, machine);
     bool want64 = im->arch != ARCH_PPC32;
-    if (im->is64 != want64 || im->big_endian != arch_big_endian(im->arch))
-        return error_set(err, "%s: a %s ELF must be %s %s-endian", path, arch_name(im->arch),
-                         want64 ? "64-bit" : "32-bit", arch_big_endian(im->arch) ? "big" : "little");
+    if (im->is64 != want64 || im->big_endian != isa_big_endian(im->arch))
+        return err_set(err, "%s: a %s ELF must be %s %s-endian", path, isa_name(im->arch),
+                         want64 ? "64-bit" : "32-bit", isa_big_endian(im->arch) ? "big" : "little");
     size_t phsz = im->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
     if (phnum == 0)
-        return error_set(err, "%s: no program headers: nothing to load", path);
+        return err_set(err, "%s: no program headers: nothing to load", path);
     if (phentsize != phsz)
-        return error_set(err, "%s: offset 0x%" PRIx64 ": program header size %" PRIu64 " (expected %zu)",
+        return err_set(err, "%s: offset 0x%" PRIx64 ": program header size %" PRIu64 " (expected %zu)",
                          path, phoff, phentsize, phsz);
     if (!in_file(im, phoff, phnum * phsz))
-        return error_set(err, "%s: offset 0x%" PRIx64 ": %" PRIu64 " program headers extend past the end of the file",
+        return err_set(err, "%s: offset 0x%" PRIx64 ": %" PRIu64 " program headers extend past the end of the file",
                          path, phoff, phnum);
 
     im->segs = xcalloc(phnum, sizeof *im->segs);
@@ -284,26 +284,26 @@ bool image_load_elf(Image *im, const char *path, Error *err)
         if (s.memsz == 0)
             continue;
         if (s.filesz > s.memsz)
-            return error_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
+            return err_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
                              ": file size 0x%" PRIx64 " exceeds memory size 0x%" PRIx64,
                              path, b, i, s.filesz, s.memsz);
         if (!in_file(im, s.offset, s.filesz))
-            return error_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
+            return err_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
                              ": segment data [0x%" PRIx64 ", +0x%" PRIx64 ") extends past the end of the file",
                              path, b, i, s.offset, s.filesz);
         if (s.paddr + s.memsz < s.paddr || (!im->is64 && s.paddr + s.memsz > 0x100000000ull))
-            return error_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
+            return err_set(err, "%s: offset 0x%" PRIx64 ": program header %" PRIu64
                              ": segment wraps around the address space", path, b, i);
         im->segs[im->nsegs++] = s;
     }
     if (!im->nsegs)
-        return error_set(err, "%s: no loadable segments", path);
+        return err_set(err, "%s: no loadable segments", path);
 
     /* Section headers are optional (stripped images): code ranges then come from PF_X. */
     if (shoff && shnum) {
         size_t shsz = im->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
         if (shentsize != shsz || !in_file(im, shoff, shnum * shsz))
-            return error_set(err, "%s: offset 0x%" PRIx64 ": %" PRIu64
+            return err_set(err, "%s: offset 0x%" PRIx64 ": %" PRIu64
                              " section headers are malformed or extend past the end of the file",
                              path, shoff, shnum);
         im->code = xcalloc(shnum, sizeof *im->code);
@@ -344,11 +344,11 @@ bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, 
     im->arch = arch;
     im->raw = true;
     im->is64 = arch != ARCH_PPC32;
-    im->big_endian = arch_big_endian(arch);
+    im->big_endian = isa_big_endian(arch);
     if (!read_file(path, &im->data, &im->size, err))
         return false;
     if (im->size == 0)
-        return error_set(err, "%s: empty file", path);
+        return err_set(err, "%s: empty file", path);
     im->segs = xcalloc(1, sizeof *im->segs);
     im->segs[0] = (Segment){ load_addr, load_addr, 0, im->size, im->size, PF_R | PF_W | PF_X };
     im->nsegs = 1;

@@ -29,12 +29,12 @@
 
 /* ------------------------------------------------------------------ diagnostics, console */
 
-const char *machine_describe(Machine *m, uint64_t addr, char *buf, size_t len)
+const char *mach_describe(Machine *m, uint64_t addr, char *buf, size_t len)
 {
     return image_describe(&m->image, addr, buf, len);
 }
 
-void machine_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
+void mach_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
 {
     if (!trace_on(&m->trace))
         return;
@@ -47,7 +47,7 @@ void machine_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char 
     trace_str(&ev, "what", what);
     if (c) {
         trace_hex(&ev, "pc", pc);
-        trace_str(&ev, "sym", machine_describe(m, pc, sym, sizeof sym));
+        trace_str(&ev, "sym", mach_describe(m, pc, sym, sizeof sym));
     }
     trace_str(&ev, "msg", msg);
     trace_end(&m->trace, &ev);
@@ -85,7 +85,7 @@ void console_flush(Machine *m)
 
 /* ------------------------------------------------------------------ exit */
 
-uint64_t machine_total_insns(const Machine *m)
+uint64_t mach_total_insns(const Machine *m)
 {
     uint64_t t = 0;
     for (int i = 0; i < m->ncpus; i++)
@@ -93,7 +93,7 @@ uint64_t machine_total_insns(const Machine *m)
     return t;
 }
 
-Cpu *machine_cpu_by_hwid(Machine *m, uint64_t hwid)
+Cpu *mach_cpu_by_hwid(Machine *m, uint64_t hwid)
 {
     for (int i = 0; i < m->ncpus; i++)
         if (m->cpus[i]->hwid == hwid)
@@ -101,25 +101,25 @@ Cpu *machine_cpu_by_hwid(Machine *m, uint64_t hwid)
     return NULL;
 }
 
-void machine_exit(Machine *m, Cpu *c, int status, const char *reason)
+void mach_exit(Machine *m, Cpu *c, int status, const char *reason)
 {
-    machine_exit_at(m, c, UINT64_MAX, status, reason);
+    mach_exit_at(m, c, UINT64_MAX, status, reason);
 }
 
-void machine_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *reason)
+void mach_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *reason)
 {
     if (m->stopping)
         return;
     if (c) {
         /* The instruction that caused the exit is the last one retired. */
         if (m->acc.valid) {
-            pc = cpu_access_pc(c, m->acc.kind, m->acc.addr, m->acc.size);
-            cpu_retire_upto(c, pc, true);
+            pc = vcpu_access_pc(c, m->acc.kind, m->acc.addr, m->acc.size);
+            vcpu_retire_upto(c, pc, true);
         } else if (pc == UINT64_MAX) {
             pc = c->ops->get_pc(c);
         }
         c->stop_reason = reason;
-        cpu_request_stop(c);
+        vcpu_request_stop(c);
     }
     m->stopping = true;
     m->exit_status = status;
@@ -132,7 +132,7 @@ void machine_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *re
         trace_str(&ev, "reason", reason);
         if (c) {
             trace_hex(&ev, "pc", pc);
-            trace_str(&ev, "sym", machine_describe(m, pc, sym, sizeof sym));
+            trace_str(&ev, "sym", mach_describe(m, pc, sym, sizeof sym));
         }
         trace_end(&m->trace, &ev);
     }
@@ -169,7 +169,7 @@ static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsign
         v = d->ops->read(d, c, addr - d->base, size);
     } else {
         v = all_ones(size);
-        machine_diag(m, c, cpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
+        mach_diag(m, c, vcpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
                      "read of %u bytes at %s 0x%" PRIx64 ": no device", size, io ? "port" : "address", addr);
     }
     m->acc.valid = false;
@@ -186,18 +186,18 @@ static void dispatch_write(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned 
     if (d)
         d->ops->write(d, c, addr - d->base, size, val);
     else
-        machine_diag(m, c, cpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
+        mach_diag(m, c, vcpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
                      "write of %u bytes (0x%" PRIx64 ") at %s 0x%" PRIx64 ": no device", size, val,
                      io ? "port" : "address", addr);
     m->acc.valid = false;
 }
 
-uint64_t machine_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size)
+uint64_t mach_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size)
 {
     return dispatch_read(m, c, true, port, size, ACC_IN, port);
 }
 
-void machine_io_write(Machine *m, Cpu *c, uint64_t port, unsigned size, uint64_t val)
+void mach_io_write(Machine *m, Cpu *c, uint64_t port, unsigned size, uint64_t val)
 {
     dispatch_write(m, c, true, port, size, val, ACC_OUT, port);
 }
@@ -222,7 +222,7 @@ static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size, void *opaq
         return dispatch_read(m, c, true, off, size, ACC_READ, x->base + off);
     case WIN_DESCRIBED:
         if (!m->stopping)
-            machine_diag(m, c, cpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
+            mach_diag(m, c, vcpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
                          "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
         return 0;
     default:
@@ -241,7 +241,7 @@ static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val,
         break;
     case WIN_DESCRIBED:
         if (!m->stopping)
-            machine_diag(m, c, cpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
+            mach_diag(m, c, vcpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
                          "write of 0x%" PRIx64 " to %s +0x%" PRIx64 " (%u bytes): not modelled yet, ignored", val,
                          x->name, off, size);
         break;
@@ -264,7 +264,7 @@ static bool map_window(Machine *m, Cpu *c, uint64_t base, uint64_t size, int kin
     m->mmio_ctx[m->nmmio_ctx++] = x;
     uc_err e = uc_mmio_map(c->uc, start, end - start, mmio_read, x, mmio_write, x);
     if (e != UC_ERR_OK)
-        return error_set(err, "cpu%d: cannot map %s at 0x%" PRIx64 ": %s", c->index, name, start, uc_strerror(e));
+        return err_set(err, "cpu%d: cannot map %s at 0x%" PRIx64 ": %s", c->index, name, start, uc_strerror(e));
     return true;
 }
 
@@ -278,7 +278,7 @@ static int cmp_span(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-bool machine_map_devices(Machine *m, Cpu *c, Error *err)
+bool mach_map_devices(Machine *m, Cpu *c, Error *err)
 {
     Span used[DESC_MAX_DEVS + MEM_MAX_BLOCKS + 2];
     int nused = 0;
@@ -333,19 +333,19 @@ static bool place_dtb(Machine *m, uint64_t *addr, Error *err)
     if (clash)
         want = (top + DTB_ALIGN - 1) & ~(DTB_ALIGN - 1);
     if (!mem_ptr(&m->mem, want, DTB_MAX_SIZE))
-        return error_set(err, "no room in RAM for the device tree at 0x%" PRIx64, want);
+        return err_set(err, "no room in RAM for the device tree at 0x%" PRIx64, want);
     *addr = want;
     return true;
 }
 
-static bool machine_check_patching(Machine *m, Error *err)
+static bool mach_check_patching(Machine *m, Error *err)
 {
     m->patchcheck = xcalloc(1, sizeof *m->patchcheck);
     if (!patchcheck_init(m->patchcheck, m, &m->image, err))
         return false;
     if (m->cfg.icache_strict) {
         if (m->arch == ARCH_X86_64)
-            return error_set(err, "--icache=strict: x86_64 keeps its instruction cache coherent with stores; "
+            return err_set(err, "--icache=strict: x86_64 keeps its instruction cache coherent with stores; "
                                   "the strict mode is for arm64 and ppc32");
         m->icache = xcalloc(1, sizeof *m->icache);
         icache_init(m->icache, m);
@@ -359,13 +359,13 @@ static bool load_image(Machine *m, Error *err)
         const Segment *s = &m->image.segs[i];
         uint8_t *dst = mem_ptr(&m->mem, s->paddr, s->memsz);
         if (!dst)
-            return error_set(err, "%s: segment at 0x%" PRIx64 "+0x%" PRIx64 " is not inside RAM or ROM of the machine",
+            return err_set(err, "%s: segment at 0x%" PRIx64 "+0x%" PRIx64 " is not inside RAM or ROM of the machine",
                              m->image.path, s->paddr, s->memsz);
         memcpy(dst, m->image.data + s->offset, s->filesz);
         memset(dst + s->filesz, 0, s->memsz - s->filesz);
     }
     if (!mem_ptr(&m->mem, m->image.entry, 4))
-        return error_set(err, "%s: entry point 0x%" PRIx64 " is not in RAM or ROM", m->image.path, m->image.entry);
+        return err_set(err, "%s: entry point 0x%" PRIx64 " is not in RAM or ROM", m->image.path, m->image.entry);
     for (int i = 0; i < m->image.ncode; i++) {
         codewatch_add_range(&m->cw, m->image.code[i].start, m->image.code[i].end);
         mem_mark_code(&m->mem, m->image.code[i].start, m->image.code[i].end);
@@ -378,7 +378,7 @@ static bool write_x86_boot(Machine *m, Error *err)
 {
     uint8_t *p = mem_ptr(&m->mem, X86_BOOT_BASE, 0x7000);
     if (!p)
-        return error_set(err, "x86_64 boards need RAM at 0x8000-0xffff for the boot structures");
+        return err_set(err, "x86_64 boards need RAM at 0x8000-0xffff for the boot structures");
     memset(p, 0, 0x7000);
     store_le(p + 0x08, 8, 0x00af9a000000ffffull);          /* 0x08: 64-bit code */
     store_le(p + 0x10, 8, 0x00cf92000000ffffull);          /* 0x10: data */
@@ -406,7 +406,7 @@ static bool init_spin_tables(Machine *m, Error *err)
         unsigned len = m->arch == ARCH_PPC32 ? 24 : 8;
         uint8_t *p = mem_ptr(&m->mem, cd->release_addr, len);
         if (!p || (RamBlock *)mem_block(&m->mem, cd->release_addr)->rom)
-            return error_set(err, "node %s: property cpu-release-addr: 0x%" PRIx64 " is not in RAM", cd->path,
+            return err_set(err, "node %s: property cpu-release-addr: 0x%" PRIx64 " is not in RAM", cd->path,
                              cd->release_addr);
         memset(p, 0, len);
         if (m->arch == ARCH_PPC32) {
@@ -442,7 +442,7 @@ static bool reserve_regions(Machine *m, Error *err)
     return dt_reserve(m->fdt, m->fdt_addr, DTB_MAX_SIZE, err);
 }
 
-bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
+bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
 {
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
@@ -458,8 +458,8 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
         if (!ok)
             return false;
         if (cfg->arch != ARCH_NONE && cfg->arch != m->image.arch)
-            return error_set(err, "%s: a %s image, but --arch %s", cfg->kernel, arch_name(m->image.arch),
-                             arch_name(cfg->arch));
+            return err_set(err, "%s: a %s image, but --arch %s", cfg->kernel, isa_name(m->image.arch),
+                             isa_name(cfg->arch));
         if (cfg->entry_set)
             m->image.entry = cfg->entry;
         m->arch = m->image.arch;
@@ -467,7 +467,7 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
         m->arch = cfg->arch;
     }
     if (m->arch == ARCH_NONE)
-        return error_set(err, "no architecture: give a kernel ELF or --arch");
+        return err_set(err, "no architecture: give a kernel ELF or --arch");
 
     FdtOptions fo = { cfg->machine_file, cfg->ncpus, cfg->cpu_model, cfg->bootargs };
     m->fdt = dt_build(m->arch, &fo, err);
@@ -476,18 +476,18 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
     if (!dt_parse(m->fdt, m->arch, &m->desc, err)) {
         char tmp[sizeof err->msg];
         memcpy(tmp, err->msg, sizeof tmp);
-        return error_set(err, "%s: %.480s", cfg->machine_file ? cfg->machine_file : "built-in board", tmp);
+        return err_set(err, "%s: %.480s", cfg->machine_file ? cfg->machine_file : "built-in board", tmp);
     }
     for (int i = 0; i < m->desc.nmem; i++)
         if (!mem_add(&m->mem, m->desc.mem[i].base, m->desc.mem[i].size, m->desc.mem[i].rom, err))
             return false;
-    clock_init(&m->clock, cfg->quantum ? cfg->quantum : DEFAULT_QUANTUM, m->desc.cpus[0].clock_hz);
+    clk_init(&m->clock, cfg->quantum ? cfg->quantum : DEFAULT_QUANTUM, m->desc.cpus[0].clock_hz);
 
     if (cfg->kernel && !load_image(m, err))
         return false;
     if (cfg->guest_trace_file && !guesttrace_check(m, err))
         return false;
-    if (cfg->check_patching && !machine_check_patching(m, err))
+    if (cfg->check_patching && !mach_check_patching(m, err))
         return false;
     if (m->arch == ARCH_X86_64 && !write_x86_boot(m, err))
         return false;
@@ -497,7 +497,7 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
         return false;
     m->fdt_size = dt_finish(m->fdt);
     if (m->fdt_size > DTB_MAX_SIZE)
-        return error_set(err, "the device tree is %" PRIu64 " bytes; at most %llu are supported", m->fdt_size,
+        return err_set(err, "the device tree is %" PRIu64 " bytes; at most %llu are supported", m->fdt_size,
                          DTB_MAX_SIZE);
     memcpy(mem_ptr(&m->mem, m->fdt_addr, m->fdt_size), m->fdt, m->fdt_size);
 
@@ -506,7 +506,7 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
         if (dd->described_only)
             continue;
         if (m->ndevs == MAX_DEVICES)
-            return error_set(err, "too many devices");
+            return err_set(err, "too many devices");
         Device *d = device_find(dd->compatible)(m, dd, err);
         if (!d)
             return false;
@@ -522,7 +522,7 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
     if (cfg->console_file) {
         m->console.fd = open(cfg->console_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (m->console.fd < 0)
-            return error_set(err, "%s: cannot create the console file: %s", cfg->console_file, strerror(errno));
+            return err_set(err, "%s: cannot create the console file: %s", cfg->console_file, strerror(errno));
         m->console.own_fd = true;
     } else {
         m->console.line_flush = isatty(STDOUT_FILENO);
@@ -535,7 +535,7 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
     m->ncpus = m->desc.ncpus;
     for (int i = 0; i < m->ncpus; i++) {
         const CpuDesc *cd = &m->desc.cpus[i];
-        m->cpus[i] = cpu_create(m, i, cd->hwid, cd->model, err);
+        m->cpus[i] = vcpu_create(m, i, cd->hwid, cd->model, err);
         if (!m->cpus[i]) {
             m->ncpus = i;
             return false;
@@ -545,7 +545,7 @@ bool machine_create(Machine *m, const MachineConfig *cfg, Error *err)
     return true;
 }
 
-void machine_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter)
+void mach_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter)
 {
     if (m->profile)
         profile_sample(m->profile, c->index, c->cycles, pc, user, counter);
@@ -557,25 +557,25 @@ static void write_samples(Machine *m)
     if (!m->profile)
         return;
     for (int i = 0; i < m->ncpus; i++) {
-        cpu_profile_flush(m->cpus[i]);
+        vcpu_profile_flush(m->cpus[i]);
         m->cpus[i]->blk_counted = 0;
     }
     Error err = { { 0 } };
-    if (!profile_write(m->profile, m->cfg.samples_file, arch_name(m->arch), &err))
+    if (!profile_write(m->profile, m->cfg.samples_file, isa_name(m->arch), &err))
         fprintf(stderr, "pmusim: %s\n", err.msg);
 }
 
-void machine_boot(Machine *m)
+void mach_boot(Machine *m)
 {
     Cpu *boot = m->cpus[0];
     /* second argument register: x86 RSI = APIC ID; ppc32 r6 = the ePAPR magic (docs/guest-abi.md) */
-    cpu_start(boot, m->image.entry, m->fdt_addr, m->arch == ARCH_PPC32 ? EPAPR_MAGIC : boot->hwid, 0, "boot");
+    vcpu_start(boot, m->image.entry, m->fdt_addr, m->arch == ARCH_PPC32 ? EPAPR_MAGIC : boot->hwid, 0, "boot");
 }
 
-void machine_destroy(Machine *m)
+void mach_destroy(Machine *m)
 {
     for (int i = 0; i < m->ncpus; i++)
-        cpu_destroy(m->cpus[i]);
+        vcpu_destroy(m->cpus[i]);
     for (int i = 0; i < m->ndevs; i++) {
         if (m->devs[i]->ops->destroy)
             m->devs[i]->ops->destroy(m->devs[i]);
@@ -601,7 +601,7 @@ void machine_destroy(Machine *m)
         icache_destroy(m->icache);
         free(m->icache);
     }
-    clock_destroy(&m->clock);
+    clk_destroy(&m->clock);
     codewatch_destroy(&m->cw);
     mem_destroy(&m->mem);
     image_free(&m->image);
@@ -609,7 +609,7 @@ void machine_destroy(Machine *m)
     memset(m, 0, sizeof *m);
 }
 
-bool machine_dump_dtb(Machine *m, Error *err)
+bool mach_dump_dtb(Machine *m, Error *err)
 {
     char *text;
     if (!dt_to_dts(m->fdt, &text, err))
@@ -628,7 +628,7 @@ static void poll_power_on(Machine *m, Cpu *c)
     const CpuDesc *cd = &m->desc.cpus[c->index];
     if (c->start_pending) {
         c->start_pending = false;
-        cpu_start(c, c->start_entry, c->start_arg, 0, c->start_at, "psci-cpu-on");
+        vcpu_start(c, c->start_entry, c->start_arg, 0, c->start_at, "psci-cpu-on");
         return;
     }
     if (cd->enable != ENABLE_SPIN_TABLE || c->state != CPU_OFF || c->insns)
@@ -640,12 +640,12 @@ static void poll_power_on(Machine *m, Cpu *c)
             return;
         uint64_t r3 = load_be(p + 8, 8), pir = load_be(p + 20, 4);
         c->hwid = pir;
-        cpu_start(c, (uint32_t)entry, r3, 0, m->clock.now, "spin-table");
+        vcpu_start(c, (uint32_t)entry, r3, 0, m->clock.now, "spin-table");
         return;
     }
     uint64_t entry = load_le(mem_ptr(&m->mem, cd->release_addr, 8), 8);
     if (entry)
-        cpu_start(c, entry, m->fdt_addr, c->hwid, m->clock.now, "spin-table");
+        vcpu_start(c, entry, m->fdt_addr, c->hwid, m->clock.now, "spin-table");
 }
 
 /* Pages that became code during the round: write-protect them in every engine and drop any
@@ -660,13 +660,13 @@ static void apply_code_pages(Machine *m)
         *f = (uint8_t)((*f & ~PAGE_CODE_PENDING) | PAGE_CODE);
         for (int k = 0; k < m->ncpus; k++) {
             uc_mem_protect(m->cpus[k]->uc, page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
-            cpu_invalidate_code(m->cpus[k], page, page + GUEST_PAGE);
+            vcpu_invalidate_code(m->cpus[k], page, page + GUEST_PAGE);
         }
     }
     gm->npending = 0;
 }
 
-static bool machine_hung(Machine *m)
+static bool mach_hung(Machine *m)
 {
     if (m->clock.global.n)
         return false;
@@ -680,7 +680,7 @@ static bool machine_hung(Machine *m)
     return true;
 }
 
-int machine_run(Machine *m)
+int mach_run(Machine *m)
 {
     while (!m->stopping) {
         uint64_t end = m->clock.now + m->clock.quantum;
@@ -689,7 +689,7 @@ int machine_run(Machine *m)
         for (int i = 0; i < m->ncpus && !m->stopping && !m->interrupted; i++) {
             Cpu *c = m->cpus[i];
             poll_power_on(m, c);
-            cpu_run(c, end);
+            vcpu_run(c, end);
             apply_code_pages(m);
         }
         if (m->stopping)
@@ -697,15 +697,15 @@ int machine_run(Machine *m)
         evq_run_due(&m->clock.global, end);
         m->clock.now = end;
         if (m->interrupted) {
-            machine_exit(m, NULL, 130, "interrupted");
+            mach_exit(m, NULL, 130, "interrupted");
             break;
         }
         if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
-            machine_exit(m, NULL, EXIT_LIMIT, "max-cycles");
+            mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
             break;
         }
-        if (machine_hung(m)) {
-            machine_exit(m, NULL, EXIT_HUNG, "all-cpus-asleep");
+        if (mach_hung(m)) {
+            mach_exit(m, NULL, EXIT_HUNG, "all-cpus-asleep");
             break;
         }
         if (m->cfg.save_file && !m->saved && m->clock.now >= m->cfg.save_at) {
@@ -713,7 +713,7 @@ int machine_run(Machine *m)
             m->saved = true;
             if (!checkpoint_save(m, m->cfg.save_file, &err)) {
                 fprintf(stderr, "pmusim: %s\n", err.msg);
-                machine_exit(m, NULL, EXIT_USAGE, "checkpoint-failed");
+                mach_exit(m, NULL, EXIT_USAGE, "checkpoint-failed");
                 break;
             }
         }
@@ -741,7 +741,7 @@ int machine_run(Machine *m)
     return m->exit_status;
 }
 
-void machine_print_stats(Machine *m)
+void mach_print_stats(Machine *m)
 {
     for (int i = 0; i < m->ncpus; i++) {
         Cpu *c = m->cpus[i];

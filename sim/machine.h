@@ -1,10 +1,10 @@
 /* machine.h — a machine built from a device tree: memory, CPUs, devices, one clock, one trace.
  *
- * Data flow.  machine_create() loads the guest image, builds the effective device tree
+ * Data flow.  mach_create() loads the guest image, builds the effective device tree
  * (fdt.h: board + options), creates RAM/ROM, loads the image, writes the DTB and the boot
  * structures into guest RAM, creates the devices the tree names and one Cpu (one Unicorn
- * engine) per cpu node.  machine_run() advances time in rounds of one quantum: each CPU in
- * order runs to the round's end (cpu_run), held CPUs check their release, machine-wide events
+ * engine) per cpu node.  mach_run() advances time in rounds of one quantum: each CPU in
+ * order runs to the round's end (vcpu_run), held CPUs check their release, machine-wide events
  * fire, pages that became code are write-protected in every engine, and a checkpoint is taken
  * when asked.  Devices never touch CPU state: they call back into the machine (console, exit,
  * CPU power) or raise lines on a CPU.
@@ -58,7 +58,7 @@ typedef struct MachineConfig {
     bool icount_check;              /* test aid: count every instruction with a code hook too */
 } MachineConfig;
 
-/* The device access being dispatched (so machine_exit can find the exact instruction). */
+/* The device access being dispatched (so mach_exit can find the exact instruction). */
 typedef struct AccessCtx {
     bool valid;
     AccessKind kind;
@@ -106,43 +106,43 @@ struct Machine {
     int nmmio_ctx, mmio_ctx_cap;
 };
 
-bool machine_create(Machine *m, const MachineConfig *cfg, Error *err);
+bool mach_create(Machine *m, const MachineConfig *cfg, Error *err);
 /* Start the boot CPU at the image entry (not done when restoring a checkpoint). */
-void machine_boot(Machine *m);
+void mach_boot(Machine *m);
 /* Map the device windows (and, on x86, unassigned space) into a CPU's engine. */
-bool machine_map_devices(Machine *m, Cpu *c, Error *err);
-void machine_destroy(Machine *m);
+bool mach_map_devices(Machine *m, Cpu *c, Error *err);
+void mach_destroy(Machine *m);
 /* Run to the end; returns pmusim's exit status. */
-int machine_run(Machine *m);
+int mach_run(Machine *m);
 /* Print the effective tree as DTS on stdout (through dtc). */
-bool machine_dump_dtb(Machine *m, Error *err);
-void machine_print_stats(Machine *m);
+bool mach_dump_dtb(Machine *m, Error *err);
+void mach_print_stats(Machine *m);
 
 /* End the run: the guest powered off, asked to exit, or a limit was reached.  `cpu` is the
  * CPU whose instruction caused it, or NULL. */
-void machine_exit(Machine *m, Cpu *cpu, int status, const char *reason);
+void mach_exit(Machine *m, Cpu *cpu, int status, const char *reason);
 /* The same, naming the instruction that caused it (when the PC has already moved on). */
-void machine_exit_at(Machine *m, Cpu *cpu, uint64_t pc, int status, const char *reason);
+void mach_exit_at(Machine *m, Cpu *cpu, uint64_t pc, int status, const char *reason);
 /* Total instructions retired by every CPU. */
-uint64_t machine_total_insns(const Machine *m);
+uint64_t mach_total_insns(const Machine *m);
 /* A CPU by hardware id (APIC ID / MPIDR / PIR), or NULL. */
-Cpu *machine_cpu_by_hwid(Machine *m, uint64_t hwid);
+Cpu *mach_cpu_by_hwid(Machine *m, uint64_t hwid);
 
 /* Console output (a UART transmitted a byte). */
 void console_putc(Machine *m, uint8_t c);
 void console_flush(Machine *m);
 
 /* I/O port space (x86 IN/OUT, the ppc32 ISA window). */
-uint64_t machine_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size);
-void machine_io_write(Machine *m, Cpu *c, uint64_t port, unsigned size, uint64_t val);
+uint64_t mach_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size);
+void mach_io_write(Machine *m, Cpu *c, uint64_t port, unsigned size, uint64_t val);
 
 /* A diagnostic about something the guest did wrong (or pmusim does not model), in the trace. */
-void machine_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...) PMUSIM_PRINTF(5, 6);
+void mach_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...) PMUSIM_PRINTF(5, 6);
 
 /* A PMU sample (with --samples): the instruction that caused it and its privilege level. */
-void machine_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter);
+void mach_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter);
 
 /* Symbolic form of a guest address for reports ("func+0x10"). */
-const char *machine_describe(Machine *m, uint64_t addr, char *buf, size_t len);
+const char *mach_describe(Machine *m, uint64_t addr, char *buf, size_t len);
 
 #endif

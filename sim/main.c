@@ -159,7 +159,7 @@ int main(int argc, char **argv)
         }
         uint64_t n;
         if (!strcmp(name, "--arch")) {
-            cfg.arch = arch_from_name(val);
+            cfg.arch = isa_from_name(val);
             if (cfg.arch == ARCH_NONE)
                 return fail("--arch %s: unknown architecture (x86_64, arm64, ppc32)%s", val, "");
         } else if (!strcmp(name, "--machine")) {
@@ -227,32 +227,32 @@ int main(int argc, char **argv)
 
     Error err = { { 0 } };
     install_signals();
-    if (!machine_create(&machine, &cfg, &err)) {
+    if (!mach_create(&machine, &cfg, &err)) {
         fprintf(stderr, "pmusim: %s\n", err.msg);
-        machine_destroy(&machine);
+        mach_destroy(&machine);
         return EXIT_USAGE;
     }
     if (dump) {
-        bool ok = machine_dump_dtb(&machine, &err);
+        bool ok = mach_dump_dtb(&machine, &err);
         if (!ok)
             fprintf(stderr, "pmusim: %s\n", err.msg);
-        machine_destroy(&machine);
+        mach_destroy(&machine);
         return ok ? 0 : EXIT_USAGE;
     }
     if (cfg.restore_file) {
         if (!checkpoint_restore(&machine, cfg.restore_file, &err)) {
             fprintf(stderr, "pmusim: %s\n", err.msg);
-            machine_destroy(&machine);
+            mach_destroy(&machine);
             return EXIT_USAGE;
         }
     } else {
-        machine_boot(&machine);
+        mach_boot(&machine);
     }
-    int status = machine_run(&machine);
+    int status = mach_run(&machine);
     if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit"))
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
     if (cfg.stats)
-        machine_print_stats(&machine);
+        mach_print_stats(&machine);
     if (cfg.icount_check) {
         for (int k = 0; k < machine.ncpus; k++) {
             Cpu *c = machine.cpus[k];
@@ -263,6 +263,6 @@ int main(int argc, char **argv)
                 status = EXIT_INTERNAL;
         }
     }
-    machine_destroy(&machine);
+    mach_destroy(&machine);
     return status;
 }

@@ -8,17 +8,17 @@
 bool mem_add(GuestMem *gm, uint64_t base, uint64_t size, bool rom, Error *err)
 {
     if (gm->n == MEM_MAX_BLOCKS)
-        return error_set(err, "too many memory ranges (at most %d)", MEM_MAX_BLOCKS);
+        return err_set(err, "too many memory ranges (at most %d)", MEM_MAX_BLOCKS);
     if (!size || (base | size) & (GUEST_PAGE - 1))
-        return error_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " is empty or not 4 KiB aligned", base, size);
+        return err_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " is empty or not 4 KiB aligned", base, size);
     if (base + size < base)
-        return error_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " wraps around", base, size);
+        return err_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " wraps around", base, size);
     for (int i = 0; i < gm->n; i++)
         if (base < gm->blk[i].base + gm->blk[i].size && gm->blk[i].base < base + size)
-            return error_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " overlaps another one", base, size);
+            return err_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " overlaps another one", base, size);
     void *host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (host == MAP_FAILED)
-        return error_set(err, "cannot allocate %" PRIu64 " MiB of guest memory", size >> 20);
+        return err_set(err, "cannot allocate %" PRIu64 " MiB of guest memory", size >> 20);
     RamBlock *b = &gm->blk[gm->n++];
     b->base = base;
     b->size = size;
@@ -74,7 +74,7 @@ bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err)
             uc_err e = uc_mem_map_ptr(uc, b->base + p * GUEST_PAGE, (q - p) * GUEST_PAGE, perms,
                                       b->host + p * GUEST_PAGE);
             if (e != UC_ERR_OK)
-                return error_set(err, "mapping guest memory at 0x%" PRIx64 ": %s", b->base + p * GUEST_PAGE,
+                return err_set(err, "mapping guest memory at 0x%" PRIx64 ": %s", b->base + p * GUEST_PAGE,
                                  uc_strerror(e));
             p = q;
         }

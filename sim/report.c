@@ -75,7 +75,7 @@ static bool parse(Report *r, const char *path, Error *err)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return err_set(err, "%s: cannot open: %s", path, strerror(errno));
     char line[512];
     unsigned lineno = 0;
     bool ok = true;
@@ -83,13 +83,13 @@ static bool parse(Report *r, const char *path, Error *err)
         lineno++;
         uint64_t pc, count;
         if (lineno == 1 && strncmp(line, "# pmusim samples 1 ", 19)) {
-            ok = error_set(err, "%s:1: not a pmusim samples file (version 1)", path);
+            ok = err_set(err, "%s:1: not a pmusim samples file (version 1)", path);
         } else if (line[0] == '#' || line[0] == '\n') {
             continue;
         } else if (!strncmp(line, "sample ", 7)) {
             bool user = strstr(line, " mode=user") != NULL;
             if (!field_u64(line, "pc", &pc) || (!user && !strstr(line, " mode=kernel")))
-                ok = error_set(err, "%s:%u: malformed sample line", path, lineno);
+                ok = err_set(err, "%s:%u: malformed sample line", path, lineno);
             else {
                 row(r, sym_name(&r->im, pc), user)->samples++;
                 r->samples++;
@@ -98,7 +98,7 @@ static bool parse(Report *r, const char *path, Error *err)
             uint64_t window, cycles;
             if (!field_u64(line, "pc", &pc) || !field_u64(line, "count", &count) ||
                 !field_u64(line, "window", &window) || window > count || !field_u64(line, "cycles", &cycles))
-                ok = error_set(err, "%s:%u: malformed insns line", path, lineno);
+                ok = err_set(err, "%s:%u: malformed insns line", path, lineno);
             else {
                 /* truth belongs to the symbol in both images; stored on the kernel row, merged below */
                 Row *w = row(r, sym_name(&r->im, pc), false);
@@ -110,11 +110,11 @@ static bool parse(Report *r, const char *path, Error *err)
                 r->cycles += cycles;
             }
         } else {
-            ok = error_set(err, "%s:%u: unknown line", path, lineno);
+            ok = err_set(err, "%s:%u: unknown line", path, lineno);
         }
     }
     if (ok && lineno == 0)
-        ok = error_set(err, "%s: empty file", path);
+        ok = err_set(err, "%s: empty file", path);
     fclose(f);
     return ok;
 }

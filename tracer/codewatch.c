@@ -85,13 +85,13 @@ static void record(Machine *m, Cpu *c, uint64_t pc, uint64_t addr, const uint8_t
         char sym[128];
         TraceEvent ev = trace_begin(w.cycle, w.cpu, "code-write");
         trace_hex(&ev, "addr", addr);
-        trace_str(&ev, "at", machine_describe(m, addr, sym, sizeof sym));
+        trace_str(&ev, "at", mach_describe(m, addr, sym, sizeof sym));
         trace_dec(&ev, "size", size);
         trace_bytes(&ev, "old", old, size);
         trace_bytes(&ev, "new", new, size);
         char wsym[128];
         trace_hex(&ev, "pc", pc);
-        trace_str(&ev, "sym", machine_describe(m, pc, wsym, sizeof wsym));
+        trace_str(&ev, "sym", mach_describe(m, pc, wsym, sizeof wsym));
         trace_end(&m->trace, &ev);
     }
 }
@@ -99,7 +99,7 @@ static void record(Machine *m, Cpu *c, uint64_t pc, uint64_t addr, const uint8_t
 static void invalidate_all(Machine *m, uint64_t start, uint64_t end)
 {
     for (int i = 0; i < m->ncpus; i++)
-        cpu_invalidate_code(m->cpus[i], start, end);
+        vcpu_invalidate_code(m->cpus[i], start, end);
 }
 
 void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
@@ -115,6 +115,6 @@ void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, un
     memcpy(old, dst, size);
     memcpy(dst, bytes, size);
     if (!m->stopping)
-        record(m, c, cpu_access_pc(c, ACC_WRITE, addr, size), addr, old, bytes, size);
+        record(m, c, vcpu_access_pc(c, ACC_WRITE, addr, size), addr, old, bytes, size);
     invalidate_all(m, addr, addr + size);
 }

@@ -56,7 +56,7 @@ bool guesttrace_check(const Machine *m, Error *err)
 {
     uint64_t a;
     if (!image_symbol_addr(&m->image, "trace_buffers", &a))
-        return error_set(err, "%s: no trace_buffers symbol: this guest keeps no trace rings (--guest-trace)",
+        return err_set(err, "%s: no trace_buffers symbol: this guest keeps no trace rings (--guest-trace)",
                          m->image.path);
     return true;
 }
@@ -76,38 +76,38 @@ static bool read_rings(Rings *r, Error *err)
     Machine *m = r->m;
     uint64_t va;
     if (!image_symbol_addr(&m->image, "trace_buffers", &va))
-        return error_set(err, "%s: no trace_buffers symbol", m->image.path);
+        return err_set(err, "%s: no trace_buffers symbol", m->image.path);
     uint64_t pa = image_load_addr(&m->image, va);
     const uint8_t *d = mem_ptr(&m->mem, pa, TB_HDR + TB_MAX_CPUS * TB_CPU);
     if (!d)
-        return error_set(err, "trace_buffers at 0x%" PRIx64 " is not in guest RAM", pa);
+        return err_set(err, "trace_buffers at 0x%" PRIx64 " is not in guest RAM", pa);
     r->be = m->image.big_endian;
     if (rd(r, d, 4) != TB_MAGIC)
-        return error_set(err, "trace_buffers at 0x%" PRIx64 ": no magic: the guest never set up its trace rings", pa);
+        return err_set(err, "trace_buffers at 0x%" PRIx64 ": no magic: the guest never set up its trace rings", pa);
     if (rd(r, d + 4, 4) != TB_VERSION || rd(r, d + 12, 4) != TB_ENTRY)
-        return error_set(err, "trace_buffers at 0x%" PRIx64 ": version %" PRIu64 ", entry size %" PRIu64
+        return err_set(err, "trace_buffers at 0x%" PRIx64 ": version %" PRIu64 ", entry size %" PRIu64
                          " (expected %d and %d)", pa, rd(r, d + 4, 4), rd(r, d + 12, 4), TB_VERSION, TB_ENTRY);
     r->nr_cpus = (uint32_t)rd(r, d + 8, 4);
     r->tracer = (uint32_t)rd(r, d + 16, 4);
     r->hz = rd(r, d + 24, 8);
     if (r->nr_cpus == 0 || r->nr_cpus > TB_MAX_CPUS || !r->hz)
-        return error_set(err, "trace_buffers at 0x%" PRIx64 ": %u cpus, clock %" PRIu64 " Hz: not a valid descriptor",
+        return err_set(err, "trace_buffers at 0x%" PRIx64 ": %u cpus, clock %" PRIu64 " Hz: not a valid descriptor",
                          pa, r->nr_cpus, r->hz);
     size_t cap = 0;
     for (uint32_t c = 0; c < r->nr_cpus; c++) {
         const uint8_t *cb = d + TB_HDR + c * TB_CPU;
         uint64_t base = rd(r, cb, 8), size = rd(r, cb + 8, 8), written = rd(r, cb + 16, 8), overrun = rd(r, cb + 24, 8);
         if (overrun > written || written - overrun > size)
-            return error_set(err, "trace_buffers: cpu %u: written %" PRIu64 ", overrun %" PRIu64 ", size %" PRIu64
+            return err_set(err, "trace_buffers: cpu %u: written %" PRIu64 ", overrun %" PRIu64 ", size %" PRIu64
                              ": inconsistent", c, written, overrun, size);
         uint64_t count = written - overrun;
         if (!count)
             continue;
         if (size > (1ull << 32) / TB_ENTRY)
-            return error_set(err, "trace_buffers: cpu %u: %" PRIu64 " entries is too large", c, size);
+            return err_set(err, "trace_buffers: cpu %u: %" PRIu64 " entries is too large", c, size);
         const uint8_t *ring = mem_ptr(&m->mem, base, size * TB_ENTRY);
         if (!ring)
-            return error_set(err, "trace_buffers: cpu %u: ring at 0x%" PRIx64 " (%" PRIu64 " entries) is not in guest RAM",
+            return err_set(err, "trace_buffers: cpu %u: ring at 0x%" PRIx64 " (%" PRIu64 " entries) is not in guest RAM",
                              c, base, size);
         r->in_buffer += count;
         r->written += written;
@@ -241,7 +241,7 @@ bool guesttrace_write(Machine *m, const char *path, Error *err)
     FILE *f = fopen(path, "w");
     if (!f) {
         free(r.e);
-        return error_set(err, "%s: cannot create: %s", path, strerror(errno));
+        return err_set(err, "%s: cannot create: %s", path, strerror(errno));
     }
     if (r.tracer == TRACER_GRAPH)
         write_graph(&r, f);
@@ -250,6 +250,6 @@ bool guesttrace_write(Machine *m, const char *path, Error *err)
     free(r.e);
     bool ok = !ferror(f);
     if (fclose(f) != 0 || !ok)
-        return error_set(err, "%s: write error", path);
+        return err_set(err, "%s: write error", path);
     return true;
 }

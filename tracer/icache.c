@@ -51,10 +51,10 @@ static MaintOp maint_op(const ICache *ic, uint32_t w)
 static uint64_t gpr(Cpu *c, unsigned n)
 {
     if (c->m->arch == ARCH_PPC32)
-        return cpu_reg_read(c, UC_PPC_REG_0 + (int)n) & 0xffffffffu;
+        return vcpu_reg_read(c, UC_PPC_REG_0 + (int)n) & 0xffffffffu;
     if (n == 31)
         return 0;                                   /* xzr */
-    return cpu_reg_read(c, n == 29 ? UC_ARM64_REG_X29 : n == 30 ? UC_ARM64_REG_X30 : UC_ARM64_REG_X0 + (int)n);
+    return vcpu_reg_read(c, n == 29 ? UC_ARM64_REG_X29 : n == 30 ? UC_ARM64_REG_X30 : UC_ARM64_REG_X0 + (int)n);
 }
 
 /* The address a DC/IC (arm64: Xt) or dcbst/dcbf/icbi (ppc32: (rA|0) + rB) operates on. */
@@ -213,27 +213,27 @@ static bool emulate_old(ICache *ic, Cpu *c, uint64_t pc, uint32_t w)
 {
     if (ic->m->arch == ARCH_ARM64) {
         if (w == 0xd503201fu) {
-            cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+            vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
         } else if ((w & 0x7c000000u) == 0x14000000u) {
             int64_t off = (int64_t)((uint64_t)(w & 0x03ffffffu) << 38) >> 36;
             if (w & 0x80000000u)
-                cpu_reg_write(c, UC_ARM64_REG_X30, pc + 4);
-            cpu_reg_write(c, UC_ARM64_REG_PC, pc + (uint64_t)off);
+                vcpu_reg_write(c, UC_ARM64_REG_X30, pc + 4);
+            vcpu_reg_write(c, UC_ARM64_REG_PC, pc + (uint64_t)off);
         } else if (w == 0xaa1e03e9u) {
-            cpu_reg_write(c, UC_ARM64_REG_X9, cpu_reg_read(c, UC_ARM64_REG_X30));
-            cpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+            vcpu_reg_write(c, UC_ARM64_REG_X9, vcpu_reg_read(c, UC_ARM64_REG_X30));
+            vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
         } else {
             return false;
         }
         return true;
     }
     if (w == 0x60000000u) {
-        cpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
+        vcpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
     } else if ((w & 0xfc000002u) == 0x48000000u) {              /* b / bl, relative */
         int32_t off = (int32_t)(w << 6) >> 6 & ~3;
         if (w & 1)
-            cpu_reg_write(c, UC_PPC_REG_LR, (pc + 4) & 0xffffffffu);
-        cpu_reg_write(c, UC_PPC_REG_PC, (pc + (uint64_t)(int64_t)off) & 0xffffffffu);
+            vcpu_reg_write(c, UC_PPC_REG_LR, (pc + 4) & 0xffffffffu);
+        vcpu_reg_write(c, UC_PPC_REG_PC, (pc + (uint64_t)(int64_t)off) & 0xffffffffu);
     } else {
         return false;
     }
@@ -266,7 +266,7 @@ int icache_trap(ICache *ic, Cpu *c, uint64_t pc)
     if (trace_on(&m->trace)) {
         TraceEvent ev = trace_begin(c->cycles, c->index, "stale-exec");
         trace_hex(&ev, "pc", pc);
-        trace_str(&ev, "sym", machine_describe(m, pc, sym, sizeof sym));
+        trace_str(&ev, "sym", mach_describe(m, pc, sym, sizeof sym));
         trace_str(&ev, "old", o);
         trace_str(&ev, "new", n);
         trace_str(&ev, "emulated", emulated ? "yes" : "no");
@@ -275,7 +275,7 @@ int icache_trap(ICache *ic, Cpu *c, uint64_t pc)
     if (first && m->patchcheck)
         patchcheck_violation(m->patchcheck, c->index, c->cycles, pc, pc,
                              "stale instruction executed at %s: \"%s\" instead of \"%s\"%s: %s",
-                             machine_describe(m, pc, sym, sizeof sym), o, n,
+                             mach_describe(m, pc, sym, sizeof sym), o, n,
                              emulated ? "" : " (not emulated: the new one ran)", missing(ic, s));
     if (!emulated) {
         s->fresh |= 1u << c->index;     /* it ran the new word: report it once */
@@ -290,7 +290,7 @@ void icache_report(const ICache *ic, FILE *f)
     for (int i = 0; i < ic->n; i++) {
         const StaleWord *s = &ic->w[i];
         char sym[128];
-        fprintf(f, "  stale 0x%08" PRIx64 " %-28s", s->addr, machine_describe(ic->m, s->addr, sym, sizeof sym));
+        fprintf(f, "  stale 0x%08" PRIx64 " %-28s", s->addr, mach_describe(ic->m, s->addr, sym, sizeof sym));
         for (int c = 0; c < ic->m->ncpus && c < ICACHE_MAX_CPUS; c++)
             if (!(s->fresh >> c & 1))
                 fprintf(f, " cpu%d(%" PRIu64 " executions)", c, s->execs[c]);

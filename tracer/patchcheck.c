@@ -152,7 +152,7 @@ void patchcheck_disasm(const PatchCheck *pc, uint64_t addr, const uint8_t *b, si
             unsigned long long to = strtoull(op, &end, 16);
             if (op[0] == '0' && op[1] == 'x' && !*end && pc->m) {
                 char sym[80];
-                snprintf(target, sizeof target, " <%s>", machine_describe(pc->m, to, sym, sizeof sym));
+                snprintf(target, sizeof target, " <%s>", mach_describe(pc->m, to, sym, sizeof sym));
             }
             k = snprintf(out + used, outlen - used, "%s%s%s%s%s", used ? "; " : "", insn->mnemonic,
                          insn->op_str[0] ? " " : "", insn->op_str, target);
@@ -187,9 +187,9 @@ void patchcheck_violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc,
         char sym[128], asym[128];
         TraceEvent ev = trace_begin(cycle, cpu, "patch-violation");
         trace_hex(&ev, "pc", wpc);
-        trace_str(&ev, "sym", machine_describe(m, wpc, sym, sizeof sym));
+        trace_str(&ev, "sym", mach_describe(m, wpc, sym, sizeof sym));
         trace_hex(&ev, "addr", addr);
-        trace_str(&ev, "at", machine_describe(m, addr, asym, sizeof asym));
+        trace_str(&ev, "at", mach_describe(m, addr, asym, sizeof asym));
         trace_str(&ev, "what", what);
         trace_end(&m->trace, &ev);
     }
@@ -225,7 +225,7 @@ static int unsynced_cpu(const PatchCheck *pc, const PatchSite *s, int writer)
 
 static const char *site_name(const PatchCheck *pc, const PatchSite *s, char *buf, size_t len)
 {
-    return machine_describe(pc->m, s->addr, buf, len);
+    return mach_describe(pc->m, s->addr, buf, len);
 }
 
 /* ------------------------------------------------------------------ sites */
@@ -379,7 +379,7 @@ static void check_a64_concurrent(PatchCheck *pc, const CodeWrite *w)
         patchcheck_violation(pc, w->cpu, w->cycle, w->pc, a,
                   "concurrent modification of %s while other CPUs run: \"%s\" -> \"%s\" (only B, BL, NOP, BRK, SVC, "
                   "HVC, SMC, ISB may change)",
-                  machine_describe(pc->m, a, sym, sizeof sym), o, n);
+                  mach_describe(pc->m, a, sym, sizeof sym), o, n);
     }
 }
 
@@ -430,7 +430,7 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
         trace_str(&ev, "from", from);
         trace_str(&ev, "to", to);
         trace_hex(&ev, "pc", w->pc);
-        trace_str(&ev, "sym", machine_describe(m, w->pc, wsym, sizeof wsym));
+        trace_str(&ev, "sym", mach_describe(m, w->pc, wsym, sizeof wsym));
         trace_end(&m->trace, &ev);
     }
 }
@@ -462,7 +462,7 @@ void patchcheck_on_write(void *opaque, const CodeWrite *w)
         patchcheck_disasm(pc, w->addr, w->new_bytes, w->size, n, sizeof n);
         patchcheck_violation(pc, w->cpu, w->cycle, w->pc, w->addr,
                   "unexpected code write: %u bytes at %s, not a patch site: \"%s\" -> \"%s\"", w->size,
-                  machine_describe(pc->m, w->addr, sym, sizeof sym), o, n);
+                  mach_describe(pc->m, w->addr, sym, sizeof sym), o, n);
     }
     if (first_site < 0)
         return;
@@ -505,7 +505,7 @@ static bool load_ftrace_sites(PatchCheck *pc, const Image *im, Error *err)
         for (uint64_t off = 0; off + psz <= s->size; off += psz) {
             uint64_t at = image_load_addr(im, read_word(im, im->data + s->offset + off, psz));
             if (!patchcheck_add_site(pc, PATCH_FTRACE, at, len, 0))
-                return error_set(err, "%s: offset 0x%" PRIx64 ": %s entry %" PRIu64 ": site 0x%" PRIx64
+                return err_set(err, "%s: offset 0x%" PRIx64 ": %s entry %" PRIu64 ": site 0x%" PRIx64
                                  " overlaps another or is not in RAM", im->path, s->offset + off, names[t], off / psz, at);
         }
     }
@@ -530,7 +530,7 @@ static bool load_jump_sites(PatchCheck *pc, const Image *im, Error *err)
             len = b && (b[0] == 0xeb || b[0] == 0x66) ? 2 : 5;
         }
         if (!patchcheck_add_site(pc, PATCH_JUMP, code, len, target))
-            return error_set(err, "%s: offset 0x%" PRIx64 ": __jump_table entry %" PRIu64 ": site 0x%" PRIx64
+            return err_set(err, "%s: offset 0x%" PRIx64 ": __jump_table entry %" PRIu64 ": site 0x%" PRIx64
                              " overlaps another or is not in RAM", im->path, s->offset + off, off / esz, code);
     }
     return true;
@@ -550,7 +550,7 @@ static bool load_fixup_sites(PatchCheck *pc, const Image *im, Error *err)
         uint64_t end = image_load_addr(im, base + (uint64_t)(int64_t)(int32_t)read_word(im, e + 12, 4));
         if (end <= start || end - start > PATCH_MAX_LEN || (end - start) % 4 ||
             !patchcheck_add_site(pc, PATCH_FIXUP, start, (unsigned)(end - start), 0))
-            return error_set(err, "%s: offset 0x%" PRIx64 ": __ftr_fixup entry %" PRIu64 ": section 0x%" PRIx64
+            return err_set(err, "%s: offset 0x%" PRIx64 ": __ftr_fixup entry %" PRIu64 ": section 0x%" PRIx64
                              "-0x%" PRIx64 " is empty, longer than %d bytes, overlaps another site or is not in RAM",
                              im->path, s->offset + off, off / 24, start, end, PATCH_MAX_LEN);
     }
@@ -636,7 +636,7 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
         if (s->transitions + 1u > s->nhist && used < sizeof forms)
             snprintf(forms + used, sizeof forms - used, " -> ... (%u more)", s->transitions + 1u - s->nhist);
         fprintf(f, "  site 0x%08" PRIx64 " %-28s %-10s %2uB %u: %s\n", s->addr,
-                machine_describe(pc->m, s->addr, sym, sizeof sym), kind_names[s->kind], s->len, s->transitions, forms);
+                mach_describe(pc->m, s->addr, sym, sizeof sym), kind_names[s->kind], s->len, s->transitions, forms);
     }
     if (patched < pc->n)
         fprintf(f, "  %d sites never patched\n", pc->n - patched);
@@ -644,6 +644,6 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
         const PatchViolation *v = &pc->v[i];
         char sym[128];
         fprintf(f, "violation: cpu %d cycle %" PRIu64 " pc 0x%" PRIx64 " <%s>: %s\n", v->cpu, v->cycle, v->pc,
-                machine_describe(pc->m, v->pc, sym, sizeof sym), v->what);
+                mach_describe(pc->m, v->pc, sym, sizeof sym), v->what);
     }
 }

@@ -119,7 +119,7 @@ bool profile_write(const Profile *p, const char *path, const char *arch, Error *
     FILE *f = fopen(path, "w");
     if (!f) {
         free(ac);
-        return error_set(err, "%s: cannot create: %s", path, strerror(errno));
+        return err_set(err, "%s: cannot create: %s", path, strerror(errno));
     }
     fprintf(f, "# pmusim samples 1 arch=%s samples=%zu\n", arch, p->nsamples);
     for (size_t i = 0; i < p->nsamples; i++) {
@@ -141,6 +141,6 @@ bool profile_write(const Profile *p, const char *path, const char *arch, Error *
     free(ac);
     bool ok = !ferror(f);
     if (fclose(f) != 0 || !ok)
-        return error_set(err, "%s: write error", path);
+        return err_set(err, "%s: write error", path);
     return true;
 }

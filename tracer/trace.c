@@ -199,7 +199,7 @@ TraceSink *trace_text_sink_open(const char *path, Error *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        error_set(err, "%s: cannot create trace file: %s", path, strerror(errno));
+        err_set(err, "%s: cannot create trace file: %s", path, strerror(errno));
         return NULL;
     }
     TextSink *s = xcalloc(1, sizeof *s);

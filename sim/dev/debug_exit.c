@@ -9,7 +9,7 @@ static uint64_t debug_exit_read(Device *d, Cpu *c, uint64_t off, unsigned size)
 
 static void debug_exit_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t val)
 {
-    machine_exit(d->m, c, (int)(((val << 1) | 1) & 0xff), "debug-exit");
+    mach_exit(d->m, c, (int)(((val << 1) | 1) & 0xff), "debug-exit");
 }
 
 static const DeviceOps debug_exit_ops = {

@@ -21,7 +21,7 @@ static void ib700_expire(Event *ev, void *opaque)
 {
     Ib700 *w = opaque;
     Machine *m = w->d.m;
-    machine_exit(m, m->cpus[w->cpu], 0, "watchdog-poweroff");
+    mach_exit(m, m->cpus[w->cpu], 0, "watchdog-poweroff");
 }
 
 static uint64_t ib700_read(Device *d, Cpu *c, uint64_t off, unsigned size)
@@ -37,7 +37,7 @@ static void ib700_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
         evq_remove(&w->expire);
     } else if (off == 2) {
         w->cpu = c->index;
-        cpu_schedule(c, &w->expire, c->cycles + timeout_s[val & 15] * d->m->clock.freq_hz);
+        vcpu_schedule(c, &w->expire, c->cycles + timeout_s[val & 15] * d->m->clock.freq_hz);
     }
 }
 
@@ -65,7 +65,7 @@ static const DeviceOps ib700_ops = {
 Device *ib700_create(Machine *m, const DevDesc *dd, Error *err)
 {
     if (dd->size < 3) {
-        error_set(err, "node %s: property reg: the ib700 uses 3 ports (0x441..0x443)", dd->path);
+        err_set(err, "node %s: property reg: the ib700 uses 3 ports (0x441..0x443)", dd->path);
         return NULL;
     }
     Ib700 *w = device_alloc(sizeof(Ib700), &ib700_ops, m, dd);

@@ -90,7 +90,7 @@ static const DeviceOps pl011_ops = {
 Device *pl011_create(Machine *m, const DevDesc *dd, Error *err)
 {
     if (dd->size < 0x1000) {
-        error_set(err, "node %s: property reg: a PL011 occupies 4 KiB", dd->path);
+        err_set(err, "node %s: property reg: a PL011 occupies 4 KiB", dd->path);
         return NULL;
     }
     return device_alloc(sizeof(Pl011), &pl011_ops, m, dd);

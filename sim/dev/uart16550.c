@@ -89,7 +89,7 @@ static const DeviceOps uart_ops = {
 Device *uart16550_create(Machine *m, const DevDesc *dd, Error *err)
 {
     if (dd->size < 8) {
-        error_set(err, "node %s: property reg: a 16550 needs 8 registers", dd->path);
+        err_set(err, "node %s: property reg: a 16550 needs 8 registers", dd->path);
         return NULL;
     }
     return device_alloc(sizeof(Uart16550), &uart_ops, m, dd);

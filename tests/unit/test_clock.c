@@ -100,11 +100,11 @@ END_TEST
 START_TEST(clock_sequence_numbers_increase)
 {
     Clock c;
-    clock_init(&c, 1000, 1000000000);
-    uint64_t a = clock_next_seq(&c), b = clock_next_seq(&c);
+    clk_init(&c, 1000, 1000000000);
+    uint64_t a = clk_next_seq(&c), b = clk_next_seq(&c);
     ck_assert_uint_lt(a, b);
     ck_assert_uint_eq(c.quantum, 1000);
-    clock_destroy(&c);
+    clk_destroy(&c);
 }
 END_TEST
 

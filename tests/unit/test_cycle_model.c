@@ -41,7 +41,7 @@ static InsnClass classify_bytes(Arch arch, const uint8_t *code, size_t len)
     cs_insn *insn = NULL;
     size_t n = cs_disasm(cs_handles[arch], code, len, 0x10000, 1, &insn);
     ck_assert_msg(n == 1 && insn[0].size == len, "%s: the %zu bytes are not one instruction",
-                  arch_name(arch), len);
+                  isa_name(arch), len);
     InsnClass got = insn_classify(arch, &insn[0]);
     cs_free(insn, n);
     return got;
@@ -50,7 +50,7 @@ static InsnClass classify_bytes(Arch arch, const uint8_t *code, size_t len)
 static void check_class(Arch arch, const uint8_t *code, size_t len, InsnClass expect)
 {
     InsnClass got = classify_bytes(arch, code, len);
-    ck_assert_msg(got == expect, "%s: classified %s, expected %s", arch_name(arch),
+    ck_assert_msg(got == expect, "%s: classified %s, expected %s", isa_name(arch),
                   insn_class_name(got), insn_class_name(expect));
 }
 

@@ -16,7 +16,7 @@ static void note(Event *ev, void *opaque)
 {
     seen_cycles[nseen] = cpu->cycles;
     seen_insns[nseen] = cpu->insns;
-    seen_r14[nseen] = cpu_reg_read(cpu, UC_X86_REG_R14);
+    seen_r14[nseen] = vcpu_reg_read(cpu, UC_X86_REG_R14);
     seen_id[nseen] = (int)(intptr_t)opaque;
     nseen++;
 }
@@ -25,7 +25,7 @@ static Machine *loop_machine(void)
 {
     Machine *m = tm_create(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 0x100000, LOOP_ENTRY, 0, 1);
     tm_write(m, 0x201000, 2, 0);            /* an empty IDT: nothing here faults */
-    machine_boot(m);
+    mach_boot(m);
     cpu = m->cpus[0];
     nseen = 0;
     return m;
@@ -38,9 +38,9 @@ START_TEST(cycle_events_fire_on_their_exact_instruction)
     uint64_t when[3] = { 301, 302, 350 };   /* lidt costs 100: these are inside the loop */
     for (int i = 0; i < 3; i++) {
         event_init(&ev[i], "test", note, NULL);
-        cpu_schedule(cpu, &ev[i], when[i]);
+        vcpu_schedule(cpu, &ev[i], when[i]);
     }
-    machine_run(m);
+    mach_run(m);
     ck_assert_int_eq(nseen, 3);
     for (int i = 0; i < 3; i++)
         ck_assert_uint_eq(seen_cycles[i], when[i]);
@@ -58,9 +58,9 @@ START_TEST(instruction_events_fire_after_exactly_n)
     uint64_t when[2] = { 100, 101 };
     for (int i = 0; i < 2; i++) {
         event_init(&ev[i], "test", note, NULL);
-        cpu_schedule_insns(cpu, &ev[i], when[i]);
+        vcpu_schedule_insns(cpu, &ev[i], when[i]);
     }
-    machine_run(m);
+    mach_run(m);
     ck_assert_int_eq(nseen, 2);
     ck_assert_uint_eq(seen_insns[0], 100);
     ck_assert_uint_eq(seen_insns[1], 101);
@@ -76,10 +76,10 @@ START_TEST(simultaneous_events_fire_in_scheduling_order)
     static Event ev[3];
     for (int i = 0; i < 3; i++)
         event_init(&ev[i], "test", note, (void *)(intptr_t)i);
-    cpu_schedule(cpu, &ev[2], 400);
-    cpu_schedule(cpu, &ev[0], 400);
-    cpu_schedule(cpu, &ev[1], 400);
-    machine_run(m);
+    vcpu_schedule(cpu, &ev[2], 400);
+    vcpu_schedule(cpu, &ev[0], 400);
+    vcpu_schedule(cpu, &ev[1], 400);
+    mach_run(m);
     ck_assert_int_eq(nseen, 3);
     for (int i = 0; i < 3; i++)
         ck_assert_uint_eq(seen_cycles[i], 400);

@@ -24,7 +24,7 @@ static Machine *x86_fixture(uint64_t entry, uint64_t max_insns, bool with_idt)
 
 static uint64_t reg(Machine *m, int r)
 {
-    return cpu_reg_read(m->cpus[0], r);
+    return vcpu_reg_read(m->cpus[0], r);
 }
 
 START_TEST(x86_int3_pushes_frame_and_enters_gate)
@@ -96,7 +96,7 @@ static void raise_nmi(Event *ev, void *opaque)
 {
     nmi_cpu->nmi_pending = true;
     if (ev == &nmi_ev[0])           /* the second one lands inside the first handler */
-        cpu_schedule(nmi_cpu, &nmi_ev[1], nmi_cpu->cycles + 1);
+        vcpu_schedule(nmi_cpu, &nmi_ev[1], nmi_cpu->cycles + 1);
 }
 
 START_TEST(x86_nmi_blocked_until_iretq)
@@ -107,12 +107,12 @@ START_TEST(x86_nmi_blocked_until_iretq)
     TraceSink *s = trace_text_sink_open(trace, &err);
     ck_assert_ptr_nonnull(s);
     trace_add_sink(&m->trace, s);
-    machine_boot(m);
+    mach_boot(m);
     nmi_cpu = m->cpus[0];
     event_init(&nmi_ev[0], "test-nmi", raise_nmi, NULL);
     event_init(&nmi_ev[1], "test-nmi", raise_nmi, NULL);
-    cpu_schedule(nmi_cpu, &nmi_ev[0], 300);      /* inside the counting loop (lidt alone costs 100) */
-    machine_run(m);
+    vcpu_schedule(nmi_cpu, &nmi_ev[0], 300);      /* inside the counting loop (lidt alone costs 100) */
+    mach_run(m);
     ck_assert_uint_eq(reg(m, UC_X86_REG_R15), 2);             /* both delivered */
     tm_destroy(m);
     FILE *f = fopen(trace, "r");

@@ -109,9 +109,9 @@ START_TEST(machine_with_validator_survives_mutants)
             cfg.quantum = 100000;
             Machine mach;
             Error err = { { 0 } };
-            if (!machine_create(&mach, &cfg, &err))
+            if (!mach_create(&mach, &cfg, &err))
                 ck_assert_msg(err.msg[0] != 0, "refused without a message");
-            machine_destroy(&mach);
+            mach_destroy(&mach);
             free(m);
         }
         free(orig);

@@ -28,7 +28,7 @@ static void teardown(void)
 
 static Lapic *apic(int cpu)
 {
-    return x86_lapic_of(m->cpus[cpu]);
+    return vcpu_x86_lapic(m->cpus[cpu]);
 }
 
 static uint32_t rd(int cpu, unsigned off)
@@ -41,7 +41,7 @@ static void wr(int cpu, unsigned off, uint32_t v)
     lapic_write(apic(cpu), 0, off, 4, v);
 }
 
-/* Advance cpu's clock to `t` and fire its due events, as cpu_run does between instructions. */
+/* Advance cpu's clock to `t` and fire its due events, as vcpu_run does between instructions. */
 static void run_to(int cpu, uint64_t t)
 {
     Cpu *c = m->cpus[cpu];
@@ -326,8 +326,8 @@ START_TEST(interrupts_respect_the_sti_shadow_and_popf)
     Machine *g = guest();
     ck_assert_int_eq(tm_run(g), EXIT_HUNG);             /* cli; hlt with the timer stopped */
     ck_assert_str_eq(g->exit_reason, "all-cpus-asleep");
-    ck_assert_uint_eq(cpu_reg_read(g->cpus[0], UC_X86_REG_R14), tm_read(g, 0x1003f0, 8));
-    ck_assert_uint_eq(cpu_reg_read(g->cpus[0], UC_X86_REG_R13), tm_read(g, 0x1003f8, 8));
+    ck_assert_uint_eq(vcpu_reg_read(g->cpus[0], UC_X86_REG_R14), tm_read(g, 0x1003f0, 8));
+    ck_assert_uint_eq(vcpu_reg_read(g->cpus[0], UC_X86_REG_R13), tm_read(g, 0x1003f8, 8));
     tm_destroy(g);
 }
 END_TEST
@@ -336,7 +336,7 @@ START_TEST(periodic_timer_wakes_hlt_every_period_exactly)
 {
     Machine *g = guest();
     tm_run(g);
-    ck_assert_uint_eq(cpu_reg_read(g->cpus[0], UC_X86_REG_R12), 7);
+    ck_assert_uint_eq(vcpu_reg_read(g->cpus[0], UC_X86_REG_R12), 7);
     for (int i = 3; i < 7; i++)                         /* 1000 ticks x 20 cycles, no drift */
         ck_assert_uint_eq(tm_read(g, 0x210000 + 8 * i, 8) - tm_read(g, 0x210000 + 8 * (i - 1), 8), 20000);
     tm_destroy(g);

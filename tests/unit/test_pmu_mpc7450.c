@@ -14,7 +14,7 @@ static Machine *fixture(uint64_t entry)
 
 static uint32_t r(Machine *m, unsigned n)
 {
-    return (uint32_t)cpu_reg_read(m->cpus[0], UC_PPC_REG_0 + (int)n);
+    return (uint32_t)vcpu_reg_read(m->cpus[0], UC_PPC_REG_0 + (int)n);
 }
 
 START_TEST(overflow_exception_on_the_nth_instruction)
@@ -46,14 +46,14 @@ END_TEST
 /* Register level, on a CPU that does not run. */
 static Mpc7450Pmu *pmu_of(Machine *m)
 {
-    extern Mpc7450Pmu *ppc32_pmu_of(Cpu *c);
-    return ppc32_pmu_of(m->cpus[0]);
+    extern Mpc7450Pmu *vcpu_ppc32_pmu(Cpu *c);
+    return vcpu_ppc32_pmu(m->cpus[0]);
 }
 
 START_TEST(spr_access_rules)
 {
     Machine *m = fixture(0x3000);
-    machine_boot(m);
+    mach_boot(m);
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
     ck_assert_int_eq(mpc7450_pmu_mfspr(p, 953, true, &v), SPR_PRIVILEGED);    /* PMC1 in user mode */
@@ -73,7 +73,7 @@ END_TEST
 START_TEST(freeze_conditions_and_trigger)
 {
     Machine *m = fixture(0x3000);
-    machine_boot(m);
+    mach_boot(m);
     Cpu *c = m->cpus[0];
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
@@ -118,7 +118,7 @@ END_TEST
 START_TEST(timebase_transitions_and_tbee)
 {
     Machine *m = fixture(0x3000);
-    machine_boot(m);
+    mach_boot(m);
     Cpu *c = m->cpus[0];
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
@@ -152,7 +152,7 @@ END_TEST
 START_TEST(simultaneous_overflows_are_one_exception_two_samples)
 {
     Machine *m = fixture(0x3000);
-    machine_boot(m);
+    mach_boot(m);
     m->profile = xcalloc(1, sizeof *m->profile);
     profile_init(m->profile);
     Cpu *c = m->cpus[0];

@@ -40,7 +40,7 @@ static Machine *fixture(uint64_t entry, uint64_t max_insns)
 
 static uint64_t reg(Machine *m, int r)
 {
-    return cpu_reg_read(m->cpus[0], r);
+    return vcpu_reg_read(m->cpus[0], r);
 }
 
 /* Count the lines of a trace file that contain `what`. */
@@ -116,7 +116,7 @@ START_TEST(overflow_nmi_lands_after_the_overflowing_instruction)
     ck_assert_uint_eq(reg(m, UC_X86_REG_RBX) & 1, 1);          /* ... but its status bit is set */
     ck_assert_uint_eq(reg(m, UC_X86_REG_RBP), 0);              /* cleared by OVF_CTRL */
     ck_assert_uint_eq(reg(m, UC_X86_REG_R11), c_second);       /* after the unmask: after the 5th nop */
-    ck_assert_uint_eq(x86_lapic_of(m->cpus[0])->lvt[LVT_PC], 0x10400);  /* masked by the last PMI */
+    ck_assert_uint_eq(vcpu_x86_lapic(m->cpus[0])->lvt[LVT_PC], 0x10400);  /* masked by the last PMI */
     tm_destroy(m);
     ck_assert_int_eq(count_in(trace, "what=pmi-lost"), 1);
     ck_assert_int_eq(count_in(trace, " nmi "), 2);
@@ -130,7 +130,7 @@ END_TEST
 static Machine *idle(void)
 {
     Machine *m = fixture(0x100000, 0);
-    machine_boot(m);
+    mach_boot(m);
     return m;
 }
 
@@ -138,7 +138,7 @@ START_TEST(cpuid_leaf_0xa_describes_the_pmu)
 {
     Machine *m = idle();
     uint32_t r[4];
-    x86_cpuid_values(m->cpus[0], 0xa, 0, r);
+    vcpu_x86_cpuid_values(m->cpus[0], 0xa, 0, r);
     ck_assert_uint_eq(r[0], 2 | 4 << 8 | 48 << 16 | 7u << 24);
     ck_assert_uint_eq(r[1], 0x18);                      /* LLC references and misses unavailable */
     ck_assert_uint_eq(r[3], 3 | 48 << 5);
@@ -154,29 +154,29 @@ START_TEST(reserved_bits_and_read_only_status_gp)
     TraceSink *s = trace_text_sink_open(trace, &err);
     ck_assert_ptr_nonnull(s);
     trace_add_sink(&m->trace, s);
-    X86Pmu *p = x86_pmu_of(m->cpus[0]);
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x186, 1ull << 32, 0), MSR_GP);           /* bits 63:32 */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x186, 1ull << 21, 0), MSR_GP);           /* ANY on version 2 */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x38f, 1ull << 4, 0), MSR_GP);            /* no PMC4 */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x38f, 1ull << 35, 0), MSR_GP);           /* no fixed 3 */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x38d, 0x4, 0), MSR_GP);                  /* AnyThread */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x38e, 0, 0), MSR_GP);                    /* status is read-only */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x309, 1ull << 48, 0), MSR_GP);           /* beyond 48 bits */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0xc5, 0, 0), MSR_NOT_MINE);               /* PMC4 does not exist */
+    X86Pmu *p = x86pmu_of(m->cpus[0]);
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x186, 1ull << 32, 0), MSR_GP);           /* bits 63:32 */
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x186, 1ull << 21, 0), MSR_GP);           /* ANY on version 2 */
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x38f, 1ull << 4, 0), MSR_GP);            /* no PMC4 */
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x38f, 1ull << 35, 0), MSR_GP);           /* no fixed 3 */
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x38d, 0x4, 0), MSR_GP);                  /* AnyThread */
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x38e, 0, 0), MSR_GP);                    /* status is read-only */
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x309, 1ull << 48, 0), MSR_GP);           /* beyond 48 bits */
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0xc5, 0, 0), MSR_NOT_MINE);               /* PMC4 does not exist */
     uint64_t v;
-    ck_assert_int_eq(x86_pmu_rdmsr(p, 0x38f, &v), MSR_OK);
+    ck_assert_int_eq(x86pmu_rdmsr(p, 0x38f, &v), MSR_OK);
     ck_assert_uint_eq(v, 0xf);                          /* power-up: general-purpose counters enabled */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0xc1, 0xfffffff0ull, 0), MSR_OK);         /* sign-extends bit 31 */
-    ck_assert_int_eq(x86_pmu_rdmsr(p, 0xc1, &v), MSR_OK);
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0xc1, 0xfffffff0ull, 0), MSR_OK);         /* sign-extends bit 31 */
+    ck_assert_int_eq(x86pmu_rdmsr(p, 0xc1, &v), MSR_OK);
     ck_assert_uint_eq(v, 0xfffffffffff0ull);
-    ck_assert(x86_pmu_rdpmc(p, 0, &v) && v == 0xfffffffffff0ull);
-    ck_assert(x86_pmu_rdpmc(p, 1u << 30 | 2, &v));
-    ck_assert(!x86_pmu_rdpmc(p, 4, &v));
-    ck_assert(!x86_pmu_rdpmc(p, 1u << 30 | 3, &v));
+    ck_assert(x86pmu_rdpmc(p, 0, &v) && v == 0xfffffffffff0ull);
+    ck_assert(x86pmu_rdpmc(p, 1u << 30 | 2, &v));
+    ck_assert(!x86pmu_rdpmc(p, 4, &v));
+    ck_assert(!x86pmu_rdpmc(p, 1u << 30 | 3, &v));
     /* enabled counters with no event, and with an event pmusim does not model */
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x187, 1u << 22 | 1u << 17, 0), MSR_OK);
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x188, 1u << 22 | 1u << 17 | 0x4f2e, 0), MSR_OK);
-    ck_assert_int_eq(x86_pmu_wrmsr(p, 0x189, 1u << 22 | 1u << 17 | 0xc0, 0), MSR_OK);
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x187, 1u << 22 | 1u << 17, 0), MSR_OK);
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x188, 1u << 22 | 1u << 17 | 0x4f2e, 0), MSR_OK);
+    ck_assert_int_eq(x86pmu_wrmsr(p, 0x189, 1u << 22 | 1u << 17 | 0xc0, 0), MSR_OK);
     tm_destroy(m);
     ck_assert_int_eq(count_in(trace, "what=pmu-reserved"), 7);
     ck_assert_int_eq(count_in(trace, "what=pmu-event"), 2);

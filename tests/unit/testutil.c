@@ -64,21 +64,21 @@ Machine *tm_create(Arch arch, const unsigned char *blob, unsigned len, uint64_t 
     cfg.console_file = "/dev/null";
     Machine *m = calloc(1, sizeof *m);
     Error err = { { 0 } };
-    if (!machine_create(m, &cfg, &err))
-        ck_abort_msg("machine_create: %s", err.msg);
+    if (!mach_create(m, &cfg, &err))
+        ck_abort_msg("mach_create: %s", err.msg);
     unlink(cfg.kernel);
     return m;
 }
 
 int tm_run(Machine *m)
 {
-    machine_boot(m);
-    return machine_run(m);
+    mach_boot(m);
+    return mach_run(m);
 }
 
 void tm_destroy(Machine *m)
 {
-    machine_destroy(m);
+    mach_destroy(m);
     free(m);
 }
 
@@ -86,14 +86,14 @@ uint64_t tm_read(Machine *m, uint64_t addr, unsigned size)
 {
     uint8_t *p = mem_ptr(&m->mem, addr, size);
     ck_assert_ptr_nonnull(p);
-    return arch_big_endian(m->arch) ? load_be(p, size) : load_le(p, size);
+    return isa_big_endian(m->arch) ? load_be(p, size) : load_le(p, size);
 }
 
 void tm_write(Machine *m, uint64_t addr, unsigned size, uint64_t value)
 {
     uint8_t *p = mem_ptr(&m->mem, addr, size);
     ck_assert_ptr_nonnull(p);
-    if (arch_big_endian(m->arch))
+    if (isa_big_endian(m->arch))
         store_be(p, size, value);
     else
         store_le(p, size, value);
