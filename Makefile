@@ -4,6 +4,7 @@
 #   make demo       install what is missing, build, run the default scenario on the built-in boards
 #   make test       install what is missing, build, run every test (ctest)
 #   make bench      install what is missing (QEMU too), build, run the benchmarks
+#   make fuzz       install what is missing, build the fuzzing tree, run every harness and the random guests
 #   make clean
 #
 # Variables: BUILD (build dir, default build), JOBS (parallel jobs), ARCH (demo: x86_64|arm64|ppc32|all)
@@ -39,7 +40,12 @@ bench: deps-bench
 	@$(MAKE) --no-print-directory build
 	@sh bench/run.sh $(BUILD)
 
+fuzz: deps
+	@$(MAKE) --no-print-directory build
+	@sh tests/fuzz/run.sh $(BUILD)
+	@sh tests/randguest/run.sh $(BUILD)
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps deps-bench build demo test bench clean
+.PHONY: all deps deps-bench build demo test bench fuzz clean
