@@ -239,6 +239,8 @@ static void block_set_counted(Cpu *c, uint32_t keep)
 void vcpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive)
 {
     BlockEntry *e = c->blk;
+    if (pc == c->ref_pc)            /* the backend says whether the instruction at hand retires */
+        c->ref_abandoned = !inclusive;
     if (!e || pc < e->pc || pc > e->pc + e->size)
         return;                     /* not inside the block being executed: nothing to adjust */
     uint32_t idx = blockcache_insn_index(e, pc);
@@ -352,16 +354,28 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
 static void hook_icount(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
-    if (!c->m->stopping && !c->quiet)
-        c->ref_insns++;
+    if (c->m->stopping || c->quiet)
+        return;
+    if (c->ref_abandoned)           /* the previous one faulted instead of retiring */
+        c->ref_insns--;
+    c->ref_abandoned = false;
+    c->ref_insns++;
+    c->ref_pc = pc;
+}
+
+uint64_t vcpu_icount_reference(const Cpu *c)
+{
+    return c->ref_insns - c->ref_abandoned;
 }
 
 /* A code hook is about to stop before the instruction at hand: the reference counter has
  * already counted it. */
 static void icount_unsee(Cpu *c)
 {
-    if (c->m->cfg.icount_check)
+    if (c->m->cfg.icount_check) {
         c->ref_insns--;
+        c->ref_pc = UINT64_MAX;     /* not pending: it runs again from the start */
+    }
 }
 
 static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
@@ -479,7 +493,7 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     if (c->track_mem)
         mem_limit_check(c, e);
     /* (2) a limit is at or inside this block */
-    if (c->stop_next_block || c->m->stopping || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
+    if (c->stop_next_block || c->m->stopping || c->m->interrupted || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
         c->insns >= c->lim_insns) {
         stop_at(c, pc, STOP_BOUNDARY);
     } else if (c->cycles + e->cycles > c->lim_cycles || c->insns + e->n > c->lim_insns) {
@@ -554,6 +568,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     vcpu_retire_upto(c, pc, false);
     TrapResult r = t->kind == TRAP_KIND_ICACHE ? (TrapResult)icache_trap(c->m->icache, c, pc) : c->ops->trap(c, pc, t);
     if (r == TRAP_NATIVE) {
+        c->ref_abandoned = false;   /* the engine executes it after all */
         if (!c->in_cut && c->blk)
             block_set_counted(c, counted);
         return;
@@ -594,13 +609,16 @@ static bool hook_write_prot(uc_engine *uc, uc_mem_type type, uint64_t addr, int 
     return true;
 }
 
+/* An access with nothing behind it, or an instruction fetch from a device window (mapped
+ * without execute permission: devices answer data accesses only). */
 static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
                           void *opaque)
 {
     Cpu *c = opaque;
     c->fault_addr = addr;
     c->fault_write = type == UC_MEM_WRITE_UNMAPPED;
-    c->fault_fetch = type == UC_MEM_FETCH_UNMAPPED;
+    c->fault_fetch = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
+    c->fault_device = type == UC_MEM_FETCH_PROT;
     c->fault_pc = c->fault_fetch ? addr
                                  : vcpu_access_pc(c, c->fault_write ? ACC_WRITE : ACC_READ, addr, (unsigned)size);
     c->fault_pending = true;
@@ -681,6 +699,8 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
     bp_init(&c->bp);
     c->lim_branches = c->lim_br_misses = UINT64_MAX;
     c->lim_loads = c->lim_stores = c->lim_memops = UINT64_MAX;
+    c->exc_insns = UINT64_MAX;      /* no exception entry yet */
+    c->ref_pc = UINT64_MAX;
     c->traps_cap = 64;
     c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
     evq_init(&c->events);
@@ -715,7 +735,8 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
     if (uc_hook_add(c->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, c, 1, 0) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_INTR, (void *)hook_intr, c, 1, 0) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_MEM_WRITE_PROT, (void *)hook_write_prot, c, 1, 0) != UC_ERR_OK ||
-        uc_hook_add(c->uc, &h, UC_HOOK_MEM_UNMAPPED, (void *)hook_unmapped, c, 1, 0) != UC_ERR_OK) {
+        uc_hook_add(c->uc, &h, UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_FETCH_PROT, (void *)hook_unmapped, c, 1, 0) !=
+            UC_ERR_OK) {
         err_set(err, "cpu%d: cannot install engine hooks", index);
         goto fail;
     }
@@ -760,10 +781,13 @@ void vcpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char 
     if (m->icache)
         icache_context_sync(m->icache, c);
     c->cycles += c->ctab->cost[IC_TRAP];
-    if (c->insns == c->exc_insns && to == c->exc_to) {
+    /* Count entries with nothing retired in between, whatever their vectors: a storm that
+     * alternates between handlers retires no instruction either, so --max-insns never ends it. */
+    if (c->insns == c->exc_insns) {
         if (++c->exc_repeats == EXCEPTION_LOOP_LIMIT) {
             mach_diag(m, c, from, "exception-loop",
-                         "exception at 0x%" PRIx64 " recurs without an instruction retiring: stopping the CPU", to);
+                      "%u exceptions in a row (the last to 0x%" PRIx64 ") with no instruction retiring: stopping the CPU",
+                      EXCEPTION_LOOP_LIMIT, to);
             vcpu_stop(c, CPU_DEAD, "exception-loop");
             if (m->ncpus == 1)
                 mach_exit(m, c, EXIT_HUNG, "exception-loop");
@@ -773,7 +797,6 @@ void vcpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char 
         c->exc_repeats = 0;
     }
     c->exc_insns = c->insns;
-    c->exc_to = to;
     if (!trace_on(&m->trace))
         return;
     char sym[128];
@@ -955,8 +978,12 @@ static void vcpu_engine_error(Cpu *c, uc_err err)
          * answer to an access with nothing behind it. */
         c->fault_pending = false;
         vcpu_retire_upto(c, c->fault_pc, false);
-        mach_diag(c->m, c, c->fault_pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
-                     c->fault_fetch ? "fetch" : c->fault_write ? "write" : "read", c->fault_addr);
+        if (c->fault_device)
+            mach_diag(c->m, c, c->fault_pc, "bus-error", "instruction fetch from a device window at 0x%" PRIx64,
+                      c->fault_addr);
+        else
+            mach_diag(c->m, c, c->fault_pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
+                      c->fault_fetch ? "fetch" : c->fault_write ? "write" : "read", c->fault_addr);
         c->ops->mem_fault(c, c->fault_addr, c->fault_write, c->fault_fetch);
         return;
     }

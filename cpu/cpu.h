@@ -210,16 +210,19 @@ struct Cpu {
     AccessKind acc_kind;
     uint64_t acc_last, acc_addr;
 
-    /* an access to unmapped memory, found by the engine hook, delivered by vcpu_run */
-    bool fault_pending, fault_write, fault_fetch;
+    /* an access to unmapped memory (or a fetch from a device window), found by the engine
+     * hook, delivered by vcpu_run */
+    bool fault_pending, fault_write, fault_fetch, fault_device;
     uint64_t fault_addr, fault_pc;
 
     uint64_t ref_insns;             /* --icount-check: instructions seen by a code hook */
-    uint64_t exc_insns, exc_to;     /* the last exception entry: retired count and target */
+    uint64_t ref_pc;                /* the last of them */
+    bool ref_abandoned;             /* it faulted instead of retiring (see vcpu_retire_upto) */
+    uint64_t exc_insns;             /* retired count at the last exception entry */
     uint64_t serialized;            /* exceptions and interrupts taken: each serialises the CPU */
     uint64_t serialized_at;         /* the cycle of the last (the patch validator's
                                        text_poke_sync check) */
-    unsigned exc_repeats;
+    unsigned exc_repeats;           /* entries in a row with no instruction retired between */
 };
 
 /* Create a CPU for machine m (engine opened, RAM/devices mapped, hooks installed). */
@@ -286,12 +289,15 @@ uint64_t vcpu_insns_at(Cpu *c, uint64_t pc);
  * engine has no API for): nothing is counted, trapped or traced.  The engine drops its
  * translations afterwards (a count-limited run), so keep this off hot paths. */
 void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count);
+/* --icount-check: instructions retired by the reference count (a code hook on every one). */
+uint64_t vcpu_icount_reference(const Cpu *c);
 /* Remove every cached translation and decoded block overlapping [start, end). */
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
 
 /* Every exception or interrupt entry goes through here: it is traced, costs cycles (the cycle
- * table's trap cost), and an entry that recurs at the same vector without a single instruction
- * retiring in between (a handler faulting on itself) stops the CPU instead of spinning forever. */
+ * table's trap cost), and EXCEPTION_LOOP_LIMIT entries in a row with no instruction retiring
+ * between any two of them (a handler faulting on itself, or two handlers faulting into each
+ * other) stop the CPU instead of spinning forever. */
 void vcpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
                          uint64_t info);
 

@@ -39,6 +39,7 @@ enum {
     EXIT_HUNG = 4,      /* every CPU asleep with nothing pending, or the guest died */
     EXIT_INTERNAL = 5,  /* engine failure */
     EXIT_VIOLATION = 6, /* --check-patching --strict: the patch validator found violations */
+    EXIT_OUTPUT = 7,    /* an output file could not be written completely */
 };
 
 static inline uint64_t load_be(const uint8_t *p, unsigned n)

@@ -55,15 +55,7 @@ void mach_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fm
 
 static void console_write_all(Console *con)
 {
-    size_t off = 0;
-    while (off < con->len) {
-        ssize_t w = write(con->fd, con->buf + off, con->len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
+    outfile_write(&con->out, con->buf, con->len);
     con->len = 0;
 }
 
@@ -449,7 +441,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     m->exit_cpu = -1;
     trace_init(&m->trace);
     codewatch_init(&m->cw);
-    m->console.fd = STDOUT_FILENO;
+    m->console.out.fd = -1;
 
     if (cfg->kernel) {
         bool ok = cfg->raw ? image_load_raw(&m->image, cfg->kernel, cfg->arch, cfg->load_addr,
@@ -513,21 +505,6 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         m->devs[m->ndevs++] = d;
     }
 
-    if (cfg->trace_file) {
-        TraceSink *s = trace_text_sink_open(cfg->trace_file, err);
-        if (!s)
-            return false;
-        trace_add_sink(&m->trace, s);
-    }
-    if (cfg->console_file) {
-        m->console.fd = open(cfg->console_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (m->console.fd < 0)
-            return err_set(err, "%s: cannot create the console file: %s", cfg->console_file, strerror(errno));
-        m->console.own_fd = true;
-    } else {
-        m->console.line_flush = isatty(STDOUT_FILENO);
-    }
-
     if (cfg->samples_file) {
         m->profile = xcalloc(1, sizeof *m->profile);
         profile_init(m->profile);
@@ -545,10 +522,49 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     return true;
 }
 
+bool mach_open_outputs(Machine *m, Error *err)
+{
+    const MachineConfig *cfg = &m->cfg;
+    if (cfg->trace_file) {
+        TraceSink *s = trace_text_sink_open(cfg->trace_file, err);
+        if (!s)
+            return false;
+        trace_add_sink(&m->trace, s);
+    }
+    if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
+        return false;
+    m->console.line_flush = !cfg->console_file && isatty(STDOUT_FILENO);
+    return true;
+}
+
+void mach_interrupt(Machine *m, int sig)
+{
+    m->interrupted = sig;
+    if (!m->running)
+        return;
+    for (int i = 0; i < m->ncpus; i++)
+        if (m->cpus[i])
+            m->cpus[i]->lim_fast = 0;  /* the next block takes the slow path, which sees the flag */
+}
+
+void mach_rescue_outputs(Machine *m)
+{
+    trace_flush_all();
+    outfile_write(&m->console.out, m->console.buf, m->console.len);
+    trace_rescue_all();
+    outfile_rescue(&m->console.out);
+}
+
 void mach_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter)
 {
     if (m->profile)
         profile_sample(m->profile, c->index, c->cycles, pc, user, counter);
+}
+
+static void output_lost(Machine *m, const Error *err)
+{
+    fprintf(stderr, "pmusim: %s\n", err->msg);
+    m->output_lost = true;
 }
 
 /* --samples: the blocks the CPUs are in, then the file. */
@@ -562,7 +578,7 @@ static void write_samples(Machine *m)
     }
     Error err = { { 0 } };
     if (!profile_write(m->profile, m->cfg.samples_file, isa_name(m->arch), &err))
-        fprintf(stderr, "pmusim: %s\n", err.msg);
+        output_lost(m, &err);
 }
 
 void mach_boot(Machine *m)
@@ -585,10 +601,8 @@ void mach_destroy(Machine *m)
     for (int i = 0; i < m->nmmio_ctx; i++)
         free(m->mmio_ctx[i]);
     free(m->mmio_ctx);
-    console_flush(m);
-    if (m->console.own_fd)
-        close(m->console.fd);
-    trace_close(&m->trace);
+    outfile_discard(&m->console.out);   /* mach_run committed it; on an error path no run began */
+    trace_close(&m->trace, &(Error){ { 0 } });
     if (m->profile) {
         profile_destroy(m->profile);
         free(m->profile);
@@ -680,8 +694,30 @@ static bool mach_hung(Machine *m)
     return true;
 }
 
+/* The end of a run: every output written and put in place, or its loss reported. */
+static void finish_outputs(Machine *m)
+{
+    Error err = { { 0 } };
+    console_flush(m);
+    if (!outfile_commit(&m->console.out, &err))
+        output_lost(m, &err);
+    if (!trace_close(&m->trace, &err))
+        output_lost(m, &err);
+    write_samples(m);
+    if (m->cfg.guest_trace_file && !guesttrace_write(m, m->cfg.guest_trace_file, &err))
+        output_lost(m, &err);
+    if (m->patchcheck) {
+        patchcheck_finish(m->patchcheck);
+        fflush(stdout);
+        patchcheck_report(m->patchcheck, stderr);
+        if (m->icache)
+            icache_report(m->icache, stderr);
+    }
+}
+
 int mach_run(Machine *m)
 {
+    m->running = 1;
     while (!m->stopping) {
         uint64_t end = m->clock.now + m->clock.quantum;
         if (m->cfg.max_cycles && end > m->cfg.max_cycles)
@@ -694,12 +730,12 @@ int mach_run(Machine *m)
         }
         if (m->stopping)
             break;
-        evq_run_due(&m->clock.global, end);
-        m->clock.now = end;
-        if (m->interrupted) {
-            mach_exit(m, NULL, 130, "interrupted");
+        if (m->interrupted) {       /* the CPUs stopped early: the round did not complete */
+            mach_exit(m, NULL, 128 + m->interrupted, "interrupted");
             break;
         }
+        evq_run_due(&m->clock.global, end);
+        m->clock.now = end;
         if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
             mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
             break;
@@ -712,32 +748,21 @@ int mach_run(Machine *m)
             Error err = { { 0 } };
             m->saved = true;
             if (!checkpoint_save(m, m->cfg.save_file, &err)) {
-                fprintf(stderr, "pmusim: %s\n", err.msg);
-                mach_exit(m, NULL, EXIT_USAGE, "checkpoint-failed");
+                output_lost(m, &err);
+                mach_exit(m, NULL, EXIT_OUTPUT, "checkpoint-failed");
                 break;
             }
         }
     }
+    m->running = 0;
     if (m->cfg.save_file && !m->saved)
         fprintf(stderr, "pmusim: --save-at %" PRIu64 ": the run ended before a quantum boundary at or after"
                 " that cycle; %s was not written\n", m->cfg.save_at, m->cfg.save_file);
-    console_flush(m);
-    trace_flush_all();
-    write_samples(m);
-    if (m->cfg.guest_trace_file) {
-        Error err = { { 0 } };
-        if (!guesttrace_write(m, m->cfg.guest_trace_file, &err))
-            fprintf(stderr, "pmusim: --guest-trace %s: %s\n", m->cfg.guest_trace_file, err.msg);
-    }
-    if (m->patchcheck) {
-        patchcheck_finish(m->patchcheck);
-        fflush(stdout);
-        patchcheck_report(m->patchcheck, stderr);
-        if (m->icache)
-            icache_report(m->icache, stderr);
-        if (m->cfg.strict && m->patchcheck->nv)
-            return EXIT_VIOLATION;
-    }
+    finish_outputs(m);
+    if (m->output_lost)
+        return EXIT_OUTPUT;
+    if (m->patchcheck && m->cfg.strict && m->patchcheck->nv)
+        return EXIT_VIOLATION;
     return m->exit_status;
 }
 

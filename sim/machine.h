@@ -19,6 +19,7 @@
 #include "sim/fdt.h"
 #include "sim/loader.h"
 #include "sim/mem.h"
+#include "sim/outfile.h"
 #include "tracer/codewatch.h"
 #include "tracer/icache.h"
 #include "tracer/patchcheck.h"
@@ -67,8 +68,7 @@ typedef struct AccessCtx {
 } AccessCtx;
 
 typedef struct Console {
-    int fd;
-    bool own_fd;
+    OutFile out;                    /* --console FILE, or standard output */
     bool line_flush;                /* flush on newline (interactive) */
     uint64_t bytes;                 /* written so far (checkpoints record it) */
     size_t len;
@@ -99,20 +99,31 @@ struct Machine {
     int exit_status;
     const char *exit_reason;
     int exit_cpu;
-    volatile sig_atomic_t interrupted;  /* SIGINT/SIGTERM/SIGHUP */
+    volatile sig_atomic_t interrupted;  /* the signal that ended the run (mach_interrupt), or 0 */
+    volatile sig_atomic_t running;  /* inside mach_run: mach_interrupt may reach the CPUs */
+    bool output_lost;               /* an output could not be written: exit status 7 */
     bool saved;                     /* --save-at done */
     AccessCtx acc;
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;
 };
 
+/* Build the machine from its inputs (image, tree); no output file is opened yet. */
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err);
+/* Open --trace and --console, once the inputs (a checkpoint too) have been read and checked. */
+bool mach_open_outputs(Machine *m, Error *err);
+/* Async-signal-safe: end the run at the next block boundary of whichever CPU is running; the
+ * exit status is 128 + sig, as a shell reports a process killed by it. */
+void mach_interrupt(Machine *m, int sig);
+/* From a fatal-signal handler: write what is buffered and put the outputs in place. */
+void mach_rescue_outputs(Machine *m);
 /* Start the boot CPU at the image entry (not done when restoring a checkpoint). */
 void mach_boot(Machine *m);
 /* Map the device windows (and, on x86, unassigned space) into a CPU's engine. */
 bool mach_map_devices(Machine *m, Cpu *c, Error *err);
 void mach_destroy(Machine *m);
-/* Run to the end; returns pmusim's exit status. */
+/* Run to the end and finish every output; returns pmusim's exit status (7 if an output was
+ * lost, after a message naming it). */
 int mach_run(Machine *m);
 /* Print the effective tree as DTS on stdout (through dtc). */
 bool mach_dump_dtb(Machine *m, Error *err);

@@ -20,8 +20,18 @@
 #define DTB_ALIGN 0x10000ull
 #define DTB_MAX_SIZE 0x10000ull
 
-/* Exception entries to the same vector with no instruction retired in between before pmusim
- * declares the CPU stuck (a handler that faults on its first instruction). */
+/* The largest --quantum: 2^32 cycles (about 2 s of simulated time at 2 GHz).  Secondary CPUs
+ * start and machine-wide events fire at quantum boundaries, so a larger one only delays them;
+ * bounded, `now + quantum` cannot overflow. */
+#define MAX_QUANTUM (1ull << 32)
+
+/* The largest --max-insns, --max-cycles and --save-at cycle: 2^62, far beyond any run, with
+ * room for the limit arithmetic (a count plus a quantum or a block) never to overflow. */
+#define MAX_RUN_LIMIT (1ull << 62)
+
+/* Exception entries in a row with no instruction retired between any two of them before pmusim
+ * declares the CPU stuck (a handler that faults on its first instruction, or two handlers that
+ * fault into each other). */
 #define EXCEPTION_LOOP_LIMIT 64
 
 #endif

@@ -1,6 +1,8 @@
 /* trace.c — event building, dispatch to sinks, and the text sink (docs/trace-format.md). */
 #include "tracer/trace.h"
 
+#include "sim/outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,11 +21,13 @@ void trace_add_sink(Trace *t, TraceSink *s)
         t->sinks[t->nsinks++] = s;
 }
 
-void trace_close(Trace *t)
+bool trace_close(Trace *t, Error *err)
 {
+    bool ok = true;
     for (int i = 0; i < t->nsinks; i++)
-        t->sinks[i]->close(t->sinks[i]);
+        ok &= t->sinks[i]->close(t->sinks[i], ok ? err : &(Error){ { 0 } });
     t->nsinks = 0;
+    return ok;
 }
 
 void trace_emit(Trace *t, const TraceEvent *ev)
@@ -79,8 +83,7 @@ void trace_bytes(TraceEvent *ev, const char *key, const void *p, unsigned n)
 
 typedef struct TextSink {
     TraceSink sink;
-    int fd;
-    char *path;
+    OutFile out;
     size_t len;
     char buf[TEXT_BUF];
     struct TextSink *next_open;     /* list of open sinks, for trace_flush_all() */
@@ -90,15 +93,7 @@ static TextSink *open_text_sinks;
 
 static void text_write_all(TextSink *s)
 {
-    size_t off = 0;
-    while (off < s->len) {
-        ssize_t w = write(s->fd, s->buf + off, s->len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;      /* disk full: nothing better to do than drop */
-        off += (size_t)w;
-    }
+    outfile_write(&s->out, s->buf, s->len);
     s->len = 0;
 }
 
@@ -181,33 +176,30 @@ static void text_flush(TraceSink *sink)
     text_write_all((TextSink *)sink);
 }
 
-static void text_close(TraceSink *sink)
+static bool text_close(TraceSink *sink, Error *err)
 {
     TextSink *s = (TextSink *)sink;
     text_write_all(s);
-    close(s->fd);
+    bool ok = outfile_commit(&s->out, err);
     for (TextSink **pp = &open_text_sinks; *pp; pp = &(*pp)->next_open)
         if (*pp == s) {
             *pp = s->next_open;
             break;
         }
-    free(s->path);
     free(s);
+    return ok;
 }
 
 TraceSink *trace_text_sink_open(const char *path, Error *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        err_set(err, "%s: cannot create trace file: %s", path, strerror(errno));
+    TextSink *s = xcalloc(1, sizeof *s);
+    if (!outfile_open(&s->out, "--trace", path, err)) {
+        free(s);
         return NULL;
     }
-    TextSink *s = xcalloc(1, sizeof *s);
     s->sink.emit = text_emit;
     s->sink.flush = text_flush;
     s->sink.close = text_close;
-    s->fd = fd;
-    s->path = xstrdup(path);
     s->next_open = open_text_sinks;
     open_text_sinks = s;
     return &s->sink;
@@ -217,4 +209,10 @@ void trace_flush_all(void)
 {
     for (TextSink *s = open_text_sinks; s; s = s->next_open)
         text_write_all(s);
+}
+
+void trace_rescue_all(void)
+{
+    for (TextSink *s = open_text_sinks; s; s = s->next_open)
+        outfile_rescue(&s->out);
 }

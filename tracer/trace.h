@@ -37,7 +37,7 @@ typedef struct TraceSink TraceSink;
 struct TraceSink {
     void (*emit)(TraceSink *s, const TraceEvent *ev);
     void (*flush)(TraceSink *s);
-    void (*close)(TraceSink *s);
+    bool (*close)(TraceSink *s, Error *err);   /* false: output was lost (err says what) */
 };
 
 typedef struct Trace {
@@ -49,7 +49,8 @@ static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }
 
 void trace_init(Trace *t);
 void trace_add_sink(Trace *t, TraceSink *s);
-void trace_close(Trace *t);              /* flush and close every sink */
+/* Flush and close every sink; false with err set (the first failure) if any output was lost. */
+bool trace_close(Trace *t, Error *err);
 void trace_emit(Trace *t, const TraceEvent *ev);
 
 /* Building an event: trace_begin(); add fields; trace_end() emits it. */
@@ -64,11 +65,14 @@ void trace_str(TraceEvent *ev, const char *key, const char *s);
 void trace_bytes(TraceEvent *ev, const char *key, const void *p, unsigned n);
 static inline void trace_end(Trace *t, TraceEvent *ev) { trace_emit(t, ev); }
 
-/* A text sink writing to a file (created/truncated); NULL with err set on failure. */
+/* A text sink writing to a file (through a temporary renamed into place at close: sim/outfile.h);
+ * NULL with err set on failure. */
 TraceSink *trace_text_sink_open(const char *path, Error *err);
 
 /* Flush every open sink of the process (signal-safe enough for fatal-signal handlers: sinks
  * write their buffers with write(2)). */
 void trace_flush_all(void);
+/* After trace_flush_all() in a fatal-signal handler: put every trace file in place. */
+void trace_rescue_all(void);
 
 #endif

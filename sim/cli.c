@@ -1,0 +1,243 @@
+/* cli.c — the option table of `pmusim [run]`, its parser (getopt_long) and its --help text. */
+#include "sim/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/tunables.h"
+
+enum {
+    O_HELP = 'h',
+    O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_DUMP_DTB,
+    O_LOAD_ADDR, O_ENTRY,
+    O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_TRACE, O_CHECK_PATCHING, O_STRICT, O_ICACHE,
+    O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
+    O_VERSION,
+};
+
+typedef struct CliOption {
+    const char *name;
+    const char *arg;                /* the value's name in --help; NULL: a flag */
+    int id;
+    const char *group;              /* a heading printed before this option, or NULL */
+    const char *help;               /* '\n' continues on the next line */
+} CliOption;
+
+static const CliOption options[] = {
+    { "arch", "ARCH", O_ARCH, "Machine:", "x86_64, arm64 or ppc32 (default: from the ELF)" },
+    { "machine", "FILE", O_MACHINE, NULL, "device tree (.dts or .dtb) replacing the built-in board" },
+    { "cpus", "N", O_CPUS, NULL, "number of CPUs, 1 to 16 (clones the first cpu node)" },
+    { "cpu-model", "NAME", O_CPU_MODEL, NULL,
+      "x86_64: generic (default), core2duo; arm64: cortex-a57\n(default), cortex-a53, cortex-a72; ppc32: mpc7450 (default),\nmpc7447a" },
+    { "bootargs", "STR", O_BOOTARGS, NULL, "/chosen/bootargs" },
+    { "dump-dtb", NULL, O_DUMP_DTB, NULL, "print the effective device tree as DTS and exit" },
+    { "load-addr", "ADDR", O_LOAD_ADDR, "Guest image:", "KERNEL is a raw binary loaded at ADDR (needs --arch)" },
+    { "entry", "ADDR", O_ENTRY, NULL, "entry point (default: the ELF entry or the load address)" },
+    { "quantum", "CYCLES", O_QUANTUM, "Run:", "scheduling quantum, 1 to 2^32 (default 100000)" },
+    { "max-insns", "N", O_MAX_INSNS, NULL, "stop after exactly N instructions (all CPUs together), N <= 2^62" },
+    { "max-cycles", "N", O_MAX_CYCLES, NULL, "stop when simulated time reaches N cycles, N <= 2^62" },
+    { "console", "FILE", O_CONSOLE, NULL, "guest console output to FILE instead of stdout" },
+    { "trace", "FILE", O_TRACE, NULL, "event trace (docs/trace-format.md)" },
+    { "check-patching", NULL, O_CHECK_PATCHING, NULL,
+      "validate every write to guest code against the image's patch\nsites and the architecture's rules; summary on stderr\n(docs/patching.md)" },
+    { "strict", NULL, O_STRICT, NULL, "with --check-patching: violations make the exit status 6" },
+    { "icache", "MODE", O_ICACHE, NULL,
+      "coherent (default) or strict: arm64/ppc32 CPUs fetch the old\ninstruction until the cache maintenance is done (implies\n--check-patching)" },
+    { "guest-trace", "FILE", O_GUEST_TRACE, NULL,
+      "the guest's trace rings at the end, in ftrace's function /\nfunction_graph text format (docs/trace-format.md)" },
+    { "samples", "FILE", O_SAMPLES, NULL, "PMU samples and the exact instruction profile, for\n`pmusim report` (docs/profiling.md)" },
+    { "stats", NULL, O_STATS, NULL, "per-CPU instruction and cycle counts on stderr at the end" },
+    { "save-at", "CYCLE:FILE", O_SAVE_AT, NULL, "write a checkpoint at the first quantum boundary >= CYCLE" },
+    { "restore", "FILE", O_RESTORE, NULL, "continue from a checkpoint (same machine and image)" },
+    { "semihosting", NULL, O_SEMIHOSTING, NULL, "arm64: hlt #0xf000 semihosting (exit, writec, write0)" },
+    { "icount-check", NULL, O_ICOUNT_CHECK, NULL, "also count instructions one by one and compare (test aid)" },
+    { "help", NULL, O_HELP, "Other:", "this text (also -h)" },
+    { "version", NULL, O_VERSION, NULL, "the version" },
+};
+
+#define HELP_COLUMN 27
+
+void cli_usage(FILE *f)
+{
+    fputs("usage: pmusim [run] [options] KERNEL\n"
+          "       pmusim --dump-dtb [options] [KERNEL]\n"
+          "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n", f);
+    for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+        const CliOption *o = &options[i];
+        if (o->group)
+            fprintf(f, "%s%s\n", i ? "" : "\n", o->group);
+        int n = fprintf(f, "  --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        for (const char *h = o->help; *h;) {
+            const char *nl = strchr(h, '\n');
+            int len = nl ? (int)(nl - h) : (int)strlen(h);
+            fprintf(f, "%*s%.*s\n", n < HELP_COLUMN ? HELP_COLUMN - n : 1, "", len, h);
+            n = 0;
+            h += len + (nl != NULL);
+        }
+    }
+    fputs("\nExit status: the guest's; 2 bad input; 3 a --max-* limit; 4 the guest hung or died;\n"
+          "5 internal error; 6 patching violations with --strict; 7 an output could not be\n"
+          "written completely (docs/guest-abi.md).\n", f);
+}
+
+bool cli_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+    if (s[0] < '0' || s[0] > '9')   /* strtoull would take spaces, a sign, "-1" as 2^64 - 1 */
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(s, &end, 0);
+    if (errno || *end || n < lo || n > hi)
+        return false;
+    *v = n;
+    return true;
+}
+
+static bool bad(FILE *err, const char *fmt, const char *a, const char *b)
+{
+    fputs("pmusim: ", err);
+    fprintf(err, fmt, a, b);
+    fputc('\n', err);
+    return false;
+}
+
+/* --save-at CYCLE:FILE */
+static bool parse_save_at(MachineConfig *cfg, const char *val, FILE *err)
+{
+    const char *colon = strchr(val, ':');
+    char num[32];
+    if (!colon || colon == val || (size_t)(colon - val) >= sizeof num || !colon[1])
+        return bad(err, "--save-at %s: expected CYCLE:FILE%s", val, "");
+    snprintf(num, sizeof num, "%.*s", (int)(colon - val), val);
+    if (!cli_number(num, 0, MAX_RUN_LIMIT, &cfg->save_at))
+        return bad(err, "--save-at %s: the cycle must be a number from 0 to 2^62%s", val, "");
+    cfg->save_file = colon + 1;
+    return true;
+}
+
+static bool parse_number(const char *opt, const char *val, uint64_t lo, uint64_t hi, const char *range,
+                         uint64_t *dst, FILE *err)
+{
+    if (cli_number(val, lo, hi, dst))
+        return true;
+    fprintf(err, "pmusim: --%s %s: expected %s\n", opt, val, range);
+    return false;
+}
+
+static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
+{
+    MachineConfig *cfg = &cli->cfg;
+    uint64_t n;
+    switch (id) {
+    case O_ARCH:
+        cfg->arch = isa_from_name(val);
+        return cfg->arch != ARCH_NONE || bad(err, "--arch %s: unknown architecture (x86_64, arm64, ppc32)%s", val, "");
+    case O_MACHINE:     cfg->machine_file = val; return true;
+    case O_CPU_MODEL:   cfg->cpu_model = val; return true;
+    case O_BOOTARGS:    cfg->bootargs = val; return true;
+    case O_TRACE:       cfg->trace_file = val; return true;
+    case O_GUEST_TRACE: cfg->guest_trace_file = val; return true;
+    case O_SAMPLES:     cfg->samples_file = val; return true;
+    case O_CONSOLE:     cfg->console_file = val; return true;
+    case O_RESTORE:     cfg->restore_file = val; return true;
+    case O_SAVE_AT:     return parse_save_at(cfg, val, err);
+    case O_CPUS:
+        if (!parse_number("cpus", val, 1, MAX_CPUS, "a number from 1 to 16", &n, err))
+            return false;
+        cfg->ncpus = (int)n;
+        return true;
+    case O_LOAD_ADDR:
+        cfg->raw = true;
+        return parse_number("load-addr", val, 0, UINT64_MAX, "an address", &cfg->load_addr, err);
+    case O_ENTRY:
+        cfg->entry_set = true;
+        return parse_number("entry", val, 0, UINT64_MAX, "an address", &cfg->entry, err);
+    case O_QUANTUM:
+        return parse_number("quantum", val, 1, MAX_QUANTUM, "a number of cycles from 1 to 2^32", &cfg->quantum, err);
+    case O_MAX_INSNS:
+        return parse_number("max-insns", val, 1, MAX_RUN_LIMIT, "a number from 1 to 2^62", &cfg->max_insns, err);
+    case O_MAX_CYCLES:
+        return parse_number("max-cycles", val, 1, MAX_RUN_LIMIT, "a number from 1 to 2^62", &cfg->max_cycles, err);
+    case O_ICACHE:
+        if (!strcmp(val, "strict"))
+            cfg->icache_strict = cfg->check_patching = true;
+        else if (strcmp(val, "coherent"))
+            return bad(err, "--icache %s: expected strict or coherent%s", val, "");
+        return true;
+    }
+    return bad(err, "internal: option %s has no handler%s", val, "");
+}
+
+static bool apply_flag(Cli *cli, int id)
+{
+    MachineConfig *cfg = &cli->cfg;
+    switch (id) {
+    case O_HELP:            cli->action = CLI_HELP; return true;
+    case O_VERSION:         cli->action = CLI_VERSION; return true;
+    case O_DUMP_DTB:        cli->action = CLI_DUMP_DTB; return true;
+    case O_STATS:           cfg->stats = true; return true;
+    case O_SEMIHOSTING:     cfg->semihosting = true; return true;
+    case O_ICOUNT_CHECK:    cfg->icount_check = true; return true;
+    case O_CHECK_PATCHING:  cfg->check_patching = true; return true;
+    case O_STRICT:          cfg->check_patching = cfg->strict = true; return true;
+    }
+    return false;
+}
+
+static const CliOption *option_by_id(int id)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+        if (options[i].id == id)
+            return &options[i];
+    return NULL;
+}
+
+static bool check_combination(Cli *cli, FILE *err)
+{
+    const MachineConfig *cfg = &cli->cfg;
+    if (cfg->raw && cfg->arch == ARCH_NONE)
+        return bad(err, "--load-addr needs --arch (a raw binary does not say what it is)%s%s", "", "");
+    if (cli->action == CLI_RUN && !cfg->kernel) {
+        cli_usage(err);
+        return false;
+    }
+    if (cli->action == CLI_DUMP_DTB && !cfg->kernel && cfg->arch == ARCH_NONE)
+        return bad(err, "--dump-dtb needs a KERNEL or --arch%s%s", "", "");
+    return true;
+}
+
+bool cli_parse(int argc, char **argv, Cli *cli, FILE *err)
+{
+    struct option lopts[ARRAY_SIZE(options) + 1];
+    memset(lopts, 0, sizeof lopts);
+    for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+        lopts[i] = (struct option){ options[i].name, options[i].arg ? required_argument : no_argument, NULL,
+                                    options[i].id };
+    memset(cli, 0, sizeof *cli);
+    cli->cfg.arch = ARCH_NONE;
+    opterr = 0;
+    optind = 0;                     /* glibc: start afresh (the fuzzing harness parses again and again) */
+    /* '-': operands come back in order as 1 whatever POSIXLY_CORRECT says; ':': a missing value is ':' */
+    for (int id; (id = getopt_long(argc, argv, "-:h", lopts, NULL)) != -1;) {
+        const char *arg = argv[optind - 1];
+        if (id == 1) {
+            if (cli->cfg.kernel)
+                return bad(err, "more than one KERNEL: %s and %s", cli->cfg.kernel, optarg);
+            cli->cfg.kernel = optarg;
+        } else if (id == ':') {
+            return bad(err, "option %s needs a value%s", arg, "");
+        } else if (id == '?') {
+            return bad(err, "unknown option %s (see pmusim --help)%s", arg, "");
+        } else if (option_by_id(id) && option_by_id(id)->arg) {
+            if (!apply_value(cli, id, optarg, err))
+                return false;
+        } else if (!apply_flag(cli, id)) {
+            return bad(err, "unknown option %s (see pmusim --help)%s", arg, "");
+        }
+        if (cli->action == CLI_HELP || cli->action == CLI_VERSION)
+            return true;
+    }
+    return check_combination(cli, err);
+}

@@ -1,0 +1,153 @@
+#!/bin/sh
+# Never crash, never hang, never lose a file: the reproducers of issue 10 that are about runs,
+# options and outputs, each a regression test.  (Device trees, checkpoints, the ELF sections
+# and the MPC7450 have their own tests: test_bad_input, test_checkpoint, test_loader,
+# test_pmu_mpc7450.)
+. "$(dirname "$0")/lib.sh" "$@"
+
+hello=$GUESTS/x86_64/hello.elf
+status() { cat "$1.status"; }
+
+# bytes FILE OFFSET OCTAL-ESCAPES: patch bytes into FILE (created if missing)
+bytes() {
+    printf "$3" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc 2>/dev/null
+}
+
+# ---- exceptions alternating between two vectors end as an exception loop (defect 5)
+# ppc32: 0x0 is illegal (program check, 0x700); 0x700 is an FP load with MSR[FP] = 0 (FP
+# unavailable, 0x800); 0x800 is illegal again: no instruction ever retires.
+head -c 4096 /dev/zero >"$T/alt.bin"
+bytes "$T/alt.bin" 0x700 '\310\000\000\000'
+run "$T/alt" run --stats --trace "$T/alt.trace" --max-insns 1000 --arch ppc32 --load-addr 0 "$T/alt.bin"
+check "alternating vectors: status 4, got $(status "$T/alt")" [ "$(status "$T/alt")" = 4 ]
+check "alternating vectors: an exception loop" grep -q "exit=exception-loop" "$T/alt.err"
+check "alternating vectors: both vectors seen" \
+    sh -c "grep -q 'to=0x800' '$T/alt.trace' && grep -q 'to=0x700' '$T/alt.trace'"
+check "alternating vectors: the trace stays small" [ "$(wc -c <"$T/alt.trace")" -lt 100000 ]
+
+# ---- numbers are checked whole (defect 6)
+for q in 18446744073709551615 " -1" -1 0 4294967297 1e3 12abc ""; do
+    run "$T/q" run --quantum "$q" "$hello"
+    check "--quantum '$q' refused" [ "$(status "$T/q")" = 2 ]
+    check "--quantum '$q': one message naming the option" grep -q -- "^pmusim: --quantum" "$T/q.err"
+done
+for o in max-insns max-cycles; do
+    for v in 99999999999999999999 4611686018427387905 " 5" +5; do
+        run "$T/o" run "--$o" "$v" "$hello"
+        check "--$o '$v' refused" [ "$(status "$T/o")" = 2 ]
+    done
+done
+run "$T/sa" run --save-at 99999999999999999999:x.ck "$hello"
+check "--save-at overflow refused" [ "$(status "$T/sa")" = 2 ]
+run "$T/la" run --arch x86_64 --load-addr 0x10000000000000000 "$hello"
+check "--load-addr overflow refused" [ "$(status "$T/la")" = 2 ]
+run "$T/q32" run --quantum 4294967296 --max-insns 100 "$hello"
+check "--quantum 2^32 accepted" [ "$(status "$T/q32")" = 3 ]
+run "$T/last" run "$hello" --frobnicate
+check "an unknown last option is unknown, not short of a value" grep -q "unknown option --frobnicate" "$T/last.err"
+run "$T/help" --help
+check "--help lists --semihosting" grep -q -- "--semihosting" "$T/help.out"
+check "--help lists --icount-check" grep -q -- "--icount-check" "$T/help.out"
+
+# ---- a signal ends any run within a second, the trace complete up to its exit line (defect 6)
+# interrupt NAME SIGNAL ARGS...: start a run, wait until it is busy, signal it, time the exit.
+interrupt() {
+    name=$1 sig=$2
+    shift 2
+    "$PMUSIM" run --trace "$T/$name.trace" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+    pid=$!
+    sleep 0.5
+    kill -"$sig" $pid
+    n=0
+    while kill -0 $pid 2>/dev/null && [ $n -lt 100 ]; do sleep 0.01; n=$((n + 1)); done
+    alive=0
+    kill -0 $pid 2>/dev/null && alive=1 && kill -KILL $pid
+    wait $pid
+    st=$?
+    check "$name: SIGTERM/SIGINT ends it within a second" [ $alive = 0 ]
+    want=143
+    [ "$sig" = INT ] && want=130
+    check "$name: exit status $st, expected $want" [ "$st" = "$want" ]
+    check "$name: the trace ends with its exit line" \
+        sh -c "tail -n 1 '$T/$name.trace' | grep -q 'machine exit status=$want reason=interrupted'"
+}
+printf '\353\376' >"$T/spin-x86.bin"                       # jmp .
+printf '\000\000\000\024' >"$T/spin-a64.bin"               # b .
+head -c 4096 /dev/zero >"$T/storm.bin"                     # sc at 0 and at the 0xC00 vector
+bytes "$T/storm.bin" 0 '\104\000\000\002'
+bytes "$T/storm.bin" 0xc00 '\104\000\000\002'
+interrupt chain TERM --arch x86_64 --load-addr 0x100000 "$T/spin-x86.bin"
+interrupt chain-int INT --arch x86_64 --load-addr 0x100000 "$T/spin-x86.bin"
+interrupt storm TERM --arch ppc32 --load-addr 0 "$T/storm.bin"
+interrupt halted TERM --cpus 4 --arch arm64 --load-addr 0x40080000 "$T/spin-a64.bin"
+interrupt quantum TERM --quantum 4294967296 --arch x86_64 --load-addr 0x100000 "$T/spin-x86.bin"
+interrupt quantum-int INT --quantum 4294967296 --cpus 2 --arch arm64 --load-addr 0x40080000 "$T/spin-a64.bin"
+
+# ---- outputs never destroy inputs (defect 8)
+cp "$hello" "$T/k.elf"
+echo OLD >"$T/old"
+cksum "$T/k.elf" "$T/old" >"$T/sums"
+expect_refused() {      # expect_refused NAME PATTERN ARGS...
+    name=$1 pattern=$2
+    shift 2
+    run "$T/$name" run "$@"
+    check "$name: status 2, got $(status "$T/$name")" [ "$(status "$T/$name")" = 2 ]
+    check "$name: says '$pattern'" grep -q -- "$pattern" "$T/$name.err"
+}
+"$PMUSIM" run --save-at 1000:"$T/ck" --cpus 2 "$GUESTS/x86_64/smp.elf" >/dev/null 2>&1
+cksum "$T/ck" >>"$T/sums"
+expect_refused trace-is-checkpoint "are the same file" --trace "$T/ck" --restore "$T/ck" --cpus 2 "$GUESTS/x86_64/smp.elf"
+expect_refused trace-is-kernel "are the same file" --trace "$T/k.elf" "$T/k.elf"
+expect_refused save-is-kernel "are the same file" --save-at "10:$T/k.elf" "$T/k.elf"
+expect_refused samples-is-kernel "are the same file" --samples "$T/k.elf" "$T/k.elf"
+ln -s "$T/k.elf" "$T/link.elf"
+expect_refused link-is-kernel "are the same file" --trace "$T/link.elf" "$T/k.elf"
+expect_refused trace-is-console "another output" --trace "$T/out" --console "$T/out" "$T/k.elf"
+expect_refused trace-is-console2 "another output" --trace "$T/out" --console "$T/./out" "$T/k.elf"
+head -c 100 "$T/ck" >"$T/bad.ck"
+expect_refused bad-restore "bad.ck" --trace "$T/old" --restore "$T/bad.ck" "$T/k.elf"
+cksum "$T/k.elf" "$T/old" "$T/ck" >"$T/sums2"
+check "inputs and old outputs unchanged" cmp -s "$T/sums" "$T/sums2"
+check "no temporary files left" [ -z "$(ls "$T" | grep pmusim-)" ]
+run "$T/nulls" run --trace /dev/null --console /dev/null "$T/k.elf"
+check "/dev/null may be two outputs" [ "$(status "$T/nulls")" = 1 ]
+
+# ---- a lost output byte is an error with its own status (defect 9)
+expect_lost() {         # expect_lost NAME OPTION ARGS...
+    name=$1 opt=$2
+    shift 2
+    run "$T/$name" run "$@"
+    check "$name: status 7, got $(status "$T/$name")" [ "$(status "$T/$name")" = 7 ]
+    check "$name: names $opt and the error" grep -q -- "^pmusim: $opt .*write error" "$T/$name.err"
+}
+expect_lost console-full --console --console /dev/full "$T/k.elf"
+expect_lost trace-full --trace --trace /dev/full "$T/k.elf"
+expect_lost samples-full --samples --samples /dev/full "$GUESTS/ppc32/oprofile.elf"
+expect_lost guest-trace-full --guest-trace --guest-trace /dev/full "$GUESTS/x86_64/ftrace.elf"
+# a regular file on a full disk (a file size limit stands in for it): the old file survives
+echo OLD >"$T/big.trace"
+(ulimit -f 1; trap '' XFSZ; exec "$PMUSIM" run --trace "$T/big.trace" "$GUESTS/x86_64/trap.elf") \
+    >/dev/null 2>"$T/fsz.err"
+check "file size limit: status 7" [ $? = 7 ]
+check "file size limit: message" grep -q "^pmusim: --trace .*write error" "$T/fsz.err"
+check "file size limit: the old trace is intact" [ "$(cat "$T/big.trace")" = OLD ]
+check "file size limit: no temporary left" [ -z "$(ls "$T" | grep pmusim-)" ]
+
+# ---- instruction fetch from a device window is the architecture's fault (defect 10)
+printf '\270\000\000\340\376\377\340' >"$T/dev-x86.bin"        # mov eax, 0xfee00000; jmp rax
+printf '\000\040\241\322\000\000\037\326' >"$T/dev-a64.bin"   # movz x0, #0x900, lsl 16; br x0
+printf '\074\140\200\000\174\151\003\246\116\200\004\040' >"$T/dev-ppc.bin"  # lis; mtctr; bctr
+for x in "x86_64 0x100000 dev-x86" "arm64 0x40080000 dev-a64" "ppc32 0 dev-ppc"; do
+    set -- $x
+    run "$T/$3" run --icount-check --trace "$T/$3.trace" --arch "$1" --load-addr "$2" "$T/$3.bin"
+    check "$1 fetch from a device: not an internal error (status $(status "$T/$3"))" [ "$(status "$T/$3")" != 5 ]
+    check "$1 fetch from a device: a bus-error diag" grep -q "what=bus-error.*device window" "$T/$3.trace"
+done
+
+# ---- --icount-check counts faulting instructions as the block count does (defect 12)
+for a in $ARCHES; do
+    run "$T/ic-$a" run --icount-check "$GUESTS/$a/trap.elf"
+    check "$a trap.elf --icount-check: no mismatch" grep -q "icount-check: cpu0 .* ok" "$T/ic-$a.err"
+    check "$a trap.elf --icount-check: not status 5" [ "$(status "$T/ic-$a")" != 5 ]
+done
+finish
