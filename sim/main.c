@@ -6,6 +6,7 @@
  * Bad options and bad input files get one message naming the option or file and exit status 2;
  * inputs are read and checked before any output is opened (sim/outfile.h).
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,16 @@ static int run(const MachineConfig *cfg)
     return status;
 }
 
-int main(int argc, char **argv)
+/* What went to standard output through stdio (report, --dump-dtb, --help) must have arrived. */
+static int finish_stdout(int status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    fprintf(stderr, "pmusim: standard output: write error: %s\n", strerror(errno));
+    return EXIT_OUTPUT;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "report"))
         return report_main(argc - 2, argv + 2);
@@ -151,4 +161,9 @@ int main(int argc, char **argv)
         return 0;
     }
     return cli.action == CLI_DUMP_DTB ? dump_dtb(&cli.cfg) : run(&cli.cfg);
+}
+
+int main(int argc, char **argv)
+{
+    return finish_stdout(dispatch(argc, argv));
 }
