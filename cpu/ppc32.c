@@ -31,6 +31,8 @@ enum { MSR_LE = 1u << 0, MSR_RI = 1u << 1, MSR_DR = 1u << 4, MSR_IR = 1u << 5, M
 #define SRR1_MSR_BITS 0x0000ff77u
 #define RFI_MSR_BITS 0x87c0ff77u
 enum { SRR1_ILLEGAL = 0x00080000u, SRR1_PRIV = 0x00040000u, SRR1_TRAP = 0x00020000u };
+/* Vector offsets (MPC7450 RM table 4-2). */
+enum { VEC_DECREMENTER = 0x900, VEC_PERFMON = 0xf00 };
 
 enum { SPR_DEC = 22, SPR_SRR0 = 26, SPR_SRR1 = 27, SPR_TBL_R = 268, SPR_TBU_R = 269, SPR_TBL_W = 284,
        SPR_TBU_W = 285, SPR_PVR = 287, SPR_PIR = 1023 };
@@ -115,11 +117,27 @@ static void dec_arm(Cpu *c, uint64_t tb)
     vcpu_schedule(c, &p->dec_event, cycle_of_tb(c, tb + (uint64_t)dec_value(c, tb) + 1));
 }
 
+/* DEC at power-on: all ones, counting down from TB = 0 (the 74xx hard-reset settings; QEMU's
+ * cpu_ppc_tb_reset does the same).  DEC[0] is already 1, so the first decrementer exception
+ * comes when it next passes through zero, 2^32 ticks after power-on, unless software writes
+ * DEC first (every guest that takes 0x900 does). */
+#define DEC_RESET 0xffffffffu
+
 static void dec_fire(Event *ev, void *opaque)
 {
     Cpu *c = opaque;
     PPC(c)->dec_pending = true;
     dec_arm(c, tb_at(c, c->cycles));
+}
+
+/* Power-on: DEC = DEC_RESET at TB 0, counting.  Not at ppc_reset: a secondary released from
+ * the spin table has been counting since power-on too. */
+static void dec_power_on(Cpu *c)
+{
+    PpcCpu *p = PPC(c);
+    p->dec_base = DEC_RESET;
+    p->dec_tb = tb_at(c, c->cycles);
+    dec_arm(c, p->dec_tb);
 }
 
 static uint64_t tb_now(Cpu *c)
@@ -201,8 +219,12 @@ static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     ppc_take(c, "exception", 0x200, (uint32_t)pc, 0);
 }
 
-/* Between runs: the decrementer, then the performance monitor (lower priority: MPC7450 RM
- * table 4-3), when MSR[EE] allows. */
+/* Between runs, when MSR[EE] allows: the performance monitor, then the decrementer.  The
+ * asynchronous exceptions' priorities (MPC7450 RM §4.2, table 4-3 "Exception priorities": 4
+ * external interrupt, 5 performance monitor, 6 decrementer; the same order in MPC7400 UM table 4-3,
+ * whose §11.1 says "below the external interrupt and above the decrementer interrupt").  The
+ * other stays pending and is taken when the handler re-enables EE.  (QEMU's generic order, which
+ * its 74xx models use, takes the decrementer first: the manual wins.) */
 static bool ppc_take_interrupt(Cpu *c)
 {
     PpcCpu *p = PPC(c);
@@ -211,14 +233,14 @@ static bool ppc_take_interrupt(Cpu *c)
     if (!(msr & MSR_EE))
         return false;
     uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
-    if (p->dec_pending) {
-        p->dec_pending = false;
-        ppc_take(c, "interrupt", 0x900, pc, 0);
-        return true;
-    }
     if (p->pmu.pending) {
         mpc7450_pmu_taken(&p->pmu);
-        ppc_take(c, "interrupt", 0xf00, pc, 0);
+        ppc_take(c, "interrupt", VEC_PERFMON, pc, 0);
+        return true;
+    }
+    if (p->dec_pending) {
+        p->dec_pending = false;
+        ppc_take(c, "interrupt", VEC_DECREMENTER, pc, 0);
         return true;
     }
     return false;
@@ -446,8 +468,12 @@ static bool ppc_init(Cpu *c, Error *err)
     if (uc_mem_map_ptr(c->uc, STUB_PAGE, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC, p->stub) != UC_ERR_OK)
         return err_set(err, "cpu%d: cannot map the SPR stub page", c->index);
     event_init(&p->dec_event, "decrementer", dec_fire, c);
+    /* ppc32 CPUs do not sleep (MSR[POW] is not modelled): a held or dead CPU is one the
+     * decrementer cannot wake, so it must not keep a machine of such CPUs alive (mach_hung). */
+    p->dec_event.deferrable = true;
     p->pir = (uint32_t)c->hwid;
     mpc7450_pmu_init(&p->pmu, c, tb_now, cycle_of_tb);
+    dec_power_on(c);
     return true;
 }
 

@@ -164,19 +164,28 @@ static void commit(Mpc7450Pmu *p)
     arm_tb_event(p);
 }
 
-/* An enabled condition (a counter becoming negative with its CE bit, a TBEE transition):
- * FCECE freezes; if PMXE was set when the instruction began (`armed`) the exception becomes
- * pending and SIAR takes the instruction.  Conditions of one instruction share the exception,
- * and each is a sample: a driver finds every such counter negative in its handler. */
-static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, bool armed)
+/* An enabled condition (MPC7450 RM ch. 11, MMCR0 field descriptions; the same text is MPC7400
+ * UM table 11-3): a counter becoming negative with its CE bit, or a TBEE transition.  `before`
+ * is MMCR0 as the instruction that raised it found it: the conditions of one instruction all
+ * see the same FC, PMXE and TRIGGER, because hardware updates them after the instruction.
+ *   - FCECE sets FC only if TRIGGER was 0; with TRIGGER = 1 FCECE acts as 0 (FCECE row).
+ *   - Any enabled condition releases TRIGGER, as PMC1 becoming negative does (TRIGGER row).
+ *   - With PMXE, the exception becomes pending and PMXE is cleared (PMXE row).
+ *   - SIAR is not updated while MMCR0[FC] disables counting (FC row, and the SIAR description,
+ *     MPC7400 UM §11.3.2.4); the exception is signalled all the same.
+ * Conditions of one instruction share the exception, and each is a sample (at SIAR's value): a
+ * driver finds every such counter negative in its handler. */
+static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, uint32_t before)
 {
     Cpu *c = p->cpu;
-    if (p->mmcr0 & MMCR0_FCECE)
+    if ((p->mmcr0 & MMCR0_FCECE) && !(before & MMCR0_TRIGGER))
         p->mmcr0 |= MMCR0_FC;
-    if (!armed)
+    p->mmcr0 &= ~MMCR0_TRIGGER;
+    if (!(before & MMCR0_PMXE))
         return false;
-    mach_profile_sample(c->m, c, at, p->msr & MSR_PR, what);
-    p->siar = (uint32_t)at;
+    if (!(before & MMCR0_FC))
+        p->siar = (uint32_t)at;
+    mach_profile_sample(c->m, c, p->siar, p->msr & MSR_PR, what);
     p->pending = true;
     p->mmcr0 &= ~MMCR0_PMXE;
     return true;
@@ -185,10 +194,11 @@ static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, bool
 static void tb_event(Event *ev, void *opaque)
 {
     Mpc7450Pmu *p = opaque;
+    uint64_t at = vcpu_last_retired_pc(p->cpu);
     pmc_sync(&p->bank);
-    bool signal = enabled_condition(p, vcpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0 & MMCR0_PMXE);
-    pmc_trace_overflow(&p->bank, vcpu_last_retired_pc(p->cpu), "TBEE", p->mmcr0, signal);
-    commit(p);
+    bool signal = enabled_condition(p, at, "TBEE", p->mmcr0);
+    pmc_trace_overflow(&p->bank, at, "TBEE", p->mmcr0, signal);
+    commit(p);                                          /* FC, TRIGGER may have changed */
     if (p->pending)
         vcpu_request_stop(p->cpu);
 }
@@ -209,15 +219,16 @@ static void went_negative(PmcBank *b, uint32_t which)
     Mpc7450Pmu *p = b->opaque;
     Cpu *c = p->cpu;
     uint64_t at = vcpu_last_retired_pc(c);
-    bool armed = p->mmcr0 & MMCR0_PMXE;
+    uint32_t before = p->mmcr0;
     for (unsigned i = 0; i < MPC7450_PMCS; i++) {
         if (!(which >> i & 1))
             continue;
         if (i == 0)
-            p->mmcr0 &= ~MMCR0_TRIGGER;                 /* PMC2-6 start counting */
+            p->mmcr0 &= ~MMCR0_TRIGGER;                 /* PMC2-6 start counting, CE or not */
         char name[8];
         snprintf(name, sizeof name, "PMC%u", i + 1);
-        bool signal = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE) ? enabled_condition(p, at, name, armed) : false;
+        uint32_t ce = i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE;
+        bool signal = (p->mmcr0 & ce) && enabled_condition(p, at, name, before);
         pmc_trace_overflow(b, at, name, p->mmcr0, signal);
     }
     configure(p);                                       /* FC, TRIGGER may have changed */

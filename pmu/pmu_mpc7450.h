@@ -7,11 +7,14 @@
  * Per CPU: MMCR0, MMCR1, MMCR2, PMC1-PMC6 (32 bits; "negative" = bit 0, 0x80000000, set) and
  * SIAR, plus the user-mode read-only aliases.  Counters are lazy (pmc.h) and signal when they
  * become negative.  Counting is frozen by MMCR0[FC], by FCS/FCP against MSR[PR], by FCM1/FCM0
- * against MSR[PMM], and for PMC2-6 by TRIGGER until PMC1 becomes negative.  A counter becoming
- * negative with PMC1CE (PMC1) or PMCnCE (PMC2-6) set is an enabled condition: with MMCR0[PMXE]
- * the performance-monitor exception (0xF00) becomes pending; hardware then clears PMXE, sets FC
- * if FCECE is set, and sets SIAR to the address of the instruction that made the counter
- * negative.  The exception is taken when MSR[EE] = 1, with SRR0 = the next instruction.
+ * against MSR[PMM], and for PMC2-6 by TRIGGER until PMC1 becomes negative or an enabled
+ * condition occurs.  A counter becoming negative with PMC1CE (PMC1) or PMCnCE (PMC2-6) set, and
+ * with TBEE a transition of the TBSEL bit, is an enabled condition (RM ch. 11, MMCR0 fields):
+ * it clears TRIGGER; it sets FC if FCECE is set and TRIGGER was 0 (with TRIGGER = 1, FCECE acts
+ * as 0); with MMCR0[PMXE] the performance-monitor exception (0xF00) becomes pending, hardware
+ * clears PMXE and sets SIAR to the address of the instruction that caused it, unless MMCR0[FC]
+ * had disabled counting (then SIAR keeps its value).  The exception is taken when MSR[EE] = 1,
+ * before a pending decrementer (RM table 4-3), with SRR0 = the next instruction.
  *
  * Events (PMCnSEL; docs/guest-abi.md has the table): 0 nothing (the register holds its value),
  * 1 processor cycles (any PMC), 2 instructions completed and 3 0->1 transitions of the timebase
@@ -20,8 +23,7 @@
  * instructions, PMC1-2 event 20 store instructions, PMC2 event 25 load or store instructions
  * completed (the numbers: Apple's Shark "PPC 7450 (G4+) Performance Counter Event List", which
  * agrees with the 34 and 28 above and with the event classes of Linux's mpc7450-pmu.c).  Any
- * other selector counts nothing and is reported once (`pmu-event`).  With MMCR0[TBEE] every transition of that bit
- * is an enabled condition too.
+ * other selector counts nothing and is reported once (`pmu-event`).
  */
 #ifndef PMUSIM_PMU_MPC7450_H
 #define PMUSIM_PMU_MPC7450_H

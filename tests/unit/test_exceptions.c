@@ -224,6 +224,86 @@ START_TEST(ppc32_fixture_exits_through_debug_port)
 }
 END_TEST
 
+/* Fixtures of their own (tests/unit/blobs/ppc32_excprio.s, ppc32_hung.s). */
+extern const unsigned char blob_ppc32_excprio[], blob_ppc32_hung[];
+extern const unsigned int blob_ppc32_excprio_len, blob_ppc32_hung_len;
+
+static Machine *ppc_prio(uint64_t entry, uint64_t max)
+{
+    return tm_create(ARCH_PPC32, blob_ppc32_excprio, blob_ppc32_excprio_len, 0, entry, max, 1);
+}
+
+/* The log the 0x900/0xF00 handlers keep: entry i = (vector, SRR0). */
+static uint32_t ppc_log(Machine *m, unsigned i, unsigned word)
+{
+    return (uint32_t)tm_read(m, 0x2800 + 8 * i + 4 * word, 4);
+}
+
+/* The first cycle at which the CPU's timebase reaches tb (TB = cycles at timebase-frequency). */
+static uint64_t ppc_cycle_of_tb(Machine *m, uint64_t tb)
+{
+    uint64_t th = m->desc.cpus[0].timebase_hz, hz = m->clock.freq_hz;
+    return (uint64_t)(((unsigned __int128)tb * hz + th - 1) / th);
+}
+
+/* A performance-monitor exception and a decrementer exception both pending when MSR[EE] becomes
+ * 1: the performance monitor is taken first (MPC7450 RM table 4-3), the decrementer right after
+ * its handler's rfi. */
+START_TEST(ppc32_perfmon_is_taken_before_a_pending_decrementer)
+{
+    Machine *m = ppc_prio(0x3000, 100000);
+    ck_assert_int_eq(tm_run(m), 1);                                   /* debug-exit, code 0 */
+    uint32_t spin = (uint32_t)tm_read(m, 0x2ff0, 4);
+    ck_assert_uint_eq(ppc_log(m, 0, 0), 0xf00);
+    ck_assert_uint_eq(ppc_log(m, 0, 1), spin);                        /* right after mtmsr EE */
+    ck_assert_uint_eq(ppc_log(m, 1, 0), 0x900);
+    ck_assert_uint_eq(ppc_log(m, 1, 1), spin);                        /* right after the rfi */
+    tm_destroy(m);
+}
+END_TEST
+
+/* At power-on DEC holds all ones and counts down with the timebase, unprogrammed. */
+START_TEST(ppc32_dec_is_all_ones_at_power_on)
+{
+    Machine *m = ppc_prio(0x3400, 1);
+    ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_3), 0xffffffffu);             /* mfdec at TB 0 */
+    tm_destroy(m);
+}
+END_TEST
+
+/* The first decrementer exception of a guest that never writes DEC: when DEC passes through
+ * zero, 2^32 ticks after power-on.  The clock is moved on by hand to 1000 cycles before. */
+START_TEST(ppc32_unprogrammed_dec_fires_2_32_ticks_after_power_on)
+{
+    Machine *m = ppc_prio(0x3400, 1000000);
+    uint64_t due = ppc_cycle_of_tb(m, 1ull << 32), t0 = due - 1000;
+    uint64_t tb0 = t0 * m->desc.cpus[0].timebase_hz / m->clock.freq_hz;
+    mach_boot(m);
+    m->cpus[0]->cycles = t0;
+    m->clock.now = t0;
+    ck_assert_int_eq(mach_run(m), 1);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_3), (uint32_t)(0xffffffffu - tb0));  /* DEC counted down */
+    ck_assert_uint_eq(ppc_log(m, 0, 0), 0x900);
+    ck_assert_uint_eq(reg(m, UC_PPC_REG_5), 1);                       /* TBU: past 2^32 ... */
+    ck_assert_uint_lt(reg(m, UC_PPC_REG_6), 10);                      /* ... by a few ticks */
+    ck_assert_uint_ge(m->cpus[0]->cycles, due);
+    tm_destroy(m);
+}
+END_TEST
+
+/* ppc32 CPUs do not sleep, so the decrementer every CPU runs from power-on wakes none: a machine
+ * whose CPUs are all dead or held is hung (it is not kept running to the decrementer). */
+START_TEST(ppc32_dead_and_held_cpus_are_hung_despite_the_decrementer)
+{
+    Machine *m = tm_create(ARCH_PPC32, blob_ppc32_hung, blob_ppc32_hung_len, 0, 0x700, 0, 2);
+    m->cfg.max_cycles = 10000000;
+    ck_assert_int_eq(tm_run(m), EXIT_HUNG);
+    ck_assert_str_eq(m->exit_reason, "all-cpus-asleep");
+    tm_destroy(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exceptions");
@@ -244,6 +324,10 @@ int main(void)
     tcase_add_test(p, ppc32_sc_vectors_to_0xc00_with_next_pc);
     tcase_add_test(p, ppc32_trap_and_illegal_set_srr1_reason);
     tcase_add_test(p, ppc32_fixture_exits_through_debug_port);
+    tcase_add_test(p, ppc32_perfmon_is_taken_before_a_pending_decrementer);
+    tcase_add_test(p, ppc32_dec_is_all_ones_at_power_on);
+    tcase_add_test(p, ppc32_unprogrammed_dec_fires_2_32_ticks_after_power_on);
+    tcase_add_test(p, ppc32_dead_and_held_cpus_are_hung_despite_the_decrementer);
     suite_add_tcase(s, p);
     return testutil_run(s);
 }

@@ -2,7 +2,9 @@
  * tests/unit/blobs/ppc32_pmu.s): a counter preset to 0x80000000 - N counting instructions raises
  * 0xF00 with SIAR on exactly the N-th instruction and SRR0 on the next; PMXE is cleared; with
  * MSR[EE] = 0 the exception is held and taken right after the mtmsr that sets EE; FCECE freezes
- * the counters; user aliases are read-only; and the SPR access rules at register level. */
+ * the counters (not while TRIGGER is set, which an enabled condition releases instead); TBEE
+ * transitions; SIAR kept while FC is set; user aliases are read-only; and the SPR access rules
+ * at register level. */
 #include "pmu/pmu_mpc7450.h"
 #include "testutil.h"
 #include "tracer/profile.h"
@@ -199,6 +201,95 @@ START_TEST(loads_and_stores_completed_overflow_on_the_nth)
 }
 END_TEST
 
+/* MMCR0[FCECE] with TRIGGER = 1 (MPC7450 RM ch. 11, MMCR0 FCECE: "treated as if it were 0"): an
+ * enabled condition then releases the trigger instead of freezing; once TRIGGER is clear the
+ * next enabled condition freezes.  The manual's first TRIGGER use, with PMC1CE set. */
+START_TEST(fcece_with_trigger_releases_then_freezes)
+{
+    Machine *m = fixture(0x3000);
+    mach_boot(m);
+    Cpu *c = m->cpus[0];
+    Mpc7450Pmu *p = pmu_of(m);
+    uint32_t v;
+    mpc7450_pmu_mtspr(p, 953, false, 0x80000000u - 10);
+    mpc7450_pmu_mtspr(p, 954, false, 0x80000000u - 5);
+    mpc7450_pmu_mtspr(p, 952, false, MMCR0_FCECE | MMCR0_TRIGGER | MMCR0_PMC1CE | MMCR0_PMCnCE | 1u << 6 | 1u);
+    c->cycles += 10;                                    /* PMC1 negative: an enabled condition */
+    evq_run_due(&c->events, c->cycles);
+    mpc7450_pmu_mfspr(p, 952, false, &v);
+    ck_assert_uint_eq(v & (MMCR0_FC | MMCR0_TRIGGER), 0);   /* released, not frozen */
+    c->cycles += 5;                                     /* PMC2 counted 5: negative, TRIGGER = 0 */
+    evq_run_due(&c->events, c->cycles);
+    mpc7450_pmu_mfspr(p, 952, false, &v);
+    ck_assert_uint_eq(v & MMCR0_FC, MMCR0_FC);
+    c->cycles += 100;
+    mpc7450_pmu_mfspr(p, 953, false, &v);
+    ck_assert_uint_eq(v, 0x80000005u);                  /* frozen from the PMC2 condition on */
+    mpc7450_pmu_mfspr(p, 954, false, &v);
+    ck_assert_uint_eq(v, 0x80000000u);
+    tm_destroy(m);
+}
+END_TEST
+
+/* A TBEE transition is an enabled condition, so it releases TRIGGER like PMC1 becoming negative
+ * (MMCR0 TRIGGER and TBEE descriptions).  TBSEL = 01: TBL[23], first 0 -> 1 at TB 256, cycle
+ * 2560 on the board's 100 MHz timebase and 1 GHz core. */
+START_TEST(tbee_transition_releases_trigger)
+{
+    Machine *m = fixture(0x3000);
+    mach_boot(m);
+    Cpu *c = m->cpus[0];
+    Mpc7450Pmu *p = pmu_of(m);
+    uint32_t v;
+    mpc7450_pmu_mtspr(p, 954, false, 0);
+    mpc7450_pmu_mtspr(p, 952, false, MMCR0_TRIGGER | MMCR0_TBEE | 1u << 23 | 1u);  /* PMC2: cycles */
+    c->cycles = 2559;
+    evq_run_due(&c->events, c->cycles);
+    mpc7450_pmu_mfspr(p, 954, false, &v);
+    ck_assert_uint_eq(v, 0);                            /* held by TRIGGER */
+    c->cycles = 2560;
+    evq_run_due(&c->events, c->cycles);
+    c->cycles += 9;
+    mpc7450_pmu_mfspr(p, 954, false, &v);
+    ck_assert_uint_eq(v, 9);                            /* counting from the transition */
+    mpc7450_pmu_mfspr(p, 952, false, &v);
+    ck_assert_uint_eq(v & MMCR0_TRIGGER, 0);
+    ck_assert(!p->pending);                             /* PMXE clear: no exception */
+    tm_destroy(m);
+}
+END_TEST
+
+/* SIAR is not updated while MMCR0[FC] disables counting (MMCR0 FC description; MPC7400 UM
+ * §11.3.2.4), though a TBEE transition still signals the exception; with FC clear the same
+ * transition sets SIAR to the last completed instruction. */
+START_TEST(tbee_while_frozen_signals_without_siar)
+{
+    Machine *m = fixture(0x3000);
+    mach_boot(m);
+    Cpu *c = m->cpus[0];
+    Mpc7450Pmu *p = pmu_of(m);
+    uint32_t v;
+    p->siar = 0x1234;                                   /* an earlier sample's address */
+    mpc7450_pmu_mtspr(p, 952, false, MMCR0_FC | MMCR0_PMXE | MMCR0_TBEE | 1u << 23);
+    c->cycles = 2560;
+    evq_run_due(&c->events, c->cycles);
+    ck_assert(p->pending);
+    mpc7450_pmu_mfspr(p, 952, false, &v);
+    ck_assert_uint_eq(v & MMCR0_PMXE, 0);
+    mpc7450_pmu_mfspr(p, 955, false, &v);
+    ck_assert_uint_eq(v, 0x1234);                       /* SIAR kept */
+    mpc7450_pmu_taken(p);
+    mpc7450_pmu_mtspr(p, 952, false, MMCR0_PMXE | MMCR0_TBEE | 1u << 23);
+    c->cycles = 2560 + 5120;                            /* the next transition, TB 768 */
+    evq_run_due(&c->events, c->cycles);
+    ck_assert(p->pending);
+    mpc7450_pmu_mfspr(p, 955, false, &v);
+    ck_assert_uint_eq(v, (uint32_t)vcpu_last_retired_pc(c));
+    ck_assert_uint_ne(v, 0x1234);
+    tm_destroy(m);
+}
+END_TEST
+
 Suite *pmu_mpc7450_suite(void)
 {
     Suite *s = suite_create("pmu_mpc7450");
@@ -210,6 +301,9 @@ Suite *pmu_mpc7450_suite(void)
     tcase_add_test(t, timebase_transitions_and_tbee);
     tcase_add_test(t, simultaneous_overflows_are_one_exception_two_samples);
     tcase_add_test(t, loads_and_stores_completed_overflow_on_the_nth);
+    tcase_add_test(t, fcece_with_trigger_releases_then_freezes);
+    tcase_add_test(t, tbee_transition_releases_trigger);
+    tcase_add_test(t, tbee_while_frozen_signals_without_siar);
     suite_add_tcase(s, t);
     return s;
 }
