@@ -378,6 +378,19 @@ static void icount_unsee(Cpu *c)
     }
 }
 
+/* A fault is delivered at `pc`, but the engine went on into the block before it stopped (a
+ * store multiple whose helper carries on after the failed store): the starts the reference saw
+ * after `pc` never happened, architecturally. */
+static void icount_rewind(Cpu *c, uint64_t pc)
+{
+    const BlockEntry *e = c->blk;
+    if (c->ref_pc == pc || !e || pc < e->pc || c->ref_pc <= pc || c->ref_pc >= e->pc + e->size)
+        return;
+    c->ref_insns -= blockcache_insn_index(e, c->ref_pc) - blockcache_insn_index(e, pc);
+    c->ref_pc = pc;
+    c->ref_abandoned = false;
+}
+
 static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
 {
     c->stop = kind;
@@ -977,6 +990,7 @@ static void vcpu_engine_error(Cpu *c, uc_err err)
         /* The faulting instruction did not retire; the backend delivers the architecture's
          * answer to an access with nothing behind it. */
         c->fault_pending = false;
+        icount_rewind(c, c->fault_pc);
         vcpu_retire_upto(c, c->fault_pc, false);
         if (c->fault_device)
             mach_diag(c->m, c, c->fault_pc, "bus-error", "instruction fetch from a device window at 0x%" PRIx64,

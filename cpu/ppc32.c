@@ -225,11 +225,27 @@ static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
  * whose §11.1 says "below the external interrupt and above the decrementer interrupt").  The
  * other stays pending and is taken when the handler re-enables EE.  (QEMU's generic order, which
  * its 74xx models use, takes the decrementer first: the manual wins.) */
+/* MSR bits pmusim does not model yet: little-endian mode (LE, and ILE for exception entry) and
+ * address translation (IR, DR).  pmusim decodes, counts and traps instructions at their
+ * physical address in big-endian order; under either the engine would run other instructions
+ * than those pmusim decoded (and its own timebase, which it lacks).  The bits are cleared, with
+ * a diag, as if the implementation had none; the guest MMU comes with the engine move. */
+#define MSR_UNMODELLED (MSR_LE | MSR_ILE | MSR_IR | MSR_DR)
+
+static uint32_t msr_supported(Cpu *c, uint32_t pc, uint32_t msr)
+{
+    if (!(msr & MSR_UNMODELLED))
+        return msr;
+    mach_diag(c->m, c, pc, "unsupported", "MSR 0x%08" PRIx32 ": LE, ILE, IR and DR are not modelled: cleared",
+              msr);
+    return msr & ~(uint32_t)MSR_UNMODELLED;
+}
+
 static bool ppc_take_interrupt(Cpu *c)
 {
     PpcCpu *p = PPC(c);
     uint32_t msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
-    mpc7450_pmu_set_msr(&p->pmu, msr);      /* after an mtmsr the engine executed */
+    mpc7450_pmu_set_msr(&p->pmu, msr);      /* after an mtmsr */
     if (!(msr & MSR_EE))
         return false;
     uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
@@ -263,7 +279,8 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
         return T_MTMSR;
     case 339:
         return spr == SPR_DEC || spr == SPR_SRR0 || spr == SPR_SRR1 || spr == SPR_TBL_R || spr == SPR_TBU_R ||
-                       spr == SPR_PVR || spr == SPR_PIR || mpc7450_pmu_owns(spr)
+                       spr == SPR_TBL_W || spr == SPR_TBU_W || spr == SPR_PVR || spr == SPR_PIR ||
+                       mpc7450_pmu_owns(spr)
                    ? T_MFSPR
                    : 0;
     case 467:
@@ -345,6 +362,8 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         case SPR_TBU_R: set_gpr(c, rd, (uint32_t)(tb_at(c, c->cycles) >> 32)); break;
         case SPR_PVR: set_gpr(c, rd, (uint32_t)c->model->id); break;
         case SPR_PIR: set_gpr(c, rd, p->pir); break;
+        case SPR_TBL_W:             /* write-only (the engine would read its own, absent, timebase) */
+        case SPR_TBU_W: goto illegal;
         }
         break;
     case T_MTSPR: {
@@ -387,7 +406,7 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     case T_RFI: {
         if (user)
             goto privileged;
-        uint32_t nmsr = (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS);
+        uint32_t nmsr = msr_supported(c, pc, (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS));
         vcpu_retire_upto(c, pc, true);           /* rfi completes in the old state */
         if (c->m->icache)                       /* a context-synchronising instruction */
             icache_context_sync(c->m->icache, c);
@@ -397,11 +416,12 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         request_stop_if_deliverable(c, nmsr);
         return TRAP_DONE;
     }
-    case T_MTMSR:
+    case T_MTMSR:                               /* emulated: unmodelled bits never reach the engine */
         if (user)
             goto privileged;
+        vcpu_reg_write(c, UC_PPC_REG_MSR, msr_supported(c, pc, gpr(c, rd)));
         vcpu_request_stop(c);                    /* PR/PMM/EE: looked at right after it */
-        return TRAP_NATIVE;
+        break;
     }
     vcpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
     return TRAP_DONE;
