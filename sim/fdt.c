@@ -4,10 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libfdt.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +18,6 @@
 
 extern const unsigned char board_x86_64_dtb[], board_arm64_dtb[], board_ppc32_dtb[];
 extern const unsigned int board_x86_64_dtb_len, board_arm64_dtb_len, board_ppc32_dtb_len;
-
-extern char **environ;
 
 /* Where secondaries' spin-table words go on the built-in boards (docs/machines.md). */
 #define SPIN_TABLE_BASE 0xf000ull
@@ -34,46 +32,95 @@ const void *dt_board_blob(Arch arch, size_t *len)
     }
 }
 
-/* ------------------------------------------------------------------ dtc */
+/* ------------------------------------------------------------------ files and dtc */
 
-static bool read_whole(const char *path, uint8_t **data, size_t *len, Error *err)
+static const char *file_kind(mode_t mode)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
+         : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+/* The whole of a regular file of at most `max` bytes (`max_text` names the limit in messages).
+ * FIFOs and devices are refused before the first read: they can block, or never end (/dev/zero). */
+static bool read_whole(const char *path, size_t max, const char *max_text, uint8_t **data, size_t *len, Error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);     /* opening a FIFO must not wait for a writer */
+    if (fd < 0)
         return err_set(err, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = xcalloc(1, cap);
-    for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        cap *= 2;
-        buf = xrealloc(buf, cap);
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        err_set(err, "%s: %s", path, strerror(errno));
+        close(fd);
+        return false;
     }
-    fclose(f);
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+        close(fd);
+        if (!S_ISREG(st.st_mode))
+            return err_set(err, "%s: %s, not a regular file", path, file_kind(st.st_mode));
+        return err_set(err, "%s: larger than %s", path, max_text);
+    }
+    /* read at most max + 1 bytes whatever fstat said: the file may be growing */
+    size_t cap = (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1, n = 0;
+    uint8_t *buf = xcalloc(1, cap);
+    bool failed = false;
+    for (;;) {
+        if (n == cap) {
+            if (cap > max)
+                break;
+            cap = cap > (max + 1) / 2 ? max + 1 : 2 * cap;
+            buf = xrealloc(buf, cap);
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            err_set(err, "%s: %s", path, strerror(errno));
+            failed = true;
+            break;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    if (failed || n > max) {
+        free(buf);
+        return n > max ? err_set(err, "%s: larger than %s", path, max_text) : false;
+    }
     *data = buf;
     *len = n;
     return true;
 }
 
-/* Run dtc with the given arguments; its stderr goes to ours. */
+/* Limits of a dtc run: /incbin/ and /include/ let a DTS name any file (/dev/zero), and dtc reads
+ * it without bound; with these it fails instead of taking the host's memory or disk. */
+#define DTC_MEM_MAX (256ull << 20)
+#define DTC_OUT_MAX (16ull << 20)
+#define DTC_SIGNALLED 0x100         /* run_dtc: dtc died of signal (rc - DTC_SIGNALLED) */
+
+/* Run dtc with the given arguments (stdout to out_fd if >= 0; its stderr goes to ours): its exit
+ * status, DTC_SIGNALLED + the signal that ended it, or -1 if it cannot be started. */
 static int run_dtc(char *const argv[], int out_fd)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    if (out_fd >= 0)
-        posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "dtc", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
+    fflush(NULL);                   /* nothing buffered may be written twice */
+    pid_t pid = fork();
+    if (pid < 0)
         return -1;
+    if (pid == 0) {
+        struct rlimit mem = { DTC_MEM_MAX, DTC_MEM_MAX }, out = { DTC_OUT_MAX, DTC_OUT_MAX };
+        if ((out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) || setrlimit(RLIMIT_AS, &mem) < 0 ||
+            setrlimit(RLIMIT_FSIZE, &out) < 0)
+            _exit(127);
+        execvp("dtc", argv);
+        _exit(127);
+    }
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    if (WIFSIGNALED(status))
+        return DTC_SIGNALLED + WTERMSIG(status);
+    return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
 }
 
 static int make_temp(char *path, size_t len, const char *suffix)
@@ -83,7 +130,17 @@ static int make_temp(char *path, size_t len, const char *suffix)
     return mkstemps(path, (int)strlen(suffix));
 }
 
-void *dt_compile_dts(const char *path, Error *err)
+static bool dtc_failed(int rc, const char *path, const char *what, Error *err)
+{
+    if (rc < 0)
+        return err_set(err, "%s: cannot run dtc (install device-tree-compiler)", path);
+    if (rc >= DTC_SIGNALLED)
+        return err_set(err, "%s: dtc could not %s: stopped by signal %d (dtc may use at most %llu MiB of memory "
+                       "and write %llu MiB)", path, what, rc - DTC_SIGNALLED, DTC_MEM_MAX >> 20, DTC_OUT_MAX >> 20);
+    return err_set(err, "%s: dtc could not %s (exit status %d; its message is above)", path, what, rc);
+}
+
+void *dt_compile_dts(const char *path, size_t *blob_len, Error *err)
 {
     char out[4096];
     int fd = make_temp(out, sizeof out, ".dtb");
@@ -92,21 +149,27 @@ void *dt_compile_dts(const char *path, Error *err)
         return NULL;
     }
     close(fd);
-    char *argv[] = { "dtc", "-q", "-I", "dts", "-O", "dtb", "-o", out, (char *)path, NULL };
+    /* "--": a path such as "-x.dts" is a file, not an option */
+    char *argv[] = { "dtc", "-q", "-I", "dts", "-O", "dtb", "-o", out, "--", (char *)path, NULL };
     int rc = run_dtc(argv, -1);
     uint8_t *blob = NULL;
     size_t len = 0;
-    if (rc < 0)
-        err_set(err, "%s: cannot run dtc (install device-tree-compiler)", path);
-    else if (rc != 0)
-        err_set(err, "%s: dtc could not compile it (exit status %d; its message is above)", path, rc);
-    else if (read_whole(out, &blob, &len, err) && len < sizeof(struct fdt_header))
+    Error rerr = { { 0 } };
+    bool ok = false;
+    if (rc != 0)
+        dtc_failed(rc, path, "compile it", err);
+    else if (!read_whole(out, DT_FILE_MAX, DT_FILE_MAX_TEXT, &blob, &len, &rerr))
+        err_set(err, "%s: the blob dtc made of it: %.400s", path, rerr.msg);
+    else if (len < sizeof(struct fdt_header))
         err_set(err, "%s: dtc produced no tree", path);
+    else
+        ok = true;
     unlink(out);
-    if (rc != 0 || len < sizeof(struct fdt_header)) {
+    if (!ok) {
         free(blob);
         return NULL;
     }
+    *blob_len = len;
     return blob;
 }
 
@@ -125,18 +188,19 @@ bool dt_to_dts(const void *fdt, char **text, Error *err)
             close(ofd), unlink(out);
         return err_set(err, "cannot write a temporary file");
     }
-    char *argv[] = { "dtc", "-q", "-I", "dtb", "-O", "dts", in, NULL };
+    char *argv[] = { "dtc", "-q", "-I", "dtb", "-O", "dts", "--", in, NULL };
     int rc = run_dtc(argv, ofd);
     close(ofd);
     uint8_t *data = NULL;
     size_t len = 0;
-    ok = rc == 0 && read_whole(out, &data, &len, err);
+    if (rc == 0)
+        ok = read_whole(out, DTC_OUT_MAX, "16 MiB", &data, &len, err);
+    else
+        ok = dtc_failed(rc, "the tree", "decompile it", err);
     unlink(in);
     unlink(out);
-    if (!ok) {
-        free(data);
-        return rc == 0 ? false : err_set(err, "dtc could not decompile the tree (exit status %d)", rc);
-    }
+    if (!ok)
+        return false;
     data = xrealloc(data, len + 1);
     data[len] = 0;
     *text = (char *)data;
@@ -184,10 +248,47 @@ static bool is_cpu_node(const void *fdt, int node)
     return dt && !strcmp(dt, "cpu");
 }
 
-static int cells_of(const void *fdt, int node, const char *prop, int dflt)
+/* Every string property pmusim reads must end in a NUL inside the property: a hand-made blob
+ * could otherwise make strcmp and the messages read past it. */
+static const char *const string_props[] = { "compatible", "status", "device_type", "model", "method",
+                                            "enable-method", "bootargs", "stdout-path" };
+
+static bool check_strings(const void *fdt, Error *err)
 {
-    const fdt32_t *p = fdt_getprop(fdt, node, prop, NULL);
-    return p ? (int)fdt32_to_cpu(*p) : dflt;
+    for (int node = 0; node >= 0; node = fdt_next_node(fdt, node, NULL)) {
+        for (size_t i = 0; i < ARRAY_SIZE(string_props); i++) {
+            int len;
+            const char *p = fdt_getprop(fdt, node, string_props[i], &len);
+            char path[128];
+            if (p && (len <= 0 || p[len - 1]))
+                return err_set(err, "node %s: property %s: not a NUL-terminated string",
+                               node_path(fdt, node, path, sizeof path), string_props[i]);
+        }
+    }
+    return true;
+}
+
+/* #address-cells or #size-cells of `node` into *cells: `dflt` when absent, else one cell from
+ * DT_CELLS_MIN (or 0 for #size-cells) to DT_CELLS_MAX: pmusim keeps addresses and sizes in 64 bits,
+ * and every length it computes from a cell count stays small. */
+static bool cells_of(const void *fdt, int node, const char *prop, int dflt, int *cells, Error *err)
+{
+    int len, lo = strcmp(prop, "#size-cells") ? DT_CELLS_MIN : 0;
+    const fdt32_t *p = fdt_getprop(fdt, node, prop, &len);
+    char path[128];
+    if (!p) {
+        *cells = dflt;
+        return true;
+    }
+    if (len != 4)
+        return err_set(err, "node %s: property %s: expected one cell, found %d bytes",
+                       node_path(fdt, node, path, sizeof path), prop, len);
+    uint32_t v = fdt32_to_cpu(*p);
+    if (v < (uint32_t)lo || v > DT_CELLS_MAX)
+        return err_set(err, "node %s: property %s: %" PRIu32 " is not supported (pmusim reads %d to %d cells)",
+                       node_path(fdt, node, path, sizeof path), prop, v, lo, DT_CELLS_MAX);
+    *cells = (int)v;
+    return true;
 }
 
 Arch dt_arch(const void *fdt)
@@ -275,15 +376,20 @@ static void nc_set(NodeCopy *nc, const char *name, const void *val, int len)
     memcpy(nc->props[i].val, val, (size_t)len);
 }
 
-static bool set_cpu_count(void *fdt, Arch arch, int want, Error *err)
+static bool set_cpu_count(void *fdt, Arch arch, int want, const char *what, Error *err)
 {
-    if (want > DESC_MAX_CPUS)
+    if (want < 1 || want > DESC_MAX_CPUS)
         return err_set(err, "--cpus %d: at most %d CPUs are supported", want, DESC_MAX_CPUS);
     int nodes[DESC_MAX_CPUS + 1];
     int have = find_cpus(fdt, nodes, DESC_MAX_CPUS + 1);
     if (have == 0)
         return err_set(err, "the machine has no cpu nodes under /cpus to clone for --cpus");
-    int acells = cells_of(fdt, fdt_path_offset(fdt, "/cpus"), "#address-cells", 1);
+    int acells;
+    if (!cells_of(fdt, fdt_path_offset(fdt, "/cpus"), "#address-cells", 1, &acells, err)) {
+        char tmp[sizeof err->msg];
+        memcpy(tmp, err->msg, sizeof tmp);
+        return err_set(err, "%s: %.400s", what, tmp);
+    }
     NodeCopy *copies = xcalloc((size_t)want, sizeof *copies);
     bool ok = true;
     for (int i = 0; i < want && ok; i++) {
@@ -299,7 +405,7 @@ static bool set_cpu_count(void *fdt, Arch arch, int want, Error *err)
         char nm[96];
         snprintf(nm, sizeof nm, "%s@%" PRIx64, nc->name, hwid);
         snprintf(nc->name, sizeof nc->name, "%s", nm);
-        uint8_t reg[8];
+        uint8_t reg[4 * DT_CELLS_MAX];
         store_be(reg, (unsigned)acells * 4, hwid);
         nc_set(nc, "reg", reg, acells * 4);
         if (arch != ARCH_ARM64) {
@@ -361,6 +467,12 @@ static bool set_cpu_model(void *fdt, Arch arch, const char *name, Error *err)
 
 void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
 {
+    size_t bootargs_len = opt->bootargs ? strlen(opt->bootargs) : 0;
+    if (bootargs_len > DT_BOOTARGS_MAX) {
+        err_set(err, "--bootargs: %zu characters; at most %d are supported (with its NUL the command line "
+                "fills 4096 bytes, arm64 Linux's COMMAND_LINE_SIZE)", bootargs_len, DT_BOOTARGS_MAX);
+        return NULL;
+    }
     uint8_t *src = NULL;
     size_t srclen = 0;
     const char *what = opt->machine_file;
@@ -370,19 +482,25 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
         memcpy(src, b, srclen);
         what = "built-in board";
     } else {
-        if (!read_whole(what, &src, &srclen, err))
+        if (!read_whole(what, DT_FILE_MAX, DT_FILE_MAX_TEXT, &src, &srclen, err))
             return NULL;
         if (srclen < 4 || fdt_magic(src) != FDT_MAGIC) {        /* not a blob: DTS source */
             free(src);
-            src = dt_compile_dts(what, err);
+            src = dt_compile_dts(what, &srclen, err);
             if (!src)
                 return NULL;
-            srclen = fdt_totalsize(src);
         }
     }
     int rc = srclen >= sizeof(struct fdt_header) ? fdt_check_full(src, srclen) : -FDT_ERR_TRUNCATED;
     if (rc < 0) {
         err_set(err, "%s: malformed device tree blob: %s", what, fdt_strerror(rc));
+        free(src);
+        return NULL;
+    }
+    if (!check_strings(src, err)) {
+        char tmp[sizeof err->msg];
+        memcpy(tmp, err->msg, sizeof tmp);
+        err_set(err, "%s: %.400s", what, tmp);
         free(src);
         return NULL;
     }
@@ -393,7 +511,11 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
         free(src);
         return NULL;
     }
-    size_t cap = fdt_totalsize(src) + 0x8000;
+    /* Room for every edit: 32 KiB for the /memreserve/ entries and small changes, the bootargs,
+     * and up to DESC_MAX_CPUS --cpus clones (each at most a NodeCopy's worth).  The tree (at most
+     * DT_FILE_MAX) stays far from INT_MAX; whether the result fits DTB_MAX_SIZE is checked when
+     * the DTB is placed in guest RAM. */
+    size_t cap = fdt_totalsize(src) + 0x8000 + bootargs_len + 64 + (size_t)DESC_MAX_CPUS * sizeof(NodeCopy);
     void *fdt = xcalloc(1, cap);
     rc = fdt_open_into(src, fdt, (int)cap);
     free(src);
@@ -402,7 +524,7 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
         free(fdt);
         return NULL;
     }
-    if (opt->ncpus && !set_cpu_count(fdt, arch, opt->ncpus, err))
+    if (opt->ncpus && !set_cpu_count(fdt, arch, opt->ncpus, what, err))
         goto fail;
     if (opt->cpu_model && !set_cpu_model(fdt, arch, opt->cpu_model, err))
         goto fail;
@@ -474,22 +596,24 @@ static const char *known_compatible(const void *fdt, int node, bool *described, 
     return NULL;
 }
 
+/* Entry `idx` of a node's reg; false at the end or on error (err set).  acells and scells are
+ * already checked (cells_of), so the stride is small. */
 static bool parse_reg(const void *fdt, int node, int acells, int scells, uint64_t *base, uint64_t *size, int idx,
                       Error *err)
 {
     int len;
     const fdt32_t *p = fdt_getprop(fdt, node, "reg", &len);
     char path[128];
-    int stride = (acells + scells) * 4;
+    int cells = acells + scells;
     if (!p)
         return err_set(err, "node %s: property reg is missing", node_path(fdt, node, path, sizeof path));
-    if (acells < 1 || acells > 2 || scells < 0 || scells > 2 || len % stride)
+    if (len % (cells * 4))
         return err_set(err, "node %s: property reg: %d bytes do not fit #address-cells=%d #size-cells=%d",
-                         node_path(fdt, node, path, sizeof path), len, acells, scells);
-    if ((idx + 1) * stride > len)
+                       node_path(fdt, node, path, sizeof path), len, acells, scells);
+    if (idx >= len / (cells * 4))
         return false;
-    *base = read_cells(p + idx * (acells + scells), acells);
-    *size = read_cells(p + idx * (acells + scells) + acells, scells);
+    *base = read_cells(p + idx * cells, acells);
+    *size = read_cells(p + idx * cells + acells, scells);
     return true;
 }
 
@@ -498,7 +622,9 @@ static bool parse_cpus(const void *fdt, Arch arch, MachineDesc *d, Error *err)
     int cpus = fdt_path_offset(fdt, "/cpus");
     if (cpus < 0)
         return err_set(err, "node /cpus is missing");
-    int acells = cells_of(fdt, cpus, "#address-cells", 1), node;
+    int acells, node;
+    if (!cells_of(fdt, cpus, "#address-cells", 1, &acells, err))
+        return false;
     char path[128];
     fdt_for_each_subnode(node, fdt, cpus) {
         if (!is_cpu_node(fdt, node))
@@ -581,15 +707,134 @@ static bool add_dev(MachineDesc *d, const void *fdt, int node, const char *compa
     return !bad;
 }
 
-static bool parse_isa(const void *fdt, int isa, Arch arch, MachineDesc *d, Error *err)
+static void add_mem(MachineDesc *d, const char *path, uint64_t base, uint64_t size, bool rom)
+{
+    MemDesc *md = &d->mem[d->nmem++];
+    *md = (MemDesc){ .base = base, .size = size, .rom = rom };
+    snprintf(md->path, sizeof md->path, "%s", path);
+}
+
+/* ------------------------------------------------------------------ windows */
+
+/* What the CPUs can address; no window may reach beyond it (so none wraps either).  x86-64:
+ * MAXPHYADDR is at most 52 (Intel SDM Vol. 3A §4.1.4); arm64: 52 with FEAT_LPA; MPC7450: 36-bit
+ * extended physical addresses (HID0[XAEN], MPC7450 RM §5.1). */
+static unsigned phys_bits(Arch arch)
+{
+    return arch == ARCH_PPC32 ? 36 : 52;
+}
+
+typedef struct Window {
+    const char *path;               /* the node */
+    const char *what;               /* "memory", "device window", ... */
+    uint64_t base, size;
+} Window;
+
+static bool window_fits(const Window *w, Arch arch, Error *err)
+{
+    unsigned bits = phys_bits(arch);
+    uint64_t top = 1ull << bits;
+    if (!w->size)
+        return err_set(err, "node %s: property reg: the %s at 0x%" PRIx64 " is empty", w->path, w->what, w->base);
+    if (w->base >= top || w->size > top - w->base)
+        return err_set(err, "node %s: property reg: the %s 0x%" PRIx64 "+0x%" PRIx64 " goes beyond the %u-bit "
+                       "physical address space of %s", w->path, w->what, w->base, w->size, bits, isa_name(arch));
+    return true;
+}
+
+/* Memory and MMIO windows are mapped into the engines in whole 4 KiB pages: two that share a
+ * page cannot both be mapped. */
+static bool windows_apart(const Window *a, const Window *b, Error *err)
+{
+    uint64_t a0 = a->base >> 12, a1 = (a->base + a->size - 1) >> 12;
+    uint64_t b0 = b->base >> 12, b1 = (b->base + b->size - 1) >> 12;
+    if (a0 > b1 || b0 > a1)
+        return true;
+    return err_set(err, "node %s: property reg: the %s 0x%" PRIx64 "+0x%" PRIx64 " shares a 4 KiB page with the %s "
+                   "0x%" PRIx64 "+0x%" PRIx64 " of node %s (pmusim maps memory and devices in whole pages)",
+                   b->path, b->what, b->base, b->size, a->what, a->base, a->size, a->path);
+}
+
+/* I/O ports: inside the port space (x86: 64 Ki ports; ppc32: the ISA window), none shared. */
+static bool ports_ok(const MachineDesc *d, Error *err)
+{
+    uint64_t nports = d->isa_window ? d->isa_size : 0x10000;
+    for (int i = 0; i < d->ndevs; i++) {
+        const DevDesc *x = &d->devs[i];
+        if (!x->io)
+            continue;
+        if (!x->size || x->base >= nports || x->size > nports - x->base)
+            return err_set(err, "node %s: property reg: ports 0x%" PRIx64 "+0x%" PRIx64 " are empty or outside the "
+                           "0x%" PRIx64 " ports of the I/O space", x->path, x->base, x->size, nports);
+        for (int k = 0; k < i; k++) {
+            const DevDesc *y = &d->devs[k];
+            if (y->io && x->base < y->base + y->size && y->base < x->base + x->size)
+                return err_set(err, "node %s: property reg: ports 0x%" PRIx64 "+0x%" PRIx64 " overlap those of "
+                               "node %s", x->path, x->base, x->size, y->path);
+        }
+    }
+    return true;
+}
+
+static bool check_windows(const MachineDesc *d, Error *err)
+{
+    Window w[DESC_MAX_MEM + DESC_MAX_DEVS + 1];
+    int n = 0;
+    for (int i = 0; i < d->nmem; i++)
+        w[n++] = (Window){ d->mem[i].path, d->mem[i].rom ? "ROM" : "memory range", d->mem[i].base, d->mem[i].size };
+    for (int i = 0; i < d->ndevs; i++)
+        if (!d->devs[i].io)
+            w[n++] = (Window){ d->devs[i].path, "device window", d->devs[i].base, d->devs[i].size };
+    if (d->isa_window)
+        w[n++] = (Window){ d->isa_path, "ISA I/O window", d->isa_base, d->isa_size };
+    for (int i = 0; i < n; i++) {
+        if (!window_fits(&w[i], d->arch, err))
+            return false;
+        for (int k = 0; k < i; k++)
+            if (!windows_apart(&w[k], &w[i], err))
+                return false;
+    }
+    return ports_ok(d, err);
+}
+
+/* An ISA child is a device model or nothing: the compatibles pmusim handles itself (a PSCI or
+ * timer node, another bus, a ROM) and the described-only ones mean nothing on an I/O port. */
+static bool parse_isa_child(const void *fdt, int node, MachineDesc *d, Error *err)
+{
+    char path[128];
+    node_path(fdt, node, path, sizeof path);
+    bool described, elsewhere;
+    const char *compat = known_compatible(fdt, node, &described, &elsewhere);
+    if (!compat) {
+        const char *c0 = fdt_getprop(fdt, node, "compatible", NULL);
+        return err_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path,
+                       c0 ? c0 : "(none)");
+    }
+    if (described || elsewhere)
+        return err_set(err, "node %s: property compatible: \"%s\" is not an ISA device (pmusim accepts it only "
+                       "as a child of /)", path, compat);
+    int len;
+    const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
+    if (!reg || len != 12)
+        return err_set(err, "node %s: property reg: expected <space address size> (3 cells)", path);
+    uint32_t space = fdt32_to_cpu(reg[0]);
+    if (space != 1)
+        return err_set(err, "node %s: property reg: only I/O space (1) ISA devices are supported", path);
+    return add_dev(d, fdt, node, compat, fdt32_to_cpu(reg[1]), fdt32_to_cpu(reg[2]), true, false, err);
+}
+
+/* `pac`: the root's #address-cells, already checked. */
+static bool parse_isa(const void *fdt, int isa, Arch arch, int pac, MachineDesc *d, Error *err)
 {
     char path[128];
     node_path(fdt, isa, path, sizeof path);
+    if (d->isa_path[0])
+        return err_set(err, "node %s: a second ISA bus (the first is %s; pmusim models one)", path, d->isa_path);
+    snprintf(d->isa_path, sizeof d->isa_path, "%s", path);
     int len;
     const fdt32_t *ranges = fdt_getprop(fdt, isa, "ranges", &len);
     if (ranges && len > 0) {
         /* <1 0 cpu-address size>: the I/O space mapped into memory (ppc32 PReP). */
-        int pac = cells_of(fdt, 0, "#address-cells", 2);
         if (len != (3 + pac) * 4 || fdt32_to_cpu(ranges[0]) != 1 || fdt32_to_cpu(ranges[1]) != 0)
             return err_set(err, "node %s: property ranges: expected <1 0 cpu-address size> for the I/O space", path);
         d->isa_window = true;
@@ -603,21 +848,7 @@ static bool parse_isa(const void *fdt, int isa, Arch arch, MachineDesc *d, Error
         const char *status = fdt_getprop(fdt, node, "status", NULL);
         if (status && strcmp(status, "okay") && strcmp(status, "ok"))
             continue;
-        bool described, elsewhere;
-        const char *compat = known_compatible(fdt, node, &described, &elsewhere);
-        node_path(fdt, node, path, sizeof path);
-        if (!compat) {
-            const char *c0 = fdt_getprop(fdt, node, "compatible", NULL);
-            return err_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path,
-                             c0 ? c0 : "(none)");
-        }
-        const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
-        if (!reg || len != 12)
-            return err_set(err, "node %s: property reg: expected <space address size> (3 cells)", path);
-        uint32_t space = fdt32_to_cpu(reg[0]);
-        if (space != 1)
-            return err_set(err, "node %s: property reg: only I/O space (1) ISA devices are supported", path);
-        if (!add_dev(d, fdt, node, compat, fdt32_to_cpu(reg[1]), fdt32_to_cpu(reg[2]), true, described, err))
+        if (!parse_isa_child(fdt, node, d, err))
             return false;
     }
     return true;
@@ -630,7 +861,12 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
     d->arch = arch;
     const char *model = fdt_getprop(fdt, 0, "model", NULL);
     snprintf(d->model, sizeof d->model, "%s", model ? model : "(unnamed)");
-    int acells = cells_of(fdt, 0, "#address-cells", 2), scells = cells_of(fdt, 0, "#size-cells", 1);
+    int acells, scells;
+    if (!check_strings(fdt, err) || !cells_of(fdt, 0, "#address-cells", 2, &acells, err) ||
+        !cells_of(fdt, 0, "#size-cells", 1, &scells, err))
+        return false;
+    if (!scells)
+        return err_set(err, "node /: property #size-cells: 0, but memory and device windows need a size");
     if (!parse_cpus(fdt, arch, d, err))
         return false;
     char path[128];
@@ -647,7 +883,7 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
             for (int i = 0; parse_reg(fdt, node, acells, scells, &base, &size, i, err); i++) {
                 if (d->nmem == DESC_MAX_MEM)
                     return err_set(err, "node %s: too many memory ranges", path);
-                d->mem[d->nmem++] = (MemDesc){ base, size, false };
+                add_mem(d, path, base, size, false);
             }
             if (err->msg[0])
                 return false;
@@ -664,7 +900,7 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
         if (!compat)
             return err_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path, c0);
         if (!strcmp(compat, "isa")) {
-            if (!parse_isa(fdt, node, arch, d, err))
+            if (!parse_isa(fdt, node, arch, acells, d, err))
                 return false;
         } else if (!strncmp(compat, "arm,psci", 8)) {
             const char *method = fdt_getprop(fdt, node, "method", NULL);
@@ -686,7 +922,7 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
                 return false;
             if (d->nmem == DESC_MAX_MEM)
                 return err_set(err, "node %s: too many memory ranges", path);
-            d->mem[d->nmem++] = (MemDesc){ base, size, true };
+            add_mem(d, path, base, size, true);
         } else if (!elsewhere) {
             uint64_t base, size;
             for (int i = 0; parse_reg(fdt, node, acells, scells, &base, &size, i, err); i++)
@@ -703,5 +939,5 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
     for (int i = 0; i < d->ncpus; i++)
         if (d->cpus[i].enable == ENABLE_PSCI && !d->psci)
             return err_set(err, "node %s: enable-method \"psci\" but the tree has no psci node", d->cpus[i].path);
-    return true;
+    return check_windows(d, err);
 }

@@ -14,6 +14,18 @@
 #define DESC_MAX_MEM 8
 #define DESC_MAX_DEVS 32
 
+/* Limits on the input (docs/machines.md, "Limits").  A machine file, DTS or DTB, is at most
+ * 1 MiB: the tree the guest gets must fit DTB_MAX_SIZE (64 KiB) anyway. */
+#define DT_FILE_MAX ((size_t)1 << 20)
+#define DT_FILE_MAX_TEXT "1 MiB"
+/* #address-cells and #size-cells: addresses and sizes are 64-bit, at most 2 cells (1 to 2 for
+ * #address-cells, 0 to 2 for #size-cells). */
+#define DT_CELLS_MIN 1
+#define DT_CELLS_MAX 2
+/* --bootargs: 4095 characters, 4096 bytes with the NUL (arm64 Linux's COMMAND_LINE_SIZE; x86
+ * has 2048). */
+#define DT_BOOTARGS_MAX 4095
+
 typedef struct CpuModel CpuModel;
 
 typedef enum EnableMethod { ENABLE_BOOT, ENABLE_PSCI, ENABLE_SPIN_TABLE } EnableMethod;
@@ -32,6 +44,7 @@ typedef struct CpuDesc {
 typedef struct MemDesc {
     uint64_t base, size;
     bool rom;
+    char path[128];                 /* the node, for messages */
 } MemDesc;
 
 typedef struct DevDesc {
@@ -56,6 +69,7 @@ typedef struct MachineDesc {
     uint64_t timer_hz;              /* arm64 generic counter frequency */
     bool isa_window;                /* ppc32: ISA I/O space mapped into memory */
     uint64_t isa_base, isa_size;
+    char isa_path[128];             /* the ISA node, if any */
 } MachineDesc;
 
 typedef struct FdtOptions {
@@ -74,8 +88,9 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err);
 bool dt_reserve(void *fdt, uint64_t addr, uint64_t size, Error *err);
 /* Pack the tree; returns its size. */
 uint64_t dt_finish(void *fdt);
-/* Compile DTS text to a DTB and back, through dtc. */
-void *dt_compile_dts(const char *path, Error *err);
+/* Compile a DTS file to a DTB (its length in *blob_len) and a tree back to DTS text, through dtc
+ * (limited to DTC_MEM_MAX of memory and DTC_OUT_MAX of output: /incbin/ can name any file). */
+void *dt_compile_dts(const char *path, size_t *blob_len, Error *err);
 bool dt_to_dts(const void *fdt, char **text, Error *err);
 /* The built-in board blob for an architecture. */
 const void *dt_board_blob(Arch arch, size_t *len);

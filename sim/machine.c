@@ -246,7 +246,14 @@ static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val,
 static bool map_window(Machine *m, Cpu *c, uint64_t base, uint64_t size, int kind, Device *dev, const char *name,
                        Error *err)
 {
-    uint64_t start = base & ~(GUEST_PAGE - 1), end = (base + size + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
+    /* `name` is a node path, or what the window is; the message names the file, the node and the window */
+    const char *file = m->cfg.machine_file ? m->cfg.machine_file : "built-in board";
+    const char *node = name[0] == '/' ? "node " : "";
+    uint64_t last = base + size - 1;    /* dt_parse keeps windows inside the address space; be sure */
+    if (!size || last < base || (last | (GUEST_PAGE - 1)) == UINT64_MAX)
+        return err_set(err, "%s: %s%s: window 0x%" PRIx64 "+0x%" PRIx64 " is empty or reaches the end of the address "
+                       "space", file, node, name, base, size);
+    uint64_t start = base & ~(GUEST_PAGE - 1), end = (last | (GUEST_PAGE - 1)) + 1;
     MmioCtx *x = xcalloc(1, sizeof *x);
     *x = (MmioCtx){ m, c->index, start, kind, dev, name };
     if (m->nmmio_ctx == m->mmio_ctx_cap) {
@@ -256,7 +263,9 @@ static bool map_window(Machine *m, Cpu *c, uint64_t base, uint64_t size, int kin
     m->mmio_ctx[m->nmmio_ctx++] = x;
     uc_err e = uc_mmio_map(c->uc, start, end - start, mmio_read, x, mmio_write, x);
     if (e != UC_ERR_OK)
-        return err_set(err, "cpu%d: cannot map %s at 0x%" PRIx64 ": %s", c->index, name, start, uc_strerror(e));
+        return err_set(err, "%s: %s%s: cannot map its window 0x%" PRIx64 "+0x%" PRIx64 " (pages 0x%" PRIx64 "-0x%"
+                       PRIx64 ") into cpu%d: %s", file, node, name, base, size, start, end - 1, c->index,
+                       uc_strerror(e));
     return true;
 }
 
@@ -286,7 +295,7 @@ bool mach_map_devices(Machine *m, Cpu *c, Error *err)
         used[nused++] = (Span){ dd->base & ~(GUEST_PAGE - 1), (dd->base + dd->size + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1) };
     }
     if (m->desc.isa_window) {
-        if (!map_window(m, c, m->desc.isa_base, m->desc.isa_size, WIN_ISA, NULL, "ISA I/O window", err))
+        if (!map_window(m, c, m->desc.isa_base, m->desc.isa_size, WIN_ISA, NULL, m->desc.isa_path, err))
             return false;
         used[nused++] = (Span){ m->desc.isa_base, m->desc.isa_base + m->desc.isa_size };
     }
@@ -470,9 +479,15 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         memcpy(tmp, err->msg, sizeof tmp);
         return err_set(err, "%s: %.480s", cfg->machine_file ? cfg->machine_file : "built-in board", tmp);
     }
-    for (int i = 0; i < m->desc.nmem; i++)
-        if (!mem_add(&m->mem, m->desc.mem[i].base, m->desc.mem[i].size, m->desc.mem[i].rom, err))
-            return false;
+    for (int i = 0; i < m->desc.nmem; i++) {
+        const MemDesc *md = &m->desc.mem[i];
+        if (!mem_add(&m->mem, md->base, md->size, md->rom, err)) {
+            char tmp[sizeof err->msg];
+            memcpy(tmp, err->msg, sizeof tmp);
+            return err_set(err, "%s: node %s: %.300s", cfg->machine_file ? cfg->machine_file : "built-in board",
+                           md->path, tmp);
+        }
+    }
     clk_init(&m->clock, cfg->quantum ? cfg->quantum : DEFAULT_QUANTUM, m->desc.cpus[0].clock_hz);
 
     if (cfg->kernel && !load_image(m, err))
@@ -499,9 +514,17 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
             continue;
         if (m->ndevs == MAX_DEVICES)
             return err_set(err, "too many devices");
-        Device *d = device_find(dd->compatible)(m, dd, err);
-        if (!d)
-            return false;
+        /* dt_parse only lets device models through; never call NULL if that changes */
+        DeviceCreateFn create = device_find(dd->compatible);
+        const char *file = cfg->machine_file ? cfg->machine_file : "built-in board";
+        if (!create)
+            return err_set(err, "%s: node %s: \"%s\" has no device model", file, dd->path, dd->compatible);
+        Device *d = create(m, dd, err);
+        if (!d) {
+            char tmp[sizeof err->msg];
+            memcpy(tmp, err->msg, sizeof tmp);
+            return err_set(err, "%s: %.400s", file, tmp);
+        }
         m->devs[m->ndevs++] = d;
     }
 

@@ -9,8 +9,11 @@ bool mem_add(GuestMem *gm, uint64_t base, uint64_t size, bool rom, Error *err)
 {
     if (gm->n == MEM_MAX_BLOCKS)
         return err_set(err, "too many memory ranges (at most %d)", MEM_MAX_BLOCKS);
-    if (!size || (base | size) & (GUEST_PAGE - 1))
-        return err_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " is empty or not 4 KiB aligned", base, size);
+    if (!size)
+        return err_set(err, "memory range 0x%" PRIx64 "+0x0 is empty", base);
+    if ((base | size) & (GUEST_PAGE - 1))      /* engines map memory in whole pages */
+        return err_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 ": the %s is not a multiple of 4 KiB (0x1000)",
+                       base, size, base & (GUEST_PAGE - 1) ? "base" : "size");
     if (base + size < base)
         return err_set(err, "memory range 0x%" PRIx64 "+0x%" PRIx64 " wraps around", base, size);
     for (int i = 0; i < gm->n; i++)

@@ -57,7 +57,8 @@ static Row *row(Report *r, const char *sym, bool user)
     return &r->rows[r->n++];
 }
 
-/* `key=value` from a line, as a number; false if absent or malformed. */
+/* `key=value` from a line, as a number; false if absent or malformed (strtoull alone would take
+ * "-1" as 2^64 - 1 and skip blanks). */
 static bool field_u64(const char *line, const char *key, uint64_t *v)
 {
     char pat[32];
@@ -65,10 +66,28 @@ static bool field_u64(const char *line, const char *key, uint64_t *v)
     const char *p = strstr(line, pat);
     if (!p)
         return false;
+    p += strlen(pat);
+    if (*p < '0' || *p > '9')
+        return false;
     char *end;
     errno = 0;
-    *v = strtoull(p + strlen(pat), &end, 0);
-    return !errno && end != p + strlen(pat) && (*end == ' ' || *end == '\n' || *end == 0);
+    *v = strtoull(p, &end, 0);
+    return !errno && (*end == ' ' || *end == '\n' || *end == 0);
+}
+
+/* *sum += v; false if the sum would not fit 64 bits. */
+static bool add_u64(uint64_t *sum, uint64_t v)
+{
+    return !__builtin_add_overflow(*sum, v, sum);
+}
+
+/* An insns line into its symbol's row and the totals; false if a sum would overflow. */
+static bool add_insns(Report *r, uint64_t pc, uint64_t count, uint64_t window, uint64_t cycles)
+{
+    /* truth belongs to the symbol in both images; stored on the kernel row, merged below */
+    Row *w = row(r, sym_name(&r->im, pc), false);
+    return add_u64(&w->insns, count) && add_u64(&w->window, window) && add_u64(&w->cycles, cycles) &&
+           add_u64(&r->insns, count) && add_u64(&r->window, window) && add_u64(&r->cycles, cycles);
 }
 
 static bool parse(Report *r, const char *path, Error *err)
@@ -82,7 +101,10 @@ static bool parse(Report *r, const char *path, Error *err)
     while (ok && fgets(line, sizeof line, f)) {
         lineno++;
         uint64_t pc, count;
-        if (lineno == 1 && strncmp(line, "# pmusim samples 1 ", 19)) {
+        if (!strchr(line, '\n') && !feof(f)) {
+            ok = err_set(err, "%s:%u: line longer than %zu characters, or holding a NUL byte", path, lineno,
+                         sizeof line - 2);
+        } else if (lineno == 1 && strncmp(line, "# pmusim samples 1 ", 19)) {
             ok = err_set(err, "%s:1: not a pmusim samples file (version 1)", path);
         } else if (line[0] == '#' || line[0] == '\n') {
             continue;
@@ -90,25 +112,15 @@ static bool parse(Report *r, const char *path, Error *err)
             bool user = strstr(line, " mode=user") != NULL;
             if (!field_u64(line, "pc", &pc) || (!user && !strstr(line, " mode=kernel")))
                 ok = err_set(err, "%s:%u: malformed sample line", path, lineno);
-            else {
-                row(r, sym_name(&r->im, pc), user)->samples++;
-                r->samples++;
-            }
+            else if (!add_u64(&row(r, sym_name(&r->im, pc), user)->samples, 1) || !add_u64(&r->samples, 1))
+                ok = err_set(err, "%s:%u: more samples than 64 bits can count", path, lineno);
         } else if (!strncmp(line, "insns ", 6)) {
             uint64_t window, cycles;
             if (!field_u64(line, "pc", &pc) || !field_u64(line, "count", &count) ||
                 !field_u64(line, "window", &window) || window > count || !field_u64(line, "cycles", &cycles))
                 ok = err_set(err, "%s:%u: malformed insns line", path, lineno);
-            else {
-                /* truth belongs to the symbol in both images; stored on the kernel row, merged below */
-                Row *w = row(r, sym_name(&r->im, pc), false);
-                w->insns += count;
-                w->window += window;
-                w->cycles += cycles;
-                r->insns += count;
-                r->window += window;
-                r->cycles += cycles;
-            }
+            else if (!add_insns(r, pc, count, window, cycles))
+                ok = err_set(err, "%s:%u: the counts overflow: their sums exceed 64 bits", path, lineno);
         } else {
             ok = err_set(err, "%s:%u: unknown line", path, lineno);
         }
@@ -162,7 +174,7 @@ static double truth_of(const Report *r, const char *sym)
 static bool truth_row(const Report *r, const Row *w)
 {
     uint64_t part = truth_part(r, w);
-    return !w->user && part && part * 10000 >= truth_whole(r);
+    return !w->user && part && (unsigned __int128)part * 10000 >= truth_whole(r);
 }
 
 static bool has_samples(const Report *r, const char *sym)

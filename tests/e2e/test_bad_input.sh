@@ -39,4 +39,54 @@ expect_bad tracefile "/no/such/dir/t.trace" --trace /no/such/dir/t.trace "$hello
 expect_bad model "--cpu-model cortex-a99" --cpu-model cortex-a99 "$GUESTS/arm64/hello.elf"
 expect_bad noarg "usage" 
 expect_bad twokernels "more than one KERNEL" "$hello" "$hello"
+
+# Machine files and trees (issue 10: 2, 3, 7, 15).  Checks of what used to hang or exhaust the
+# host run pmusim under `timeout 20`.
+printf '#!/bin/sh\nexec timeout 20 "%s" "$@"\n' "$PMUSIM" >"$T/pmusim-20s"
+chmod +x "$T/pmusim-20s"
+expect_bad_20s() {      # expect_bad_20s NAME PATTERN ARGS...: expect_bad, pmusim bounded to 20 s
+    _pmusim=$PMUSIM
+    PMUSIM=$T/pmusim-20s
+    expect_bad "$@"
+    PMUSIM=$_pmusim
+}
+board=$SRC/sim/boards/x86_64.dts
+arm64=$GUESTS/arm64/hello.elf
+sed 's/#address-cells = <1>;/#address-cells = <3>;/; s/reg = <0x0>;/reg = <0 0 0>;/' "$board" >"$T/cells3.dts"
+sed 's/#address-cells = <1>;/#address-cells = <0x40000001>;/' "$board" >"$T/cellshuge.dts"
+sed 's/"pmusim,isa-debug-exit"/"arm,psci-1.0"/' "$board" >"$T/isapsci.dts"
+sed 's/reg = <0x0 0x0 0x0 0x8000000>;/reg = <0x0 0x10 0x0 0x8000000>;/' "$board" >"$T/memmis.dts"
+sed 's/reg = <0x0 0x09000000 0x0 0x1000>;/reg = <0x0 0x40001000 0x0 0x1000>;/' "$SRC/sim/boards/arm64.dts" \
+    >"$T/plram.dts"
+mkfifo "$T/fifo"
+head -c 1048577 /dev/zero | tr '\0' ' ' >"$T/big.dts"
+expect_bad_20s cells3 "cells3.dts: node /cpus: property #address-cells: 3 is not supported" \
+    --cpus 2 --machine "$T/cells3.dts" "$hello"
+expect_bad_20s cellshuge "cellshuge.dts: node /cpus: property #address-cells: 1073741825" \
+    --machine "$T/cellshuge.dts" "$hello"
+expect_bad_20s isapsci "isapsci.dts: node /isa/debug-exit@if4: .*not an ISA device" \
+    --machine "$T/isapsci.dts" "$hello"
+expect_bad_20s devzero "/dev/zero: a character device, not a regular file" --machine /dev/zero "$hello"
+expect_bad_20s fifo "fifo: a FIFO, not a regular file" --machine "$T/fifo" "$hello"
+expect_bad_20s dir "a directory, not a regular file" --machine "$T" "$hello"
+expect_bad_20s bigdts "big.dts: larger than 1 MiB" --machine "$T/big.dts" "$hello"
+expect_bad_20s bootargs5000 "--bootargs: 5000 characters; at most 4095" \
+    --bootargs "$(head -c 5000 /dev/zero | tr '\0' x)" "$hello"
+expect_bad_20s memmis "memmis.dts: node /memory@0: .*base is not a multiple of 4 KiB" \
+    --machine "$T/memmis.dts" "$hello"
+expect_bad_20s plram "plram.dts: node /pl011@9000000: .*0x40001000+0x1000 shares a 4 KiB page" \
+    --machine "$T/plram.dts" "$arm64"
+args=$(head -c 4095 /dev/zero | tr '\0' x)
+run "$T/bootargs4095" --cpus 16 --bootargs "$args" "$hello"
+check "bootargs4095: the guest gets all 4095 characters" grep -q "^bootargs: $args\$" "$T/bootargs4095.out"
+cp "$board" "$T/-q.dts"             # dtc took it for its -q option
+(cd "$T" && run "$T/dashfile" --machine -q.dts "$hello")
+check "dashfile: a --machine path starting with - is a file" cmp -s "$EXPECTED/x86_64/hello.out" "$T/dashfile.out"
+
+# pmusim report: sums that do not fit 64 bits are refused, naming FILE:LINE
+printf '# pmusim samples 1 arch=x86_64 samples=0\ninsns pc=0x100000 count=%s window=0 cycles=0\n%s\n' \
+    9223372036854775808 "insns pc=0x100000 count=9223372036854775808 window=0 cycles=0" >"$T/wrap.samples"
+expect_bad_20s reportwrap "wrap.samples:3: the counts overflow" report "$hello" "$T/wrap.samples"
+printf '# pmusim samples 1 arch=x86_64 samples=0\ninsns pc=0x100000 count=-1 window=0 cycles=0\n' >"$T/neg.samples"
+expect_bad_20s reportneg "neg.samples:2: malformed insns line" report "$hello" "$T/neg.samples"
 finish

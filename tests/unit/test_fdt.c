@@ -1,11 +1,15 @@
 /* test_fdt.c — the machine description: built-in boards, option edits, DTS files, and trees
  * pmusim refuses (with the node and the property named). */
 #include <libfdt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cpu/cpu.h"
 #include "sim/fdt.h"
+#include "sim/machine.h"
 #include "testutil.h"
 
 static MachineDesc parse_ok(Arch arch, const FdtOptions *o)
@@ -184,6 +188,230 @@ START_TEST(broken_files_are_refused)
 }
 END_TEST
 
+/* A DTS file for x86_64 with the given /cpus #address-cells, cpu reg and extra nodes. */
+#define X86_HEAD                                                                                     \
+    "/dts-v1/;\n/ { compatible = \"pmusim,x86_64\"; #address-cells = <2>; #size-cells = <2>;\n"    \
+    "memory@0 { device_type = \"memory\"; reg = <0 0 0 0x8000000>; };\n"
+#define X86_CPUS(acells, reg)                                                                       \
+    "cpus { #address-cells = <" acells ">; #size-cells = <0>; cpu@0 { device_type = \"cpu\"; "     \
+    "reg = <" reg ">; clock-frequency = <1000000000>; }; };\n"
+#define X86_CPU X86_CPUS("1", "0")
+
+/* Refused by dt_build (with --cpus) or dt_parse; the message must hold want1 and want2. */
+static void expect_refused(Arch arch, const char *dts, int ncpus, const char *want1, const char *want2)
+{
+    FdtOptions o = { .machine_file = dts_file(dts), .ncpus = ncpus };
+    const char *msg = build_error(arch, &o);
+    ck_assert_msg(strstr(msg, want1) && strstr(msg, want2), "%s: %s", dts, msg);
+    remove(o.machine_file);
+}
+
+START_TEST(cell_counts_beyond_two_are_refused_with_the_node)
+{
+    /* 3 cells overflowed the 8-byte reg of a --cpus clone; 0x40000001 cells wrapped len != cells * 4
+     * and read gigabytes past the property */
+    expect_refused(ARCH_X86_64, X86_HEAD X86_CPUS("3", "0 0 0") "};", 2, "/cpus", "#address-cells: 3");
+    expect_refused(ARCH_X86_64, X86_HEAD X86_CPUS("3", "0 0 0") "};", 0, "/cpus", "#address-cells: 3");
+    expect_refused(ARCH_X86_64, X86_HEAD X86_CPUS("0x40000001", "0") "};", 0, "/cpus", "#address-cells");
+    expect_refused(ARCH_X86_64, X86_HEAD X86_CPUS("0x40000001", "0") "};", 2, "/cpus", "#address-cells");
+    expect_refused(ARCH_X86_64, X86_HEAD X86_CPUS("0", "") "};", 0, "/cpus", "#address-cells: 0");
+    /* the root's cells size memory and ISA ranges (ppc32: <1 0 cpu-address size>) */
+    expect_refused(ARCH_X86_64,
+                   "/dts-v1/;\n/ { compatible = \"pmusim,x86_64\"; #address-cells = <0x40000001>; #size-cells = <1>;\n"
+                   "memory@0 { device_type = \"memory\"; reg = <0 0>; };\n" X86_CPU "};",
+                   0, "node /:", "#address-cells");
+    expect_refused(ARCH_PPC32,
+                   "/dts-v1/;\n/ { compatible = \"pmusim,ppc32\"; #address-cells = <0x40000001>; #size-cells = <1>;\n"
+                   "isa { compatible = \"isa\"; #address-cells = <2>; #size-cells = <1>; ranges = <1 0 0 0>; };\n"
+                   "cpus { #address-cells = <1>; #size-cells = <0>; cpu@0 { device_type = \"cpu\"; reg = <0>; "
+                   "clock-frequency = <1000000000>; timebase-frequency = <1000000>; }; };\n};",
+                   0, "node /:", "#address-cells");
+    expect_refused(ARCH_X86_64,
+                   "/dts-v1/;\n/ { compatible = \"pmusim,x86_64\"; #address-cells = <2>; #size-cells = <3>;\n"
+                   "memory@0 { device_type = \"memory\"; reg = <0 0 0 0 0x8000000>; };\n" X86_CPU "};",
+                   0, "node /:", "#size-cells: 3");
+    /* two cells are fine: a 64-bit hardware id */
+    FdtOptions o = { .machine_file = dts_file(X86_HEAD X86_CPUS("2", "0 0") "};"), .ncpus = 3 };
+    MachineDesc d = parse_ok(ARCH_X86_64, &o);
+    ck_assert_int_eq(d.ncpus, 3);
+    ck_assert_uint_eq(d.cpus[2].hwid, 2);
+    remove(o.machine_file);
+}
+END_TEST
+
+START_TEST(isa_children_must_be_device_models)
+{
+    /* each of these used to become an I/O device without a constructor, then a call through NULL */
+    static const char *const compat[] = { "isa", "arm,psci-1.0", "pmusim,rom", "arm,armv8-timer",
+                                          "arm,armv8-pmuv3", "arm,gic-v3" };
+    for (size_t i = 0; i < ARRAY_SIZE(compat); i++) {
+        char dts[1024];
+        snprintf(dts, sizeof dts, X86_HEAD X86_CPU "isa { compatible = \"isa\"; #address-cells = <2>; "
+                 "#size-cells = <1>; thing@i600 { compatible = \"%s\"; reg = <1 0x600 4>; }; };\n};", compat[i]);
+        expect_refused(ARCH_X86_64, dts, 0, "/isa/thing@i600", "not an ISA device");
+    }
+    expect_refused(ARCH_X86_64,
+                   X86_HEAD X86_CPU "isa { compatible = \"isa\"; #address-cells = <2>; #size-cells = <1>; };\n"
+                   "isa2 { compatible = \"isa\"; #address-cells = <2>; #size-cells = <1>; };\n};",
+                   0, "/isa2", "second ISA bus");
+}
+END_TEST
+
+START_TEST(machine_files_must_be_bounded_regular_files)
+{
+    char dir[] = "/tmp/pmusim-test-XXXXXX", fifo[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    /* /dev/zero was read until the host ran out of memory; a FIFO blocked for a writer */
+    struct { const char *path, *want; } cases[] = {
+        { "/dev/zero", "a character device, not a regular file" },
+        { dir, "a directory, not a regular file" },
+        { fifo, "a FIFO, not a regular file" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        FdtOptions o = { .machine_file = cases[i].path };
+        const char *msg = build_error(ARCH_X86_64, &o);
+        ck_assert_msg(strstr(msg, cases[i].path) && strstr(msg, cases[i].want), "%s", msg);
+    }
+    unlink(fifo);
+    rmdir(dir);
+    size_t len = DT_FILE_MAX + 1;
+    char *big = malloc(len);
+    memset(big, ' ', len);
+    FdtOptions o = { .machine_file = testutil_temp_file(big, len, ".dts") };
+    free(big);
+    const char *msg = build_error(ARCH_X86_64, &o);
+    ck_assert_msg(strstr(msg, o.machine_file) && strstr(msg, "larger than 1 MiB"), "%s", msg);
+    remove(o.machine_file);
+}
+END_TEST
+
+START_TEST(machine_file_named_like_an_option_is_a_file)
+{
+    char dir[] = "/tmp/pmusim-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chdir(dir), 0);                /* CK_FORK: only this test's process moves */
+    const char *text = DTS_HEAD DTS_CPU "};\n";
+    FILE *f = fopen("-q.dts", "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    FdtOptions o = { .machine_file = "-q.dts" };    /* dtc took it for its -q option */
+    MachineDesc d = parse_ok(ARCH_ARM64, &o);
+    ck_assert_str_eq(d.cpus[0].model->name, "cortex-a72");
+    unlink("-q.dts");
+    ck_assert_int_eq(chdir("/"), 0);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(bootargs_up_to_the_limit_fit_and_longer_are_refused)
+{
+    char *args = malloc(40001);
+    memset(args, 'x', 40000);
+    args[DT_BOOTARGS_MAX] = 0;
+    FdtOptions o = { .bootargs = args, .ncpus = 16 };
+    Error err = { { 0 } };
+    for (Arch a = 0; a < ARCH_COUNT; a++) {
+        void *fdt = dt_build(a, &o, &err);
+        ck_assert_msg(fdt != NULL, "%s", err.msg);
+        int len;
+        ck_assert_ptr_nonnull(fdt_getprop(fdt, fdt_path_offset(fdt, "/chosen"), "bootargs", &len));
+        ck_assert_int_eq(len, DT_BOOTARGS_MAX + 1);
+        free(fdt);
+    }
+    args[DT_BOOTARGS_MAX] = 'x';
+    args[40000] = 0;                                /* used to be only FDT_ERR_NOSPACE */
+    const char *msg = build_error(ARCH_ARM64, &o);
+    ck_assert_msg(strstr(msg, "--bootargs") && strstr(msg, "40000") && strstr(msg, "4095"), "%s", msg);
+    args[DT_BOOTARGS_MAX + 1] = 0;
+    msg = build_error(ARCH_ARM64, &o);
+    ck_assert_msg(strstr(msg, "--bootargs") && strstr(msg, "4096 characters"), "%s", msg);
+    free(args);
+}
+END_TEST
+
+START_TEST(cpus_clone_a_large_cpu_node)
+{
+    /* 16 clones of a 6 KiB cpu node outgrew the fixed 32 KiB of room (FDT_ERR_NOSPACE) */
+    char dts[16384], *p = dts;
+    p += sprintf(p, DTS_HEAD "cpus { #address-cells = <1>; #size-cells = <0>; cpu@0 { device_type = \"cpu\"; "
+                 "compatible = \"arm,cortex-a72\"; reg = <0>; clock-frequency = <2000000000>; "
+                 "enable-method = \"psci\";");
+    for (int i = 0; i < 24; i++) {
+        p += sprintf(p, " pad%d = [", i);
+        for (int k = 0; k < 250; k++)
+            p += sprintf(p, "%02x", k);
+        p += sprintf(p, "];");
+    }
+    sprintf(p, " }; };\npsci { compatible = \"arm,psci-1.0\"; method = \"hvc\"; };\n};\n");
+    FdtOptions o = { .machine_file = dts_file(dts), .ncpus = 16, .bootargs = "x" };
+    MachineDesc d = parse_ok(ARCH_ARM64, &o);
+    ck_assert_int_eq(d.ncpus, 16);
+    remove(o.machine_file);
+}
+END_TEST
+
+START_TEST(unterminated_strings_are_refused)
+{
+    size_t len;
+    const void *board = dt_board_blob(ARCH_X86_64, &len);
+    char fdt[65536];
+    ck_assert_int_eq(fdt_open_into(board, fdt, sizeof fdt), 0);
+    int node = fdt_path_offset(fdt, "/isa/serial@i3f8");
+    ck_assert_int_eq(fdt_setprop(fdt, node, "status", "okay", 4), 0);     /* no NUL */
+    fdt_pack(fdt);
+    FdtOptions o = { .machine_file = testutil_temp_file(fdt, fdt_totalsize(fdt), ".dtb") };
+    const char *msg = build_error(ARCH_X86_64, &o);
+    ck_assert_msg(strstr(msg, "/isa/serial@i3f8") && strstr(msg, "status") && strstr(msg, "NUL"), "%s", msg);
+    remove(o.machine_file);
+}
+END_TEST
+
+START_TEST(windows_that_cannot_be_mapped_name_node_and_window)
+{
+    /* these reached the engine and came back as UC_ERR_MAP or UC_ERR_ARG, or mapped unreachable space */
+#define PL011(reg) DTS_HEAD DTS_CPU "pl011@9000000 { compatible = \"arm,pl011\"; reg = <" reg ">; };\n"
+    expect_refused(ARCH_ARM64, PL011("0 0x40001000 0 0x1000") "};", 0, "/pl011@9000000",
+                   "0x40001000+0x1000 shares a 4 KiB page with the memory range 0x40000000+0x1000000 of node /memory");
+    expect_refused(ARCH_ARM64, PL011("0 0x9000000 0 0x1000") "uart2 { compatible = \"arm,pl011\"; "
+                   "reg = <0 0x9000800 0 0x800>; };\n};", 0, "/uart2", "shares a 4 KiB page");
+    expect_refused(ARCH_ARM64, PL011("0x1000000 0 0 0x1000") "};", 0, "/pl011@9000000",
+                   "0x100000000000000+0x1000 goes beyond the 52-bit physical address space of arm64");
+    expect_refused(ARCH_ARM64, PL011("0xffffffff 0xfffff000 0 0x2000") "};", 0, "/pl011@9000000", "goes beyond");
+    expect_refused(ARCH_ARM64, PL011("0 0x9000000 0 0") "};", 0, "/pl011@9000000", "is empty");
+    /* I/O ports: inside the 64 Ki ports, not shared */
+    expect_refused(ARCH_X86_64, X86_HEAD X86_CPU "isa { compatible = \"isa\"; #address-cells = <2>; #size-cells = <1>;"
+                   " a@i3f8 { compatible = \"ns16550a\"; reg = <1 0x3f8 8>; };"
+                   " b@i3fc { compatible = \"pmusim,isa-debug-exit\"; reg = <1 0x3fc 4>; }; };\n};",
+                   0, "/isa/b@i3fc", "overlap those of node /isa/a@i3f8");
+    expect_refused(ARCH_X86_64, X86_HEAD X86_CPU "isa { compatible = \"isa\"; #address-cells = <2>; #size-cells = <1>;"
+                   " a@iffff { compatible = \"pmusim,isa-debug-exit\"; reg = <1 0xffff 4>; }; };\n};",
+                   0, "/isa/a@iffff", "outside the 0x10000 ports");
+#undef PL011
+}
+END_TEST
+
+START_TEST(misaligned_memory_names_file_node_and_alignment)
+{
+    MachineConfig cfg = { .arch = ARCH_ARM64,
+                          .machine_file = dts_file("/dts-v1/;\n/ { compatible = \"pmusim,arm64\"; #address-cells = <2>;"
+                                                   " #size-cells = <2>;\nmemory@40000010 { device_type = \"memory\";"
+                                                   " reg = <0 0x40000010 0 0x1000000>; };\ntimer { compatible = "
+                                                   "\"arm,armv8-timer\"; clock-frequency = <1000000>; };\n" DTS_CPU
+                                                   "};\n") };
+    Machine *m = calloc(1, sizeof *m);
+    Error err = { { 0 } };
+    ck_assert(!mach_create(m, &cfg, &err));
+    ck_assert_msg(strstr(err.msg, cfg.machine_file) && strstr(err.msg, "/memory@40000010") &&
+                  strstr(err.msg, "4 KiB"), "%s", err.msg);
+    mach_destroy(m);
+    free(m);
+    remove(cfg.machine_file);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fdt");
@@ -195,6 +423,15 @@ int main(void)
     tcase_add_test(t, dts_machine_file_is_compiled_and_parsed);
     tcase_add_test(t, bad_trees_name_node_and_property);
     tcase_add_test(t, broken_files_are_refused);
+    tcase_add_test(t, cell_counts_beyond_two_are_refused_with_the_node);
+    tcase_add_test(t, isa_children_must_be_device_models);
+    tcase_add_test(t, machine_files_must_be_bounded_regular_files);
+    tcase_add_test(t, machine_file_named_like_an_option_is_a_file);
+    tcase_add_test(t, bootargs_up_to_the_limit_fit_and_longer_are_refused);
+    tcase_add_test(t, cpus_clone_a_large_cpu_node);
+    tcase_add_test(t, unterminated_strings_are_refused);
+    tcase_add_test(t, windows_that_cannot_be_mapped_name_node_and_window);
+    tcase_add_test(t, misaligned_memory_names_file_node_and_alignment);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }
