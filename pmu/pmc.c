@@ -208,6 +208,7 @@ void pmc_save(const PmcBank *b, Blob *blob)
         blob_u8(blob, p->src);
         blob_u8(blob, p->sub);
         blob_u8(blob, p->active);
+        blob_u8(blob, p->sampling);
         blob_event(blob, &p->ev);
     }
 }
@@ -223,9 +224,10 @@ bool pmc_load(PmcBank *b, BlobReader *r)
         p->mask = br_u64(r);
         p->src = br_u8(r);
         p->sub = br_u8(r);
-        uint8_t active = br_u8(r);
+        uint8_t active = br_u8(r), sampling = br_u8(r);
         p->active = active;
-        if (r->ok && (active > 1 || p->src >= PMC_SRC_COUNT || p->sub >= PMC_SRC_COUNT || p->value > p->mask))
+        p->sampling = sampling;
+        if (r->ok && (active > 1 || sampling > 1 || p->src >= PMC_SRC_COUNT || p->sub >= PMC_SRC_COUNT || p->value > p->mask))
             return br_fail(r, "performance counter");
         int q = pmc_queue(p);
         br_event(r, &p->ev, q == 2 ? &c->insn_events : &c->events);

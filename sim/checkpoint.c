@@ -2,17 +2,38 @@
 #include "sim/checkpoint.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim/dev/device.h"
 #include "sim/machine.h"
+#include "sim/tunables.h"
 
 #define CK_MAGIC "PMUSIMCK"
-#define CK_VERSION 3u
+#define CK_VERSION 4u
+#define CK_HEADER 36u               /* magic .. options */
+#define CK_LENGTH_AT 24u
+#define CK_OPTIONS_AT 32u
+#define CK_CRC 4u                   /* the trailer */
+/* What a checkpoint may hold beyond guest RAM (CPU, device and tool state: the profile and the
+ * violations grow with the run).  A file larger than RAM plus this is refused unread. */
+#define CK_MAX_STATE (1ull << 30)
+/* How far past the round's end a CPU's clock may be at a checkpoint: the last block it ran
+ * (at most a few thousand cycles) and the entries it took.  A clock further on, or behind the
+ * machine's, is refused: the machine would spend the run catching up. */
+#define CK_MAX_OVERSHOOT (1ull << 20)
+/* The longest string a section holds (a violation's text is under 512 bytes). */
+#define CK_MAX_STR 1024u
 
-enum { SEC_MACHINE = 1, SEC_CPU = 2, SEC_DEVICE = 3, SEC_CODE = 4, SEC_MEMORY = 5, SEC_END = 0xff };
+enum { SEC_MACHINE = 1, SEC_CPU = 2, SEC_DEVICE = 3, SEC_CODE = 4, SEC_MEMORY = 5, SEC_PATCHCHECK = 6,
+       SEC_ICACHE = 7, SEC_PROFILE = 8, SEC_END = 0xff };
+
+/* The options whose state is in the file (header offset 32). */
+enum { CK_OPT_CHECK_PATCHING = 1, CK_OPT_ICACHE_STRICT = 2, CK_OPT_SAMPLES = 4, CK_OPT_ALL = 7 };
 
 /* ------------------------------------------------------------------ blobs */
 
@@ -29,6 +50,8 @@ void blob_free(Blob *b)
 
 void blob_put(Blob *b, const void *p, size_t n)
 {
+    if (n == 0)
+        return;                     /* an empty body: data may be NULL, and memcpy must not see it */
     if (b->len + n > b->cap) {
         while (b->len + n > b->cap)
             b->cap = b->cap ? b->cap * 2 : 4096;
@@ -64,7 +87,7 @@ void blob_event(Blob *b, const Event *ev)
     blob_u64(b, ev->seq);
 }
 
-static void blob_str(Blob *b, const char *s)
+void blob_str(Blob *b, const char *s)
 {
     uint32_t n = (uint32_t)strlen(s);
     blob_u32(b, n);
@@ -107,6 +130,14 @@ void blob_fields(Blob *b, const void *obj, const StateField *f, size_t n)
             store_le(t, f[i].size, field_get((const uint8_t *)obj + f[i].offset + k * f[i].size, f[i].size));
             blob_put(b, t, f[i].size);
         }
+}
+
+size_t blob_fields_size(const StateField *f, size_t n)
+{
+    size_t size = 0;
+    for (size_t i = 0; i < n; i++)
+        size += (size_t)f[i].size * f[i].count;
+    return size;
 }
 
 void br_init(BlobReader *r, const void *p, size_t len, size_t base)
@@ -187,17 +218,59 @@ void br_event(BlobReader *r, Event *ev, EventQueue *q)
         evq_insert(q, ev, when, seq);
 }
 
-static char *br_str(BlobReader *r)
+char *br_str(BlobReader *r, size_t max, const char *what)
 {
+    size_t at = r->off;
     uint32_t n = br_u32(r);
-    if (!r->ok || n > 256) {
-        br_fail(r, "string length");
+    if (!r->ok || n > max || n > r->len - r->off) {
+        if (r->ok) {
+            r->off = at;
+            br_fail(r, what);
+        }
         return xstrdup("");
     }
-    char *s = xcalloc(1, n + 1);
+    char *s = xcalloc(1, (size_t)n + 1);
     br_get(r, s, n);
+    if (strlen(s) != n) {           /* a NUL inside: not a string this program wrote */
+        r->off = at;
+        br_fail(r, what);
+    }
     return s;
 }
+
+uint32_t br_count(BlobReader *r, size_t min_size, uint32_t max, const char *what)
+{
+    size_t at = r->off;
+    uint32_t n = br_u32(r);
+    if (!r->ok)
+        return 0;
+    if (n > max || (min_size && n > (r->len - r->off) / min_size)) {
+        r->off = at;
+        br_fail(r, what);
+        return 0;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ integrity */
+
+uint32_t checkpoint_crc32(uint32_t crc, const void *p, size_t n)
+{
+    static uint32_t table[256];
+    if (!table[1])
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++)
+                c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+    const uint8_t *b = p;
+    crc = ~crc;
+    while (n--)
+        crc = table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
+
 
 /* ------------------------------------------------------------------ machine state */
 
@@ -219,6 +292,12 @@ static uint64_t fingerprint(const Machine *m)
     return h;
 }
 
+static uint32_t options_of(const Machine *m)
+{
+    return (m->patchcheck ? CK_OPT_CHECK_PATCHING : 0) | (m->icache ? CK_OPT_ICACHE_STRICT : 0) |
+           (m->profile ? CK_OPT_SAMPLES : 0);
+}
+
 static void section(Blob *out, uint32_t tag, Blob *body)
 {
     blob_u32(out, tag);
@@ -235,6 +314,8 @@ static const StateField cpu_fields[] = {
     STATE_FIELD(Cpu, idle_cycles),
     STATE_FIELD(Cpu, serialized),
     STATE_FIELD(Cpu, serialized_at),
+    STATE_FIELD(Cpu, exc_insns),
+    STATE_UPTO(Cpu, exc_repeats, EXCEPTION_LOOP_LIMIT),
     STATE_FIELD(Cpu, loads),
     STATE_FIELD(Cpu, stores),
     STATE_FIELD(Cpu, memops),
@@ -258,14 +339,51 @@ static void save_cpu(Cpu *c, Blob *b)
     vcpu_mem_flush(c);               /* the current block's loads/stores into the saved totals */
     blob_fields(b, c, cpu_fields, ARRAY_SIZE(cpu_fields));
     blob_str(b, c->stop_reason);
+    /* a PMU event firing before the restored CPU retires anything names this instruction */
+    blob_u64(b, vcpu_last_retired_pc(c));
     c->ops->save(c, b);
+}
+
+/* A restored stop reason, kept for the life of the process like the literals it stands for:
+ * one copy per distinct text, reachable from here (not a leak however often restored). */
+static const char *intern_reason(char *s)
+{
+    static char **pool;
+    static size_t n, cap;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(pool[i], s)) {
+            free(s);
+            return pool[i];
+        }
+    if (n == cap) {
+        cap = cap ? 2 * cap : 16;
+        pool = xrealloc(pool, cap * sizeof *pool);
+    }
+    return pool[n++] = s;
 }
 
 static bool load_cpu(Cpu *c, BlobReader *r)
 {
     if (!br_fields(r, c, cpu_fields, ARRAY_SIZE(cpu_fields)))
         return false;
-    c->stop_reason = br_str(r);     /* lives until exit, like the literals it replaces */
+    /* every CPU ran to the round's end (machine time) and at most a block beyond it */
+    const Clock *clk = &c->m->clock;
+    if (c->cycles < clk->now || c->cycles - clk->now > clk->quantum + CK_MAX_OVERSHOOT || c->idle_cycles > c->cycles)
+        return br_fail(r, "cycles (not at the machine's time)");
+    char *why = br_str(r, 256, "stop reason");
+    if (!r->ok) {
+        free(why);
+        return false;
+    }
+    c->stop_reason = intern_reason(why);
+    c->prev_last_pc = br_u64(r);
+    /* no block in progress: the first block hook starts afresh, as on a new CPU */
+    c->blk = NULL;
+    c->blk_counted = c->prof_from = c->mem_from = 0;
+    c->br_done = false;
+    /* --icount-check compares the restored part: the reference count starts where the exact
+     * count was saved */
+    c->ref_insns = c->insns;
     return r->ok && c->ops->load(c, r);
 }
 
@@ -296,7 +414,10 @@ static bool load_memory(Machine *m, BlobReader *r)
         if (br_u64(r) != rb->base || br_u64(r) != rb->size)
             return br_fail(r, "another RAM layout");
         for (uint64_t off = 0; off < rb->size && r->ok; off += GUEST_PAGE) {
-            if (br_u8(r))
+            uint8_t nz = br_u8(r);
+            if (nz > 1)
+                br_fail(r, "page flag");
+            else if (nz)
                 br_get(r, rb->host + off, GUEST_PAGE);
             else
                 memset(rb->host + off, 0, GUEST_PAGE);
@@ -305,53 +426,172 @@ static bool load_memory(Machine *m, BlobReader *r)
     return r->ok;
 }
 
-bool checkpoint_save(Machine *m, const char *path, Error *err)
+static void save_code(Machine *m, Blob *b)
 {
-    Blob out, b;
-    blob_init(&out);
-    blob_put(&out, CK_MAGIC, 8);
-    blob_u32(&out, CK_VERSION);
-    blob_u32(&out, (uint32_t)m->arch);
-    blob_u64(&out, fingerprint(m));
+    blob_u64(b, m->cw.writes);
+    blob_u32(b, (uint32_t)m->cw.n);
+    for (int i = 0; i < m->cw.n; i++) {
+        blob_u64(b, m->cw.ranges[i].start);
+        blob_u64(b, m->cw.ranges[i].end);
+    }
+}
 
+static bool load_code(Machine *m, BlobReader *r)
+{
+    m->cw.writes = br_u64(r);
+    uint32_t nr = br_count(r, 16, UINT32_MAX, "code range count");
+    for (uint32_t i = 0; i < nr && r->ok; i++) {
+        uint64_t s = br_u64(r), e = br_u64(r);
+        if (r->ok && (s >= e || !mem_ptr(&m->mem, s, e - s))) {
+            r->off -= 16;
+            return br_fail(r, "a code range outside RAM");
+        }
+        codewatch_add_range(&m->cw, s, e);
+        for (uint64_t a = s & ~(GUEST_PAGE - 1); a < e; a += GUEST_PAGE)
+            if (!mem_page_is_code(&m->mem, a))
+                mem_note_code_page(&m->mem, a);
+    }
+    return r->ok;
+}
+
+/* --samples: what the CPUs' current blocks retired goes into the profile first (the
+ * restored CPUs start without a block), then each CPU's sampling-window flag and the profile. */
+static void save_profile(Machine *m, Blob *b)
+{
+    for (int i = 0; i < m->ncpus; i++)
+        vcpu_profile_flush(m->cpus[i]);
+    for (int i = 0; i < m->ncpus; i++)
+        blob_u8(b, m->cpus[i]->prof_window);
+    profile_save(m->profile, b);
+}
+
+static bool load_profile(Machine *m, BlobReader *r)
+{
+    uint8_t win[MAX_CPUS];
+    for (int i = 0; i < m->ncpus; i++)
+        if ((win[i] = br_u8(r)) > 1)
+            return br_fail(r, "sampling window");
+    if (!r->ok || !profile_load(m->profile, r, m->ncpus))
+        return false;
+    for (int i = 0; i < m->ncpus; i++)
+        m->cpus[i]->prof_window = win[i];
+    return true;
+}
+
+/* ------------------------------------------------------------------ saving */
+
+/* The one place the checkpoint file is opened, written and closed. */
+static bool write_checkpoint_file(const char *path, const Blob *out, Error *err)
+{
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(out->data, 1, out->len, f) == out->len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    return ok ? true : err_set(err, "%s: cannot write the checkpoint: %s", path, strerror(errno));
+}
+
+static void save_sections(Machine *m, Blob *out)
+{
+    Blob b;
     blob_init(&b);
     blob_u64(&b, m->clock.now);
     blob_u64(&b, m->clock.seq);
     blob_u64(&b, m->console.bytes);
     blob_u32(&b, (uint32_t)m->ncpus);
-    section(&out, SEC_MACHINE, &b);
+    section(out, SEC_MACHINE, &b);
     for (int i = 0; i < m->ncpus; i++) {
-        blob_init(&b);
         save_cpu(m->cpus[i], &b);
-        section(&out, SEC_CPU, &b);
+        section(out, SEC_CPU, &b);
     }
     for (int i = 0; i < m->ndevs; i++) {
         Device *d = m->devs[i];
-        blob_init(&b);
         blob_str(&b, d->name);
         if (d->ops->save)
             d->ops->save(d, &b);
-        section(&out, SEC_DEVICE, &b);
+        section(out, SEC_DEVICE, &b);
     }
-    blob_init(&b);
-    blob_u32(&b, (uint32_t)m->cw.n);
-    for (int i = 0; i < m->cw.n; i++) {
-        blob_u64(&b, m->cw.ranges[i].start);
-        blob_u64(&b, m->cw.ranges[i].end);
-    }
-    section(&out, SEC_CODE, &b);
-    blob_init(&b);
+    save_code(m, &b);
+    section(out, SEC_CODE, &b);
     save_memory(m, &b);
-    section(&out, SEC_MEMORY, &b);
-    blob_init(&b);
-    section(&out, SEC_END, &b);
+    section(out, SEC_MEMORY, &b);
+    if (m->patchcheck) {
+        patchcheck_save(m->patchcheck, &b);
+        section(out, SEC_PATCHCHECK, &b);
+    }
+    if (m->icache) {
+        icache_save(m->icache, &b);
+        section(out, SEC_ICACHE, &b);
+    }
+    if (m->profile) {
+        save_profile(m, &b);
+        section(out, SEC_PROFILE, &b);
+    }
+    section(out, SEC_END, &b);
+}
 
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(out.data, 1, out.len, f) == out.len;
-    if (f && fclose(f) != 0)
-        ok = false;
+bool checkpoint_save(Machine *m, const char *path, Error *err)
+{
+    Blob out;
+    blob_init(&out);
+    blob_put(&out, CK_MAGIC, 8);
+    blob_u32(&out, CK_VERSION);
+    blob_u32(&out, (uint32_t)m->arch);
+    blob_u64(&out, fingerprint(m));
+    blob_u64(&out, 0);              /* the length, once known */
+    blob_u32(&out, options_of(m));
+    save_sections(m, &out);
+    store_le(out.data + CK_LENGTH_AT, 8, out.len + CK_CRC);
+    blob_u32(&out, checkpoint_crc32(0, out.data, out.len));
+    bool ok = write_checkpoint_file(path, &out, err);
     blob_free(&out);
-    return ok ? true : err_set(err, "%s: cannot write the checkpoint: %s", path, strerror(errno));
+    return ok;
+}
+
+/* ------------------------------------------------------------------ restoring */
+
+/* The largest file a checkpoint of this machine can be: every RAM page with its flag byte,
+ * plus the rest of the state. */
+static uint64_t max_file_size(const Machine *m)
+{
+    uint64_t n = CK_HEADER + CK_CRC + CK_MAX_STATE;
+    for (int i = 0; i < m->mem.n; i++)
+        n += m->mem.blk[i].size + m->mem.blk[i].size / GUEST_PAGE + 16;
+    return n;
+}
+
+/* The whole file into data: a regular file (a device or FIFO never ends or blocks), no larger
+ * than a checkpoint of this machine can be, read up to the size it had when opened. */
+static bool read_checkpoint_file(const Machine *m, const char *path, Blob *data, Error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);    /* O_NONBLOCK: a FIFO's open waits */
+    if (fd < 0)
+        return err_set(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) != 0) {
+        err_set(err, "%s: %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        err_set(err, "%s: not a regular file: a checkpoint is a file written by --save-at", path);
+    } else if ((uint64_t)st.st_size > max_file_size(m)) {
+        err_set(err, "%s: %jd bytes: larger than any checkpoint of this machine can be (%" PRIu64 " bytes)", path,
+                (intmax_t)st.st_size, max_file_size(m));
+    } else {
+        size_t size = (size_t)st.st_size, got = 0;
+        data->data = xrealloc(data->data, size ? size : 1);
+        data->cap = size ? size : 1;
+        while (got < size) {
+            ssize_t k = read(fd, data->data + got, size - got);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        data->len = got;
+        ok = got == size ? true : err_set(err, "%s: offset %zu: read error or the file shrank while read", path, got);
+    }
+    close(fd);
+    return ok;
 }
 
 /* Read the next section; false (with err) if the file ends or the tag is not `want`. */
@@ -377,100 +617,148 @@ static bool section_error(Error *err, const char *path, BlobReader *sec, const c
     return err_set(err, "%s: offset %zu: the %s section is malformed (%s)", path, sec->fail_at, what, sec->bad);
 }
 
-bool checkpoint_restore(Machine *m, const char *path, Error *err)
+/* A section loaded (`loaded`) and used up exactly: bytes left over mean the file is not what
+ * this program writes. */
+static bool section_done(BlobReader *sec, bool loaded, const char *path, const char *what, Error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return err_set(err, "%s: %s", path, strerror(errno));
-    Blob data;
-    blob_init(&data);
-    uint8_t buf[1 << 16];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        blob_put(&data, buf, n);
-    fclose(f);
-    BlobReader file, sec;
-    br_init(&file, data.data, data.len, 0);
-    bool ok = false;
-    char magic[8];
-    if (!br_get(&file, magic, 8) || memcmp(magic, CK_MAGIC, 8)) {
-        err_set(err, "%s: offset 0: not a pmusim checkpoint (bad magic)", path);
-        goto out;
-    }
-    uint32_t version = br_u32(&file), arch = br_u32(&file);
-    uint64_t fp = br_u64(&file);
-    if (!file.ok) {
-        err_set(err, "%s: offset %zu: truncated checkpoint header", path, file.off);
-        goto out;
-    }
-    if (version != CK_VERSION) {
-        err_set(err, "%s: offset 8: checkpoint version %u, this pmusim reads version %u", path, version, CK_VERSION);
-        goto out;
-    }
-    if (arch != (uint32_t)m->arch || fp != fingerprint(m)) {
-        err_set(err, "%s: offset 16: the checkpoint was taken on a different machine (device tree, guest image"
-                  " or --quantum differ)", path);
-        goto out;
-    }
-    if (!next_section(&file, SEC_MACHINE, &sec, path, "machine", err))
-        goto out;
-    m->clock.now = br_u64(&sec);
-    m->clock.seq = br_u64(&sec);
-    m->console.bytes = br_u64(&sec);
-    if (br_u32(&sec) != (uint32_t)m->ncpus) {
-        br_fail(&sec, "another CPU count");
-        section_error(err, path, &sec, "machine");
-        goto out;
-    }
+    if (loaded && sec->ok && sec->off != sec->len)
+        br_fail(sec, "bytes after the end of the state");
+    return loaded && sec->ok ? true : section_error(err, path, sec, what);
+}
+
+/* The next section, loaded by `load` (NULL: skipped, its option is off in this run). */
+static bool load_section(Machine *m, BlobReader *file, uint32_t tag, const char *what,
+                         bool (*load)(Machine *m, BlobReader *r), const char *path, Error *err)
+{
+    BlobReader sec;
+    if (!next_section(file, tag, &sec, path, what, err))
+        return false;
+    return !load || section_done(&sec, load(m, &sec), path, what, err);
+}
+
+/* Magic, version, length, CRC, machine and options: what must hold before any section is read. */
+static bool check_header(const Machine *m, const Blob *data, const char *path, Error *err)
+{
+    const uint8_t *p = data->data;
+    if (data->len < 8 || memcmp(p, CK_MAGIC, 8))
+        return err_set(err, "%s: offset 0: not a pmusim checkpoint (bad magic)", path);
+    if (data->len < 12)
+        return err_set(err, "%s: offset 8: truncated checkpoint header", path);
+    uint32_t version = (uint32_t)load_le(p + 8, 4);
+    if (version != CK_VERSION)
+        return err_set(err, "%s: offset 8: checkpoint format version %u; this pmusim reads version %u only (take the"
+                            " checkpoint again with this pmusim)", path, version, CK_VERSION);
+    if (data->len < CK_HEADER + CK_CRC)
+        return err_set(err, "%s: offset %zu: truncated checkpoint header", path, data->len);
+    uint64_t length = load_le(p + CK_LENGTH_AT, 8);
+    if (length != data->len)
+        return err_set(err, "%s: offset %u: the header says %" PRIu64 " bytes, the file has %zu: truncated or"
+                            " corrupted checkpoint", path, CK_LENGTH_AT, length, data->len);
+    uint32_t want = (uint32_t)load_le(p + data->len - CK_CRC, 4), got = checkpoint_crc32(0, p, data->len - CK_CRC);
+    if (want != got)
+        return err_set(err, "%s: offset %zu: CRC-32 mismatch (stored 0x%08x, computed 0x%08x): the checkpoint is"
+                            " corrupted", path, data->len - CK_CRC, want, got);
+    if (load_le(p + 12, 4) != (uint32_t)m->arch || load_le(p + 16, 8) != fingerprint(m))
+        return err_set(err, "%s: offset 12: the checkpoint was taken on a different machine (device tree, guest"
+                            " image or --quantum differ)", path);
+    return true;
+}
+
+/* The compatibility rule of checkpoint.h for the options that carry state. */
+static bool check_options(const Machine *m, uint32_t saved, const char *path, Error *err)
+{
+    uint32_t now = options_of(m);
+    if (saved & ~(uint32_t)CK_OPT_ALL)
+        return err_set(err, "%s: offset %u: unknown options 0x%x", path, CK_OPTIONS_AT, saved);
+    if ((saved ^ now) & CK_OPT_ICACHE_STRICT)
+        return err_set(err, "%s: the checkpoint was taken with --icache=%s; restore it with the same --icache (it"
+                            " changes what the guest executes)", path,
+                       saved & CK_OPT_ICACHE_STRICT ? "strict" : "coherent");
+    if (now & ~saved & CK_OPT_CHECK_PATCHING)
+        return err_set(err, "%s: the checkpoint was taken without --check-patching: the validator's state before it"
+                            " is unknown, so it cannot be restored with --check-patching or --strict", path);
+    if (now & ~saved & CK_OPT_SAMPLES)
+        return err_set(err, "%s: the checkpoint was taken without --samples: the profile before it is unknown, so"
+                            " it cannot be restored with --samples", path);
+    return true;
+}
+
+static bool load_machine(Machine *m, BlobReader *r)
+{
+    m->clock.now = br_u64(r);
+    m->clock.seq = br_u64(r);
+    m->console.bytes = br_u64(r);
+    if (br_u32(r) != (uint32_t)m->ncpus)
+        return br_fail(r, "another CPU count");
+    return r->ok;
+}
+
+static bool load_device(Device *d, BlobReader *r)
+{
+    char *name = br_str(r, sizeof d->name, "device name");
+    if (r->ok && strcmp(name, d->name))
+        br_fail(r, "another device");
+    free(name);
+    return r->ok && (!d->ops->load || d->ops->load(d, r)) && r->ok;
+}
+
+static bool load_patchcheck(Machine *m, BlobReader *r)
+{
+    return patchcheck_load(m->patchcheck, r);
+}
+
+static bool load_icache(Machine *m, BlobReader *r)
+{
+    return icache_load(m->icache, r);
+}
+
+static bool load_cpus_devices(Machine *m, BlobReader *file, const char *path, Error *err)
+{
+    BlobReader sec;
     for (int i = 0; i < m->ncpus; i++) {
-        if (!next_section(&file, SEC_CPU, &sec, path, "cpu", err))
-            goto out;
-        if (!load_cpu(m->cpus[i], &sec)) {
-            char what[16];
-            snprintf(what, sizeof what, "cpu%d", i);
-            section_error(err, path, &sec, what);
-            goto out;
-        }
+        char what[16];
+        snprintf(what, sizeof what, "cpu%d", i);
+        if (!next_section(file, SEC_CPU, &sec, path, "cpu", err) ||
+            !section_done(&sec, load_cpu(m->cpus[i], &sec), path, what, err))
+            return false;
     }
     for (int i = 0; i < m->ndevs; i++) {
         Device *d = m->devs[i];
-        if (!next_section(&file, SEC_DEVICE, &sec, path, "device", err))
-            goto out;
-        char *name = br_str(&sec);
-        if (strcmp(name, d->name))
-            br_fail(&sec, "another device");
-        free(name);
-        if (!sec.ok || (d->ops->load && !d->ops->load(d, &sec)) || !sec.ok) {
-            section_error(err, path, &sec, d->name);
-            goto out;
-        }
+        if (!next_section(file, SEC_DEVICE, &sec, path, "device", err) ||
+            !section_done(&sec, load_device(d, &sec), path, d->name, err))
+            return false;
     }
-    if (!next_section(&file, SEC_CODE, &sec, path, "code", err))
-        goto out;
-    uint32_t nr = br_u32(&sec);
-    for (uint32_t i = 0; i < nr && sec.ok; i++) {
-        uint64_t s = br_u64(&sec), e = br_u64(&sec);
-        if (sec.ok && (s >= e || !mem_ptr(&m->mem, s, e - s)))
-            br_fail(&sec, "a code range outside RAM");
-        if (!sec.ok) {
-            section_error(err, path, &sec, "code");
-            goto out;
-        }
-        codewatch_add_range(&m->cw, s, e);
-        for (uint64_t a = s & ~(GUEST_PAGE - 1); a < e; a += GUEST_PAGE)
-            if (!mem_page_is_code(&m->mem, a))
-                mem_note_code_page(&m->mem, a);
+    return true;
+}
+
+static bool load_sections(Machine *m, BlobReader *file, uint32_t saved, const char *path, Error *err)
+{
+    bool pc = saved & CK_OPT_CHECK_PATCHING, ic = saved & CK_OPT_ICACHE_STRICT, prof = saved & CK_OPT_SAMPLES;
+    return load_section(m, file, SEC_MACHINE, "machine", load_machine, path, err) &&
+           load_cpus_devices(m, file, path, err) &&
+           load_section(m, file, SEC_CODE, "code", load_code, path, err) &&
+           load_section(m, file, SEC_MEMORY, "memory", load_memory, path, err) &&
+           (!pc || load_section(m, file, SEC_PATCHCHECK, "patchcheck", m->patchcheck ? load_patchcheck : NULL,
+                                path, err)) &&
+           (!ic || load_section(m, file, SEC_ICACHE, "icache", load_icache, path, err)) &&
+           (!prof || load_section(m, file, SEC_PROFILE, "profile", m->profile ? load_profile : NULL, path, err)) &&
+           load_section(m, file, SEC_END, "end", NULL, path, err);
+}
+
+bool checkpoint_restore(Machine *m, const char *path, Error *err)
+{
+    Blob data;
+    blob_init(&data);
+    bool ok = read_checkpoint_file(m, path, &data, err) && check_header(m, &data, path, err);
+    if (ok) {
+        uint32_t saved = (uint32_t)load_le(data.data + CK_OPTIONS_AT, 4);
+        BlobReader file;
+        br_init(&file, data.data, data.len - CK_CRC, 0);
+        file.off = CK_HEADER;
+        ok = check_options(m, saved, path, err) && load_sections(m, &file, saved, path, err);
+        if (ok && file.off != file.len)
+            ok = err_set(err, "%s: offset %zu: bytes after the end section", path, file.off);
     }
-    if (!next_section(&file, SEC_MEMORY, &sec, path, "memory", err))
-        goto out;
-    if (!load_memory(m, &sec)) {
-        section_error(err, path, &sec, "memory");
-        goto out;
-    }
-    if (!next_section(&file, SEC_END, &sec, path, "end", err))
-        goto out;
-    ok = true;
-out:
     blob_free(&data);
     return ok;
 }

@@ -1,14 +1,34 @@
 /* checkpoint.h — saving and restoring the whole machine state.
  *
- * File format (all integers little-endian):
- *   "PMUSIMCK" | u32 version | u32 arch | u64 fingerprint | sections...
- * A section is u32 tag | u64 length | payload; sections come in a fixed order: machine (clock,
- * console offset, CPU count), each CPU (counts and state, stop reason, then the backend's
- * CpuOps.save: registers, events), each device (name, DeviceOps.save), the code ranges, then
- * guest memory (every RAM block, with all-zero pages elided), then an end tag.  The fingerprint
- * hashes the effective device tree, the guest image and the quantum, so a checkpoint is only
- * restored onto the machine it was taken from.  Derived state (translation caches, decoded
- * blocks, trap sites) is not saved: it is rebuilt, identically, on demand.
+ * File format, version 4 (all integers little-endian):
+ *
+ *   offset 0   "PMUSIMCK"
+ *          8   u32 version (4)
+ *         12   u32 arch
+ *         16   u64 fingerprint: the effective device tree, the guest image and the quantum, so
+ *              a checkpoint is only restored onto the machine it was taken from
+ *         24   u64 length of the whole file, CRC included
+ *         32   u32 options that carry state: 1 --check-patching, 2 --icache=strict, 4 --samples
+ *         36   sections, each u32 tag | u64 length | payload, in a fixed order: machine (clock,
+ *              console offset, CPU count), each CPU (counts and state, stop reason, last retired
+ *              PC, then the backend's CpuOps.save: registers, events), each device (name,
+ *              DeviceOps.save), the code ranges, guest memory (every RAM block, all-zero pages
+ *              elided), then per option the patch validator, the strict I-cache model and the
+ *              profile (each CPU's sampling-window flag, then the profile), then an end tag
+ *   length-4   u32 CRC-32 (IEEE 802.3, as zlib and gzip) of every byte before it
+ *
+ * Restoring reads a regular file no larger than the machine's RAM allows (plus CK_MAX_STATE),
+ * checks magic, version, declared length, CRC and fingerprint in that order, then every
+ * section, and refuses the file at the first failure with its offset and the reason.  Other
+ * versions are refused (the stream is positional: any change of a model's fields changes it).
+ *
+ * Options: the tools' state is in the file only when the saving run had them.  --icache must
+ * be the same at save and restore (it changes what the guest executes); --check-patching (and
+ * --strict) and --samples may be dropped at restore (their sections are skipped, and the run
+ * is exactly the uninterrupted run without them) but not added (their state before the
+ * checkpoint is unknown).  Everything else (--trace, --console, --stats, --guest-trace,
+ * --max-*, --icount-check) is free.  Derived state (translation caches, decoded blocks, trap
+ * sites) is not saved: it is rebuilt, identically, on demand.
  */
 #ifndef PMUSIM_CHECKPOINT_H
 #define PMUSIM_CHECKPOINT_H
@@ -31,6 +51,8 @@ void blob_put(Blob *b, const void *p, size_t n);
 void blob_u8(Blob *b, uint8_t v);
 void blob_u32(Blob *b, uint32_t v);
 void blob_u64(Blob *b, uint64_t v);
+/* u32 length and the bytes (br_str reads it back). */
+void blob_str(Blob *b, const char *s);
 /* An event's schedule: queued flag, when, seq. */
 void blob_event(Blob *b, const Event *ev);
 
@@ -50,9 +72,12 @@ typedef struct StateField {
 #define STATE_UPTO(T, f, max) { #f, offsetof(T, f), sizeof(((T *)0)->f), 1, (max) }
 #define STATE_FIELD(T, f) STATE_UPTO(T, f, UINT64_MAX)
 #define STATE_BOOL(T, f) STATE_UPTO(T, f, 1)
-#define STATE_ARRAY(T, f) { #f, offsetof(T, f), sizeof(((T *)0)->f[0]), ARRAY_SIZE(((T *)0)->f), UINT64_MAX }
+#define STATE_ARRAY_UPTO(T, f, max) { #f, offsetof(T, f), sizeof(((T *)0)->f[0]), ARRAY_SIZE(((T *)0)->f), (max) }
+#define STATE_ARRAY(T, f) STATE_ARRAY_UPTO(T, f, UINT64_MAX)
 
 void blob_fields(Blob *b, const void *obj, const StateField *f, size_t n);
+/* The bytes blob_fields writes for such a table. */
+size_t blob_fields_size(const StateField *f, size_t n);
 
 typedef struct BlobReader {
     const uint8_t *p;
@@ -70,10 +95,20 @@ bool br_get(BlobReader *r, void *p, size_t n);
 uint8_t br_u8(BlobReader *r);
 uint32_t br_u32(BlobReader *r);
 uint64_t br_u64(BlobReader *r);
+/* A string saved by blob_str, at most `max` bytes (longer: invalid, `what`); always a new
+ * NUL-terminated string the caller frees (empty once r is invalid). */
+char *br_str(BlobReader *r, size_t max, const char *what);
+/* A u32 count of elements of at least `min_size` bytes each that the rest of the blob must
+ * hold, and at most `max`; else invalid (`what`) and 0.  Checked before anything is allocated. */
+uint32_t br_count(BlobReader *r, size_t min_size, uint32_t max, const char *what);
 /* Restore what blob_fields saved; false (and r->ok false) on a short or invalid blob. */
 bool br_fields(BlobReader *r, void *obj, const StateField *f, size_t n);
 /* Re-insert an event saved by blob_event into queue q (if it was queued). */
 void br_event(BlobReader *r, Event *ev, EventQueue *q);
+
+/* CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) of n bytes, continuing from crc (0 to
+ * start): the same value zlib's crc32() and gzip's trailer give. */
+uint32_t checkpoint_crc32(uint32_t crc, const void *p, size_t n);
 
 bool checkpoint_save(Machine *m, const char *path, Error *err);
 bool checkpoint_restore(Machine *m, const char *path, Error *err);

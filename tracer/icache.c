@@ -7,6 +7,7 @@
 #include <unicorn/unicorn.h>
 
 #include "cpu/cpu.h"
+#include "sim/checkpoint.h"
 #include "sim/machine.h"
 #include "tracer/patchcheck.h"
 
@@ -296,4 +297,69 @@ void icache_report(const ICache *ic, FILE *f)
                 fprintf(f, " cpu%d(%" PRIu64 " executions)", c, s->execs[c]);
         fprintf(f, ": %s\n", missing(ic, s));
     }
+}
+
+/* ------------------------------------------------------------------ checkpoints */
+
+static const StateField word_fields[] = {
+    STATE_FIELD(StaleWord, addr),
+    STATE_ARRAY(StaleWord, old),
+    STATE_UPTO(StaleWord, stage, STALE_INVALIDATED),
+    STATE_FIELD(StaleWord, clean_cpu),
+    STATE_FIELD(StaleWord, inval_cpu),
+    STATE_FIELD(StaleWord, sync_cpu),
+    STATE_FIELD(StaleWord, fresh),
+    STATE_ARRAY(StaleWord, execs),
+};
+
+static const StateField icache_fields[] = {
+    STATE_FIELD(ICache, stale_execs),
+    STATE_FIELD(ICache, retired_execs),
+};
+
+void icache_save(const ICache *ic, Blob *b)
+{
+    blob_fields(b, ic, icache_fields, ARRAY_SIZE(icache_fields));
+    blob_u32(b, (uint32_t)ic->n);
+    for (int i = 0; i < ic->n; i++)
+        blob_fields(b, &ic->w[i], word_fields, ARRAY_SIZE(word_fields));
+}
+
+/* A CPU a stale word waits for: -1 (none) or a CPU of this machine. */
+static bool waiting_cpu_ok(const ICache *ic, int16_t cpu)
+{
+    return cpu >= -1 && cpu < ic->m->ncpus;
+}
+
+static bool load_word(ICache *ic, StaleWord *s, BlobReader *r)
+{
+    memset(s, 0, sizeof *s);
+    if (!br_fields(r, s, word_fields, ARRAY_SIZE(word_fields)))
+        return false;
+    if ((s->addr & 3) || find(ic, s->addr) != s)
+        return br_fail(r, "stale word address");
+    if (!waiting_cpu_ok(ic, s->clean_cpu) || !waiting_cpu_ok(ic, s->inval_cpu) || !waiting_cpu_ok(ic, s->sync_cpu))
+        return br_fail(r, "stale word cpu");
+    return true;
+}
+
+bool icache_load(ICache *ic, BlobReader *r)
+{
+    if (!br_fields(r, ic, icache_fields, ARRAY_SIZE(icache_fields)))
+        return false;
+    uint32_t n = br_count(r, blob_fields_size(word_fields, ARRAY_SIZE(word_fields)), INT32_MAX,
+                          "stale word count");
+    if (!r->ok)
+        return false;
+    ic->n = 0;
+    if ((int)n > ic->cap) {
+        ic->cap = (int)n;
+        ic->w = xrealloc(ic->w, (size_t)ic->cap * sizeof *ic->w);
+    }
+    for (uint32_t i = 0; i < n && r->ok; i++) {
+        ic->n = (int)i + 1;
+        if (!load_word(ic, &ic->w[i], r))
+            ic->n = (int)i;
+    }
+    return r->ok;
 }

@@ -30,6 +30,8 @@
 
 typedef struct Machine Machine;
 typedef struct Cpu Cpu;
+typedef struct Blob Blob;
+typedef struct BlobReader BlobReader;
 
 enum { ICACHE_MAX_CPUS = 16 };
 
@@ -65,6 +67,10 @@ int icache_trap(ICache *ic, Cpu *c, uint64_t pc);
 void icache_context_sync(ICache *ic, Cpu *c);
 /* Summary lines (words still stale, executions) for the patch validator's report. */
 void icache_report(const ICache *ic, FILE *f);
+/* Checkpoints: the stale words in order and the execution counts.  The trap sites they make
+ * are derived: the restored CPUs decode their blocks again and ask icache_trap_kind. */
+void icache_save(const ICache *ic, Blob *b);
+bool icache_load(ICache *ic, BlobReader *r);
 
 void icache_on_write(void *opaque, const CodeWrite *w);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "sim/checkpoint.h"
 #include "sim/machine.h"
 
 /* The forms a site may hold, a bit each in PatchSite.forms_seen. */
@@ -491,6 +492,22 @@ static bool sym_addr(const Image *im, const char *name, uint64_t *a)
     return true;
 }
 
+/* A table section with its bytes in the image (the loader refuses any other; checked again
+ * here because these tables are read without further bounds checks).  NULL if absent or
+ * without bytes (SHT_NOBITS), false with err set if its bytes are outside the file. */
+static bool table_section(const Image *im, const char *name, const Section **out, Error *err)
+{
+    const Section *s = image_section(im, name);
+    *out = NULL;
+    if (!s || s->nobits)
+        return true;
+    if (s->offset > im->size || s->size > im->size - s->offset)
+        return err_set(err, "%s: section %s at offset 0x%" PRIx64 " extends past the end of the file", im->path, name,
+                       s->offset);
+    *out = s;
+    return true;
+}
+
 /* ftrace sites: __mcount_loc (x86 5-byte calls, ppc32 4-byte bl), __patchable_function_entries
  * (arm64: two NOPs). */
 static bool load_ftrace_sites(PatchCheck *pc, const Image *im, Error *err)
@@ -498,8 +515,10 @@ static bool load_ftrace_sites(PatchCheck *pc, const Image *im, Error *err)
     const char *names[] = { "__mcount_loc", "__patchable_function_entries" };
     unsigned psz = im->is64 ? 8 : 4;
     for (unsigned t = 0; t < ARRAY_SIZE(names); t++) {
-        const Section *s = image_section(im, names[t]);
-        if (!s || s->nobits)
+        const Section *s;
+        if (!table_section(im, names[t], &s, err))
+            return false;
+        if (!s)
             continue;
         unsigned len = pc->arch == ARCH_X86_64 ? 5 : pc->arch == ARCH_ARM64 && t == 1 ? 8 : 4;
         for (uint64_t off = 0; off + psz <= s->size; off += psz) {
@@ -515,8 +534,10 @@ static bool load_ftrace_sites(PatchCheck *pc, const Image *im, Error *err)
 /* struct jump_entry { s32 code; s32 target; long key; }, each relative to its own field. */
 static bool load_jump_sites(PatchCheck *pc, const Image *im, Error *err)
 {
-    const Section *s = image_section(im, "__jump_table");
-    if (!s || s->nobits)
+    const Section *s;
+    if (!table_section(im, "__jump_table", &s, err))
+        return false;
+    if (!s)
         return true;
     unsigned esz = im->is64 ? 16 : 12;
     for (uint64_t off = 0; off + esz <= s->size; off += esz) {
@@ -540,8 +561,12 @@ static bool load_jump_sites(PatchCheck *pc, const Image *im, Error *err)
  * alt_end_off }, 32-bit longs, offsets from the entry. */
 static bool load_fixup_sites(PatchCheck *pc, const Image *im, Error *err)
 {
-    const Section *s = image_section(im, "__ftr_fixup");
-    if (!s || s->nobits || pc->arch != ARCH_PPC32)
+    const Section *s;
+    if (pc->arch != ARCH_PPC32)
+        return true;
+    if (!table_section(im, "__ftr_fixup", &s, err))
+        return false;
+    if (!s)
         return true;
     for (uint64_t off = 0; off + 24 <= s->size; off += 24) {
         const uint8_t *e = im->data + s->offset + off;
@@ -598,6 +623,111 @@ void patchcheck_destroy(PatchCheck *pc)
         cs_close(&h);
     }
     memset(pc, 0, sizeof *pc);
+}
+
+/* ------------------------------------------------------------------ checkpoints */
+
+/* A site's state beside what the image fixes (addr, len, kind, target, orig). */
+static const StateField site_fields[] = {
+    STATE_ARRAY(PatchSite, form),
+    STATE_FIELD(PatchSite, transitions),
+    STATE_ARRAY_UPTO(PatchSite, hist, FORM_COUNT - 1),
+    STATE_UPTO(PatchSite, nhist, ARRAY_SIZE(((PatchSite *)0)->hist)),
+    STATE_BOOL(PatchSite, torn),
+    STATE_BOOL(PatchSite, int3),
+    STATE_BOOL(PatchSite, tail),
+    STATE_FIELD(PatchSite, w_cpu),
+    STATE_FIELD(PatchSite, w_pc),
+    STATE_FIELD(PatchSite, w_cycle),
+    STATE_FIELD(PatchSite, step_cycle),
+};
+
+static const StateField check_fields[] = {
+    STATE_FIELD(PatchCheck, last_site),
+    STATE_FIELD(PatchCheck, patches),
+    STATE_FIELD(PatchCheck, writes),
+};
+
+/* A CPU number as saved: -1 (none) or a CPU of this machine. */
+static bool cpu_ok(const PatchCheck *pc, int cpu)
+{
+    return cpu >= -1 && cpu < (pc->m ? pc->m->ncpus : 0);
+}
+
+void patchcheck_save(const PatchCheck *pc, Blob *b)
+{
+    blob_u32(b, (uint32_t)pc->n);
+    for (int i = 0; i < pc->n; i++) {
+        const PatchSite *s = &pc->sites[i];
+        blob_u64(b, s->addr);
+        blob_u8(b, s->len);
+        blob_u8(b, s->kind);
+        blob_fields(b, s, site_fields, ARRAY_SIZE(site_fields));
+    }
+    blob_fields(b, pc, check_fields, ARRAY_SIZE(check_fields));
+    blob_u32(b, (uint32_t)pc->nv);
+    for (size_t i = 0; i < pc->nv; i++) {
+        const PatchViolation *v = &pc->v[i];
+        blob_u32(b, (uint32_t)v->cpu);
+        blob_u64(b, v->cycle);
+        blob_u64(b, v->pc);
+        blob_u64(b, v->addr);
+        blob_str(b, v->what);
+    }
+}
+
+static bool load_site(PatchCheck *pc, PatchSite *s, BlobReader *r)
+{
+    uint64_t addr = br_u64(r);
+    uint8_t len = br_u8(r), kind = br_u8(r);
+    if (r->ok && (addr != s->addr || len != s->len || kind != s->kind))
+        return br_fail(r, "a patch site the image does not have");
+    PatchSite t = *s;               /* loaded aside: a bad value leaves the site as it was */
+    if (!br_fields(r, &t, site_fields, ARRAY_SIZE(site_fields)))
+        return false;
+    if (!cpu_ok(pc, t.w_cpu) || t.nhist > t.transitions + 1u)
+        return br_fail(r, "patch site writer");
+    *s = t;
+    return true;
+}
+
+/* The violations, appended in their order (the summary lists them so). */
+static bool load_violations(PatchCheck *pc, BlobReader *r)
+{
+    uint32_t nv = br_count(r, 32, UINT32_MAX, "violation count")    /* cpu .. addr, the text's length */;
+    for (uint32_t i = 0; i < nv && r->ok; i++) {
+        int cpu = (int)br_u32(r);
+        uint64_t cycle = br_u64(r), wpc = br_u64(r), addr = br_u64(r);
+        char *what = br_str(r, 1024, "violation text");
+        if (r->ok && !cpu_ok(pc, cpu))
+            br_fail(r, "violation cpu");
+        if (!r->ok) {
+            free(what);
+            break;
+        }
+        if (pc->nv == pc->vcap) {
+            pc->vcap = pc->vcap ? 2 * pc->vcap : 16;
+            pc->v = xrealloc(pc->v, pc->vcap * sizeof *pc->v);
+        }
+        pc->v[pc->nv++] = (PatchViolation){ cpu, cycle, wpc, addr, what };
+    }
+    return r->ok;
+}
+
+bool patchcheck_load(PatchCheck *pc, BlobReader *r)
+{
+    if (br_u32(r) != (uint32_t)pc->n)
+        return br_fail(r, "another set of patch sites");
+    for (int i = 0; i < pc->n && r->ok; i++)
+        load_site(pc, &pc->sites[i], r);
+    if (!r->ok || !br_fields(r, pc, check_fields, ARRAY_SIZE(check_fields)))
+        return false;
+    if (pc->last_site < -1 || pc->last_site >= pc->n)
+        return br_fail(r, "last_site");
+    for (size_t i = 0; i < pc->nv; i++)         /* the restored list replaces this run's */
+        free(pc->v[i].what);
+    pc->nv = 0;
+    return load_violations(pc, r);
 }
 
 void patchcheck_finish(PatchCheck *pc)

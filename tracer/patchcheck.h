@@ -32,6 +32,8 @@
 #include "tracer/codewatch.h"
 
 typedef struct Machine Machine;
+typedef struct Blob Blob;
+typedef struct BlobReader BlobReader;
 
 typedef enum PatchKind { PATCH_FTRACE, PATCH_JUMP, PATCH_FIXUP, PATCH_KINDS } PatchKind;
 
@@ -89,6 +91,11 @@ bool patchcheck_add_trampoline(PatchCheck *pc, uint64_t addr);
 void patchcheck_finish(PatchCheck *pc);
 /* The summary (docs/patching.md). */
 void patchcheck_report(const PatchCheck *pc, FILE *f);
+/* Checkpoints: what each site holds and has held, the text_poke_bp step in progress, the
+ * counters and the violations so far.  The sites come from the image (which the checkpoint's
+ * fingerprint covers); their addresses, lengths and kinds are saved to check that. */
+void patchcheck_save(const PatchCheck *pc, Blob *b);
+bool patchcheck_load(PatchCheck *pc, BlobReader *r);
 
 /* A violation (also used by the strict I-cache model): recorded, traced, in the summary. */
 void patchcheck_violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc, uint64_t addr, const char *fmt, ...)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cpu/blockcache.h"
+#include "sim/checkpoint.h"
 
 void profile_init(Profile *p)
 {
@@ -36,35 +37,45 @@ static ProfBlock *slot(ProfBlock *tab, uint32_t cap, uint64_t pc, uint32_t size)
             return &tab[i];
 }
 
+/* The slot of block (pc, size) with n instructions, created empty if new. */
+static ProfBlock *block_get(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
+{
+    ProfBlock *b = slot(p->tab, p->cap, pc, size);
+    if (b->size)
+        return b;
+    if (2 * (p->used + 1) > p->cap) {               /* grow and rehash */
+        uint32_t old_cap = p->cap;
+        ProfBlock *old = p->tab;
+        p->cap *= 2;
+        p->tab = xcalloc(p->cap, sizeof *p->tab);
+        for (uint32_t i = 0; i < old_cap; i++)
+            if (old[i].size)
+                *slot(p->tab, p->cap, old[i].pc, old[i].size) = old[i];
+        free(old);
+        b = slot(p->tab, p->cap, pc, size);
+    }
+    p->used++;
+    b->pc = pc;
+    b->size = size;
+    b->n = n;
+    b->off = xcalloc(n, sizeof *b->off);
+    b->cost = xcalloc(n, sizeof *b->cost);
+    b->d_all = xcalloc((size_t)n + 1, sizeof *b->d_all);
+    b->d_win = xcalloc((size_t)n + 1, sizeof *b->d_win);
+    return b;
+}
+
 void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, bool window)
 {
     if (!e || !e->size || to > e->n || from >= to)
         return;
     ProfBlock *b = slot(p->tab, p->cap, e->pc, e->size);
     if (!b->size) {
-        if (2 * (p->used + 1) > p->cap) {           /* grow and rehash */
-            uint32_t old_cap = p->cap;
-            ProfBlock *old = p->tab;
-            p->cap *= 2;
-            p->tab = xcalloc(p->cap, sizeof *p->tab);
-            for (uint32_t i = 0; i < old_cap; i++)
-                if (old[i].size)
-                    *slot(p->tab, p->cap, old[i].pc, old[i].size) = old[i];
-            free(old);
-            b = slot(p->tab, p->cap, e->pc, e->size);
-        }
-        p->used++;
-        b->pc = e->pc;
-        b->size = e->size;
-        b->n = e->n;
-        b->off = xcalloc(e->n, sizeof *b->off);
-        b->cost = xcalloc(e->n, sizeof *b->cost);
+        b = block_get(p, e->pc, e->size, e->n);
         for (uint32_t i = 0; i < e->n; i++) {
             b->off[i] = e->info[i].off;
             b->cost[i] = e->info[i].cost;
         }
-        b->d_all = xcalloc((size_t)e->n + 1, sizeof *b->d_all);
-        b->d_win = xcalloc((size_t)e->n + 1, sizeof *b->d_win);
     }
     b->d_all[from]++;
     b->d_all[to]--;
@@ -143,4 +154,134 @@ bool profile_write(const Profile *p, const char *path, const char *arch, Error *
     if (fclose(f) != 0 || !ok)
         return err_set(err, "%s: write error", path);
     return true;
+}
+
+/* ------------------------------------------------------------------ checkpoints */
+
+static int cmp_block(const void *a, const void *b)
+{
+    const ProfBlock *x = *(const ProfBlock *const *)a, *y = *(const ProfBlock *const *)b;
+    if (x->pc != y->pc)
+        return x->pc < y->pc ? -1 : 1;
+    return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static void save_block(const ProfBlock *pb, Blob *b)
+{
+    blob_u64(b, pb->pc);
+    blob_u32(b, pb->size);
+    blob_u32(b, pb->n);
+    for (uint32_t i = 0; i < pb->n; i++) {
+        blob_u32(b, pb->off[i]);
+        blob_u8(b, pb->cost[i]);
+    }
+    for (uint32_t i = 0; i <= pb->n; i++) {
+        blob_u64(b, pb->d_all[i]);
+        blob_u64(b, pb->d_win[i]);
+    }
+}
+
+void profile_save(const Profile *p, Blob *b)
+{
+    /* in address order: the table's order depends on its history */
+    const ProfBlock **order = xcalloc(p->used ? p->used : 1, sizeof *order);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->cap; i++)
+        if (p->tab[i].size)
+            order[n++] = &p->tab[i];
+    if (n)
+        qsort(order, n, sizeof *order, cmp_block);
+    blob_u32(b, n);
+    for (uint32_t i = 0; i < n; i++)
+        save_block(order[i], b);
+    free(order);
+    blob_u64(b, p->nsamples);
+    for (size_t i = 0; i < p->nsamples; i++) {
+        const ProfSample *s = &p->samples[i];
+        blob_u64(b, s->cycle);
+        blob_u64(b, s->pc);
+        blob_u32(b, (uint32_t)s->cpu);
+        blob_u8(b, s->user);
+        blob_str(b, s->counter);
+    }
+}
+
+/* Bytes a block of n instructions takes: pc, size, n, then per instruction its offset and
+ * cost and per boundary (n + 1) the two counts. */
+static uint64_t block_bytes(uint64_t n)
+{
+    return 16 + 5 * n + 16 * (n + 1);
+}
+
+static bool load_block(Profile *p, BlobReader *r)
+{
+    uint64_t pc = br_u64(r);
+    uint32_t size = br_u32(r), n = br_u32(r);
+    if (!r->ok)
+        return false;
+    /* an engine block: 1 to 65535 bytes (offsets are 16-bit), at least a byte per instruction */
+    if (!size || size > UINT16_MAX || !n || n > size || block_bytes(n) - 16 > r->len - r->off)
+        return br_fail(r, "profile block size");
+    if (slot(p->tab, p->cap, pc, size)->size)
+        return br_fail(r, "profile block repeated");
+    ProfBlock *b = block_get(p, pc, size, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t off = br_u32(r);
+        b->cost[i] = br_u8(r);
+        if (off >= size)
+            return br_fail(r, "profile instruction offset");
+        b->off[i] = (uint16_t)off;
+    }
+    for (uint32_t i = 0; i <= n; i++) {
+        b->d_all[i] = br_u64(r);
+        b->d_win[i] = br_u64(r);
+    }
+    return r->ok;
+}
+
+/* A sample's counter name: a register name, printed into the samples file as one word. */
+static bool counter_ok(const char *s)
+{
+    for (; *s; s++)
+        if (*s <= ' ' || *s > '~')
+            return false;
+    return true;
+}
+
+static bool load_samples(Profile *p, BlobReader *r, int ncpus)
+{
+    uint64_t n = br_u64(r);
+    /* cycle, pc, cpu, mode, counter length: at least 25 bytes each */
+    if (!r->ok || n > (r->len - r->off) / 25)
+        return br_fail(r, "sample count");
+    p->nsamples = 0;
+    if (n > p->samples_cap) {
+        p->samples_cap = (size_t)n;
+        p->samples = xrealloc(p->samples, p->samples_cap * sizeof *p->samples);
+    }
+    for (uint64_t i = 0; i < n && r->ok; i++) {
+        ProfSample *s = &p->samples[i];
+        *s = (ProfSample){ .cycle = br_u64(r), .pc = br_u64(r) };
+        uint32_t cpu = br_u32(r);
+        uint8_t user = br_u8(r);
+        char *counter = br_str(r, sizeof s->counter - 1, "sample counter");
+        if (r->ok && (cpu >= (uint32_t)ncpus || user > 1 || !counter_ok(counter)))
+            br_fail(r, "sample");
+        s->cpu = (int)cpu;
+        s->user = user;
+        snprintf(s->counter, sizeof s->counter, "%s", counter);
+        free(counter);
+        p->nsamples = (size_t)i + 1;
+    }
+    return r->ok;
+}
+
+bool profile_load(Profile *p, BlobReader *r, int ncpus)
+{
+    profile_destroy(p);             /* the file's profile replaces whatever this one holds */
+    profile_init(p);
+    uint32_t n = br_count(r, block_bytes(1), UINT32_MAX, "profile block count");
+    for (uint32_t i = 0; i < n && r->ok; i++)
+        load_block(p, r);
+    return r->ok && load_samples(p, r, ncpus);
 }

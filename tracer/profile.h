@@ -17,6 +17,8 @@
 #include "sim/common.h"
 
 typedef struct BlockEntry BlockEntry;
+typedef struct Blob Blob;
+typedef struct BlobReader BlobReader;
 
 typedef struct ProfBlock {
     uint64_t pc;
@@ -51,5 +53,10 @@ void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user,
 /* Write the samples and the per-address counts (sorted by address): instructions retired, those
  * in the sampling window, and the window's cycles (count x the instruction's cost). */
 bool profile_write(const Profile *p, const char *path, const char *arch, Error *err);
+/* Checkpoints: every block (by address and size, not table order) with its instruction
+ * offsets, costs and counts, then the samples in order.  Loading replaces the profile; the
+ * samples must name CPUs below ncpus. */
+void profile_save(const Profile *p, Blob *b);
+bool profile_load(Profile *p, BlobReader *r, int ncpus);
 
 #endif

@@ -1,10 +1,13 @@
 /* test_patchcheck.c — the patch validator's rules, with sites added by hand and code writes fed
  * as the chokepoint reports them: allowed forms per architecture, a site left torn, a write to a
  * non-site, the x86 INT3 protocol on SMP (with and without the syncs), arm64 concurrent
- * modification, jump-label sizes.  (The guests exercise the same through real patching:
- * tests/e2e/test_ftrace.sh.) */
+ * modification, jump-label sizes; the state through a checkpoint.  (The guests exercise the same
+ * through real patching: tests/e2e/test_ftrace.sh, tests/e2e/test_checkpoint.sh.) */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "sim/checkpoint.h"
 #include "testutil.h"
 #include "tracer/patchcheck.h"
 
@@ -15,6 +18,8 @@ static uint64_t base;           /* where the fixture is loaded: RAM on every boa
 
 static Machine *m;
 static PatchCheck pc;
+static PatchCheck twin;         /* restored from pc's saved state; fed the same writes once on */
+static bool twin_on;
 
 static void setup(Arch arch, const unsigned char *blob, unsigned len, int ncpus)
 {
@@ -29,6 +34,9 @@ static void setup(Arch arch, const unsigned char *blob, unsigned len, int ncpus)
 static void teardown(void)
 {
     patchcheck_destroy(&pc);
+    if (twin.m)
+        patchcheck_destroy(&twin);
+    twin_on = false;
     tm_destroy(m);
 }
 
@@ -42,6 +50,8 @@ static void store(int cpu, uint64_t addr, const uint8_t *bytes, unsigned len)
     memcpy(w.new_bytes, bytes, len);
     memcpy(p, bytes, len);
     patchcheck_on_write(&pc, &w);
+    if (twin_on)
+        patchcheck_on_write(&twin, &w);
 }
 
 static void put(uint64_t addr, const uint8_t *bytes, unsigned len)
@@ -208,11 +218,98 @@ START_TEST(ppc32_mcount_nop_trampoline)
 }
 END_TEST
 
+/* The twin: the same sites and trampolines as pc, from the bytes the image has (call before any
+ * store, as a restored run's validator is made from the image). */
+static void twin_setup(void)
+{
+    Error err = { { 0 } };
+    ck_assert_msg(patchcheck_init(&twin, m, &m->image, &err), "%s", err.msg);
+    twin.mcount = pc.mcount;
+    ck_assert(patchcheck_add_trampoline(&twin, TRAMP));
+    for (int i = 0; i < pc.n; i++)
+        ck_assert(patchcheck_add_site(&twin, pc.sites[i].kind, pc.sites[i].addr, pc.sites[i].len, pc.sites[i].target));
+}
+
+/* pc's state saved, with byte `at` replaced by `v` when at >= 0, and loaded into the twin. */
+static bool twin_load(long at, uint8_t v, BlobReader *r)
+{
+    Blob b;
+    blob_init(&b);
+    patchcheck_save(&pc, &b);
+    if (at >= 0)
+        b.data[at] = v;
+    br_init(r, b.data, b.len, 0);
+    bool ok = patchcheck_load(&twin, r) && r->off == r->len;
+    blob_free(&b);
+    return ok;
+}
+
+static char *report(const PatchCheck *p)
+{
+    char *text;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    patchcheck_report(p, f);
+    fclose(f);
+    return text;
+}
+
+START_TEST(x86_state_saved_mid_int3_protocol_continues_identically)
+{
+    setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 2);
+    m->cpus[1]->state = CPU_RUNNING;
+    site(PATCH_FTRACE, SITE, nop5, 5, 0);
+    twin_setup();
+    uint8_t call[5], int3 = 0xcc;
+    x86_call(call, SITE, TRAMP);
+    store(0, SITE + 8, nop5, 2);                    /* a violation before the checkpoint */
+    store(0, SITE, &int3, 1);                       /* text_poke_bp under way ... */
+    sync_cpu1();
+    store(0, SITE + 1, call + 1, 4);                /* ... the tail written: the checkpoint */
+    BlobReader r;
+    ck_assert_msg(twin_load(-1, 0, &r), "%s at %zu", r.bad, r.fail_at);
+    twin_on = true;
+    store(0, SITE, call, 1);                        /* the first byte before the second sync */
+    x86_call(call, SITE, MCOUNT);
+    store(0, SITE, call, 5);                        /* and a change in place */
+    patchcheck_finish(&pc);
+    patchcheck_finish(&twin);
+    ck_assert_uint_eq(pc.nv, 3);
+    ck_assert_uint_eq(twin.nv, pc.nv);
+    char *a = report(&pc), *b = report(&twin);
+    ck_assert_str_eq(b, a);
+    free(a);
+    free(b);
+    teardown();
+}
+END_TEST
+
+START_TEST(saved_state_out_of_range_or_for_other_sites_is_refused)
+{
+    setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 1);
+    site(PATCH_FTRACE, SITE, nop5, 5, 0);
+    twin_setup();
+    BlobReader r;
+    /* n, then the site: addr, len, kind, form[32], transitions, hist[0] at offset 50 */
+    ck_assert(!twin_load(50, 200, &r));
+    ck_assert_str_eq(r.bad, "hist");
+    ck_assert_uint_eq(r.fail_at, 50);
+    ck_assert(!twin_load(4, 0x01, &r));              /* another site address */
+    ck_assert_str_eq(r.bad, "a patch site the image does not have");
+    ck_assert(!twin_load(0, 2, &r));                 /* another site count */
+    ck_assert_str_eq(r.bad, "another set of patch sites");
+    ck_assert(twin_load(-1, 0, &r));
+    teardown();
+}
+END_TEST
+
 Suite *patchcheck_suite(void)
 {
     Suite *s = suite_create("patchcheck");
     TCase *t = tcase_create("rules");
     tcase_add_test(t, x86_up_patch_in_two_stores_is_one_transition);
+    tcase_add_test(t, x86_state_saved_mid_int3_protocol_continues_identically);
+    tcase_add_test(t, saved_state_out_of_range_or_for_other_sites_is_refused);
     tcase_add_test(t, x86_wrong_nop_size_and_stray_write_are_violations);
     tcase_add_test(t, x86_smp_needs_the_int3_protocol_and_its_syncs);
     tcase_add_test(t, x86_jump_labels_keep_their_size);
