@@ -110,7 +110,9 @@ static bool in_file(const Image *im, uint64_t off, uint64_t len)
 }
 
 /* Named sections, for the tables other parts read (the patch validator's call-site tables).
- * A name outside the string table or a section's bytes outside the file are refused. */
+ * A name outside the string table or a section's bytes outside the file are refused: every
+ * section handed out has its bytes in the file, whatever its type says (SHT_NULL included),
+ * except SHT_NOBITS, which has none (its Section says so). */
 static bool load_sections(Image *im, Reader *r, uint64_t shoff, uint64_t shentsize, uint64_t shnum, uint64_t shstrndx)
 {
     if (shstrndx == SHN_UNDEF)
@@ -134,9 +136,10 @@ static bool load_sections(Image *im, Reader *r, uint64_t shoff, uint64_t shentsi
             return err_set(r->err, "%s: section %" PRIu64 ": name offset 0x%" PRIx64 " is outside the name table",
                              im->path, i, sh.name);
         bool nobits = sh.type == SHT_NOBITS;
-        if (!nobits && sh.type != SHT_NULL && !in_file(im, sh.offset, sh.size))
-            return err_set(r->err, "%s: section %" PRIu64 " (%s) at offset 0x%" PRIx64 " extends past the end of the file",
-                             im->path, i, im->secnames + sh.name, sh.offset);
+        if (!nobits && !in_file(im, sh.offset, sh.size))
+            return err_set(r->err, "%s: offset 0x%" PRIx64 ": section header %" PRIu64 " (%s): its bytes [0x%" PRIx64
+                             ", +0x%" PRIx64 ") extend past the end of the file (%zu bytes)", im->path,
+                             shoff + i * shentsize, i, im->secnames + sh.name, sh.offset, sh.size, im->size);
         im->secs[im->nsecs++] = (Section){ im->secnames + sh.name, sh.addr, sh.size, sh.offset, nobits,
                                            (sh.flags & SHF_ALLOC) != 0 };
     }

@@ -121,7 +121,8 @@ static bool read_rings(Rings *r, Error *err)
                                     rd(r, p + 24, 8), (int)c, k };
         }
     }
-    qsort(r->e, r->n, sizeof *r->e, cmp_entry);
+    if (r->n)                       /* empty rings: no array at all, and qsort must not see NULL */
+        qsort(r->e, r->n, sizeof *r->e, cmp_entry);
     return true;
 }
 

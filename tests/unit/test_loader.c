@@ -206,6 +206,42 @@ START_TEST(elf_malformed_files_are_refused_with_offsets)
 }
 END_TEST
 
+/* Section header i of a build() image: its type and file offset. */
+static void set_section(Built *e, int i, uint32_t type, uint64_t offset)
+{
+    size_t s = e->shoff + (size_t)i * sizeof(Elf64_Shdr);
+    store_le(e->b + s + offsetof(Elf64_Shdr, sh_type), 4, type);
+    store_le(e->b + s + offsetof(Elf64_Shdr, sh_offset), 8, offset);
+}
+
+/* Every section the loader hands out has its bytes in the file, whatever its type says: an
+ * SHT_NULL patch table with a bad offset once reached the patch validator unchecked. */
+START_TEST(elf_section_bytes_outside_the_file_are_refused_whatever_the_type)
+{
+    Built e = build(true, false, EM_X86_64);
+    Built m = e;
+    set_section(&m, 1, SHT_NULL, 0x7fffff00);
+    check_bad(&m, m.len, "offset 0x640: section header 1 (.text): its bytes [0x7fffff00, +0x40) extend past the end");
+    m = e;
+    set_section(&m, 1, SHT_PROGBITS, m.len - 0x20);                         /* half inside */
+    check_bad(&m, m.len, "offset 0x640: section header 1 (.text)");
+    m = e;
+    set_section(&m, 3, SHT_NULL, 0x300);                                     /* SHT_NULL, in the file */
+    Image im;
+    Error err = { { 0 } };
+    ck_assert_msg(load(&m, m.len, &im, &err), "%s", err.msg);
+    const Section *s = image_section(&im, ".strtab");
+    ck_assert(s && !s->nobits && s->offset + s->size <= im.size);
+    image_free(&im);
+    m = e;
+    set_section(&m, 1, SHT_NOBITS, 0x7fffff00);                              /* no bytes: any offset */
+    ck_assert_msg(load(&m, m.len, &im, &err), "%s", err.msg);
+    s = image_section(&im, ".text");
+    ck_assert(s && s->nobits);
+    image_free(&im);
+}
+END_TEST
+
 START_TEST(elf_missing_file_names_it)
 {
     Image im;
@@ -242,6 +278,7 @@ int main(void)
     tcase_add_test(t, elf64_le_aarch64_loads);
     tcase_add_test(t, elf32_be_ppc_loads);
     tcase_add_test(t, elf_malformed_files_are_refused_with_offsets);
+    tcase_add_test(t, elf_section_bytes_outside_the_file_are_refused_whatever_the_type);
     tcase_add_test(t, elf_missing_file_names_it);
     tcase_add_test(t, raw_image_is_one_code_segment);
     suite_add_tcase(s, t);
