@@ -49,8 +49,9 @@ enum {
 enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1 };
+enum { T_WFI = 1, T_DC_ZVA };
 #define INSN_WFI 0xd503207fu
+#define INSN_DC_ZVA 0xd50b7420u         /* dc zva, Xt (Rt in bits 4:0) */
 #define INSN_HLT_SEMIHOST 0xd45e0000u   /* hlt #0xf000 */
 
 typedef struct ArmTimer {
@@ -409,11 +410,53 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
 
 static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 {
-    return load_le(bytes, 4) == INSN_WFI ? T_WFI : 0;
+    uint32_t w = (uint32_t)load_le(bytes, 4);
+    return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : 0;
+}
+
+static uint64_t xreg(Cpu *c, unsigned n)
+{
+    return n < 29 ? vcpu_reg_read(c, UC_ARM64_REG_X0 + (int)n) : n == 29 ? vcpu_reg_read(c, UC_ARM64_REG_X29)
+         : n == 30 ? vcpu_reg_read(c, UC_ARM64_REG_X30) : 0;
+}
+
+/* Is [addr, addr + len) (within one page) mapped in the engine: RAM, ROM or a device window? */
+static bool engine_maps(Cpu *c, uint64_t addr, uint64_t len)
+{
+    uc_mem_region *r = NULL;
+    uint32_t n = 0;
+    bool in = false;
+    if (uc_mem_regions(c->uc, &r, &n) != UC_ERR_OK)
+        return true;
+    for (uint32_t i = 0; i < n && !in; i++)
+        in = r[i].begin <= addr && addr + len - 1 <= r[i].end;
+    uc_free(r);
+    return in;
+}
+
+/* DC ZVA writes zeros to the naturally aligned block of 4 << DCZID_EL0.BS bytes holding Xt (DDI
+ * 0487, "DC ZVA, Data Cache Zero by VA" and DCZID_EL0).  On a block with nothing behind it the
+ * engine's helper records the failed store and carries on: the next instructions ran before the
+ * abort was taken.  A synchronous Data Abort is precise: its preferred return address is the
+ * DC ZVA itself and no later instruction has executed (DDI 0487, "Preferred exception return
+ * address" and "Precise exceptions"): deliver it here, before the instruction runs.  The
+ * syndrome is a store's (ESR_EL1 Data Abort ISS: WnR = 1, CM = 0 for DC ZVA); FAR is the lowest
+ * faulting address.  With the MMU on, or on RAM and device windows, the engine executes it. */
+static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
+{
+    uint64_t block = 4ull << (cp_read(c, 3, 3, 0, 0, 7) & 0xf);
+    uint64_t va = xreg(c, insn & 31) & ~(block - 1);
+    if ((cp_read(c, 3, 0, 1, 0, 0) & 1) || mem_ptr(&c->m->mem, va, block) || engine_maps(c, va, block))
+        return TRAP_NATIVE;
+    mach_diag(c->m, c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, va);
+    a64_take(c, "exception", pc, 0, EC_DABT_CUR, 0x10 | 1u << 6, true, va);
+    return TRAP_FAULTED;
 }
 
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
+    if (t->kind == T_DC_ZVA)
+        return a64_dc_zva(c, pc, (uint32_t)load_le(t->bytes, 4));
     /* WFI: sleep until an interrupt (vcpu_run wakes the CPU when one can be taken). */
     vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     vcpu_stop(c, CPU_HALTED, "wfi");
@@ -540,6 +583,14 @@ static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
 {
     if (kind != ACC_READ && kind != ACC_WRITE)
         return false;
+    /* DC ZVA Xt writes zeros to the block of 4 << DCZID_EL0.BS bytes that holds Xt (see
+     * a64_dc_zva); its mnemonic is "dc", not a store's. */
+    if ((load_le(insn->bytes, 4) & 0xffffffe0u) == 0xd50b7420u) {
+        unsigned rt = insn->bytes[0] & 31;
+        uint64_t block = 4ull << (cp_read(c, 3, 3, 0, 0, 7) & 0xf);
+        uint64_t va = xreg(c, rt) & ~(block - 1);
+        return kind == ACC_WRITE && va < addr + size && addr < va + block;
+    }
     const char *mn = insn->mnemonic;
     bool st = mn[0] == 's' && mn[1] == 't';
     bool ld = mn[0] == 'l' && mn[1] == 'd';

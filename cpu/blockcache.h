@@ -24,6 +24,8 @@ typedef struct BlockEntry {
     uint32_t size;                  /* bytes; 0 = empty slot */
     uint32_t n;                     /* instructions */
     uint8_t br;                     /* BranchKind of the last instruction */
+    bool restart;                   /* may be the engine re-running a store alone (cpu.c:
+                                       smc_restart_retire): never on the block hook's fast path */
     uint64_t cycles;                /* sum of the instruction costs */
     InsnInfo *info;                 /* n entries, in the arena */
 } BlockEntry;

@@ -271,6 +271,15 @@ uint64_t vcpu_insns_at(Cpu *c, uint64_t pc)
 
 /* ------------------------------------------------------------------ block decoding */
 
+/* x86 only (see smc_restart_retire): could this block be the engine re-running a store by
+ * itself?  Such a block is one instruction that writes memory and is not a branch.  (A rep
+ * string instruction ends its block anyway, so a restart of it cannot be told apart and does
+ * not need to be.) */
+static bool block_may_restart(const Cpu *c, size_t n, BranchKind br, const InsnInfo *info)
+{
+    return c->ops->arch == ARCH_X86_64 && n == 1 && br == BR_NONE && (info[0].mem & MEM_STORE);
+}
+
 /* Decode the block (pc, size) into the cache: count, costs, trap sites.  Returns NULL when the
  * block contains new trap sites: the engine has then been asked to stop so the block is
  * retranslated with their hooks before it runs. */
@@ -340,7 +349,8 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         codewatch_add_range(&m->cw, pc, pc + size);
 
     BlockEntry *e = blockcache_slot(&c->bc, pc);
-    *e = (BlockEntry){ pc, size, (uint32_t)n + extra, (uint8_t)br, total, info };
+    bool restart = block_may_restart(c, n + extra, br, info);
+    *e = (BlockEntry){ pc, size, (uint32_t)n + extra, (uint8_t)br, restart, total, info };
     if (new_traps) {
         uc_ctl_remove_cache(c->uc, pc, pc + size);
         return NULL;
@@ -360,6 +370,7 @@ static void hook_icount(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         c->ref_insns--;
     c->ref_abandoned = false;
     c->ref_insns++;
+    c->ref_prev_pc = c->ref_pc;
     c->ref_pc = pc;
 }
 
@@ -369,12 +380,15 @@ uint64_t vcpu_icount_reference(const Cpu *c)
 }
 
 /* A code hook is about to stop before the instruction at hand: the reference counter has
- * already counted it. */
+ * already counted it, and it runs again from the start.  The one before it is again the last
+ * the reference saw start: the engine may have gone on from a failed access before it stops
+ * (ppc32), and the fault, delivered after the stop, must still find that instruction
+ * (icount_rewind, vcpu_retire_upto). */
 static void icount_unsee(Cpu *c)
 {
     if (c->m->cfg.icount_check) {
         c->ref_insns--;
-        c->ref_pc = UINT64_MAX;     /* not pending: it runs again from the start */
+        c->ref_pc = c->ref_prev_pc;
     }
 }
 
@@ -469,13 +483,41 @@ void vcpu_profile_window(Cpu *c, bool on)
     c->prof_window = on;
 }
 
+/* x86 self-modifying code.  A store into the block being executed (on a page pmusim has not
+ * write-protected yet: code pages are protected at the end of the round in which they first
+ * run) makes the engine abandon the block before the store and run the store again, alone, in
+ * a one-instruction block (QEMU's precise SMC, TARGET_HAS_PRECISE_SMC: notdirty_write ->
+ * tb_invalidate_phys_page_fast -> cpu_loop_exit_noexc with cflags_next_tb = 1), as the
+ * architecture requires (Intel SDM vol. 3A §11.6: a write to an instruction already fetched
+ * takes effect).  The block hook had counted the whole block, so without this the store and
+ * every instruction after it would count as retired once more.  The sign: a block that starts
+ * at an instruction of the current one counted as retired, but ends before it does (an ordinary
+ * jump back to one of its instructions runs to the same end; a jump into the middle of one
+ * decodes other instructions).  The store is then taken back like a faulting instruction,
+ * which also tells the reference counter that its start did not retire. */
+static void smc_restart_retire(Cpu *c, uint64_t pc, uint32_t size)
+{
+    const BlockEntry *b = c->blk;
+    if (!b || pc < b->pc || pc + size >= b->pc + b->size)
+        return;
+    uint32_t i = blockcache_insn_index(b, pc);
+    if (i < c->blk_counted && b->pc + b->info[i].off == pc)     /* not a jump into an instruction */
+        vcpu_retire_upto(c, pc, false);
+}
+
 /* Everything off the common path of the block hook: cuts, decoding, limits. */
 static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint32_t size, BlockEntry *e)
 {
+    if (!c->quiet)
+        smc_restart_retire(c, pc, size);
     if (c->in_cut) {
-        /* Inside a cut only the code hook counts; leaving the block's range ends the cut. */
-        if (pc < c->cut_start || pc >= c->cut_end)
+        /* Inside a cut only the code hook counts, and only one pass of the block: leaving its
+         * range ends the cut, and so does entering a block again inside it (an exception whose
+         * handler is in the block, a loop back into it), since the counted prefix (blk_counted)
+         * belongs to the pass that has just ended. */
+        if (pc < c->cut_start || pc >= c->cut_end || c->cut_entered)
             stop_at(c, pc, STOP_BOUNDARY);
+        c->cut_entered = true;
         return;
     }
     if (c->quiet)
@@ -520,12 +562,12 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
 
 /* (1) The only per-block work on the common path: one lookup, two compares, four stores.
  * Cuts, pmusim's own runs and stop requests set lim_fast to 0, which sends every block to the
- * slow path. */
+ * slow path; so does a block that may be an x86 store restart (smc_restart_retire). */
 static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     BlockEntry *e = &c->bc.tab[blockcache_index(pc)];
-    if (likely(e->pc == pc && e->size == size)) {
+    if (likely(e->pc == pc && e->size == size && !e->restart)) {
         uint64_t cycles = c->cycles + e->cycles, insns = c->insns + e->n;
         if (likely(cycles <= c->lim_fast && insns <= c->lim_insns)) {
             c->cycles = cycles;
@@ -598,7 +640,18 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
     Cpu *c = opaque;
     if (c->quiet)
         return;                     /* a pmusim stub faulted: it simply has no effect */
-    c->ops->intr(c, intno);
+    /* A stop (the CPU dead, a signal, the machine ending) normally takes effect at the next block
+     * boundary.  When every exception is a fault on the fetch of the next instruction (an arm64
+     * guest that turns its MMU on without page tables) no block ever starts: the engine retries
+     * the fetch, faults and calls here again.  So a stopped CPU takes no more exceptions, and the
+     * engine is stopped here.  (The entry that stopped the CPU wrote the PC: to the engine that
+     * means "go on at the new PC" and cancels a stop requested in the same call; the fault at
+     * the vector comes back here, and this time the stop holds.) */
+    bool stopped = c->state == CPU_DEAD || c->m->stopping || c->m->interrupted;
+    if (!stopped)
+        c->ops->intr(c, intno);
+    if (stopped || c->state == CPU_DEAD)
+        uc_emu_stop(uc);
 }
 
 /* Stores to write-protected (code) pages: the code-write chokepoint does the store. */
@@ -713,7 +766,7 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
     c->lim_branches = c->lim_br_misses = UINT64_MAX;
     c->lim_loads = c->lim_stores = c->lim_memops = UINT64_MAX;
     c->exc_insns = UINT64_MAX;      /* no exception entry yet */
-    c->ref_pc = UINT64_MAX;
+    c->ref_pc = c->ref_prev_pc = UINT64_MAX;
     c->traps_cap = 64;
     c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
     evq_init(&c->events);
@@ -965,6 +1018,7 @@ static void run_cut(Cpu *c)
     uc_ctl_remove_cache(c->uc, pc, pc + e->size);
     uint64_t fast = c->lim_fast;
     c->in_cut = true;
+    c->cut_entered = false;
     c->lim_fast = 0;                /* every block hook goes to the slow path, which sees the cut */
     c->cut_start = pc;
     c->cut_end = pc + e->size;

@@ -165,6 +165,7 @@ struct Cpu {
 
     /* cut (precise partial block) */
     bool in_cut;
+    bool cut_entered;               /* the cut's block hook has run: a cut is one pass of one block */
     uint64_t cut_start, cut_end;
     uint32_t cut_left;
 
@@ -217,6 +218,7 @@ struct Cpu {
 
     uint64_t ref_insns;             /* --icount-check: instructions seen by a code hook */
     uint64_t ref_pc;                /* the last of them */
+    uint64_t ref_prev_pc;           /* the one before it */
     bool ref_abandoned;             /* it faulted instead of retiring (see vcpu_retire_upto) */
     uint64_t exc_insns;             /* retired count at the last exception entry */
     uint64_t serialized;            /* exceptions and interrupts taken: each serialises the CPU */

@@ -11,6 +11,7 @@
  * (4-level, 4 KiB/2 MiB/1 GiB pages), so exception entry works under any mapping the guest sets.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu/x86_64.h"
@@ -50,6 +51,8 @@ typedef struct X86Cpu {
     Lapic apic;
     X86Pmu pmu;
     Event irq_window;           /* ends the run where an interrupt enabled by sti/popf is taken */
+    uc_context *engine_ctx;     /* scratch for clearing the engine's exception in flight */
+    size_t inflight_off;        /* where that record lies in engine_ctx (0: not found) */
 } X86Cpu;
 
 static X86Cpu *X86(Cpu *c)
@@ -119,6 +122,10 @@ static bool lin_read(Cpu *c, uint64_t va, void *buf, size_t len)
     return true;
 }
 
+/* Stores of at most 8 bytes each: an exception frame is pushed one 8-byte slot at a time (Intel
+ * SDM vol. 3A §6.14.2, figure 6-9), and a store to code goes through the code-write chokepoint,
+ * which records at most 16 bytes of one store (a 40-byte frame on a stack inside code overran
+ * its buffer). */
 static bool lin_write(Cpu *c, uint64_t va, const void *buf, size_t len)
 {
     const uint8_t *b = buf;
@@ -126,6 +133,8 @@ static bool lin_write(Cpu *c, uint64_t va, const void *buf, size_t len)
         size_t n = 0x1000 - (va & 0xfff);
         if (n > len)
             n = len;
+        if (n > 8)
+            n = 8;
         uint64_t pa;
         if (!x86_translate(c, va, &pa) || !vcpu_mem_write(c, pa, b, n))
             return false;
@@ -246,6 +255,9 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
         if (x86_try_deliver(c, vec, soft, has_err, err, kind, &fvec, &ferr))
             return;
         if (vec == X86_DF) {
+            /* Shutdown: the processor executes nothing more (SDM vol. 3A §6.15 "Interrupt 8",
+             * "Exception Class: Abort").  x86_intr also stops the engine (a faulting fetch
+             * reaches no block boundary, where the requested stop takes effect). */
             mach_diag(c->m, c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
             vcpu_stop(c, CPU_DEAD, "triple-fault");
             mach_exit(c->m, c, EXIT_HUNG, "triple-fault");
@@ -433,6 +445,113 @@ static bool any_msr_write(Cpu *c, uint32_t index, uint64_t v, uint64_t pc)
     return r == MSR_NOT_MINE ? msr_write(c, index, v) : r == MSR_OK;
 }
 
+/* ------------------------------------------------------------------ the engine's exception in flight
+ *
+ * A #DF is raised only when a second exception is detected while the processor is delivering a
+ * prior one; once the handler of the first has been entered the two are handled serially
+ * (Intel SDM vol. 3A §6.15, "Interrupt 8—Double Fault Exception", table 6-5).  The engine keeps
+ * the exception being delivered (QEMU's env->old_exception) to turn a contributory fault or #PF
+ * during delivery into #DF, and a fault during #DF into a shutdown; QEMU clears it when its own
+ * delivery succeeds (x86_cpu_do_interrupt, "successfully delivered").  pmusim delivers every
+ * exception itself (x86_deliver), so the engine never clears it: the next #GP/#PF anywhere later
+ * came out as #DF, and the one after that stopped the engine's CPU in a loop that never returns
+ * from uc_emu_start (a hang).  After delivering an exception the engine raised, pmusim clears the
+ * record.  Unicorn 2.0.1 has no API for it, but the saved CPU context (uc_context_save, a copy of
+ * the engine's CPU state) holds it.  Its offset is found once per process in a throwaway engine
+ * (the layout is the library's, whatever the CPU model) by provoking two faults: it is the only
+ * 32-bit field that goes -1 -> 0 (#DE) -> 8 (the engine's #DF for a second #DE).  Not in the
+ * CPU's own engine: after a count-limited run, Unicorn 2.0.1 flushes all its translations at
+ * every later uc_emu_start. */
+
+#define INFLIGHT_STUB 0x100000ull
+
+static void inflight_probe_intr(uc_engine *uc, uint32_t intno, void *opaque)
+{
+}
+
+/* Offset of the engine's exception in flight in a saved x86-64 context of `size` bytes; 0 if
+ * the probe does not find exactly one. */
+static size_t engine_inflight_offset(size_t size)
+{
+    static bool probed;
+    static size_t found, found_size;
+    if (probed)
+        return size == found_size ? found : 0;
+    probed = true;
+    uc_engine *uc;
+    uc_context *ctx = NULL;
+    uc_hook h;
+    if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
+        return 0;
+    size_t n = uc_context_size(uc);
+    uint8_t *snap[3] = { xcalloc(1, n), xcalloc(1, n), xcalloc(1, n) };
+    static const uint8_t div_ecx[2] = { 0xf7, 0xf1 };           /* div ecx, with ecx = 0: #DE */
+    if (uc_mem_map(uc, INFLIGHT_STUB, GUEST_PAGE, UC_PROT_ALL) == UC_ERR_OK &&
+        uc_mem_write(uc, INFLIGHT_STUB, div_ecx, sizeof div_ecx) == UC_ERR_OK &&
+        uc_hook_add(uc, &h, UC_HOOK_INTR, (void *)inflight_probe_intr, NULL, 1, 0) == UC_ERR_OK &&
+        uc_context_alloc(uc, &ctx) == UC_ERR_OK) {
+        uc_context_save(uc, ctx);
+        memcpy(snap[0], ctx, n);
+        for (int i = 1; i <= 2; i++) {
+            uint64_t zero = 0;
+            uc_reg_write(uc, UC_X86_REG_RCX, &zero);
+            uc_emu_start(uc, INFLIGHT_STUB, 0, 0, 1);
+            uc_context_save(uc, ctx);
+            memcpy(snap[i], ctx, n);
+        }
+        int hits = 0;
+        for (size_t off = 0; off + 4 <= n; off += 4) {
+            int32_t v[3];
+            for (int i = 0; i < 3; i++)
+                memcpy(&v[i], snap[i] + off, 4);
+            if (v[0] == -1 && v[1] == 0 && v[2] == 8) {
+                found = off;
+                hits++;
+            }
+        }
+        if (hits != 1)
+            found = 0;
+        found_size = n;
+    }
+    if (ctx)
+        uc_context_free(ctx);
+    uc_close(uc);
+    for (int i = 0; i < 3; i++)
+        free(snap[i]);
+    return size == found_size ? found : 0;
+}
+
+static void engine_inflight_init(Cpu *c)
+{
+    X86Cpu *x = X86(c);
+    x->inflight_off = engine_inflight_offset(uc_context_size(c->uc));
+    if (x->inflight_off && uc_context_alloc(c->uc, &x->engine_ctx) != UC_ERR_OK) {
+        x->engine_ctx = NULL;
+        x->inflight_off = 0;
+    }
+}
+
+/* Set the engine's exception in flight (-1: none). */
+static void engine_inflight_set(Cpu *c, int32_t v)
+{
+    X86Cpu *x = X86(c);
+    if (!x->inflight_off || uc_context_save(c->uc, x->engine_ctx) != UC_ERR_OK)
+        return;
+    uint8_t *p = (uint8_t *)x->engine_ctx + x->inflight_off;
+    int32_t old;
+    memcpy(&old, p, 4);
+    if (old == v)
+        return;
+    memcpy(p, &v, 4);
+    uc_context_restore(c->uc, x->engine_ctx);
+}
+
+static void x86_destroy(Cpu *c)
+{
+    if (X86(c)->engine_ctx)
+        uc_context_free(X86(c)->engine_ctx);
+}
+
 /* ------------------------------------------------------------------ CPUID */
 
 void vcpu_x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
@@ -567,6 +686,7 @@ static bool x86_init(Cpu *c, Error *err)
     X86PmuConfig pc = { md->pmu_version, md->pmu_gp, md->pmu_gp_width, md->pmu_fixed, md->pmu_fixed_width };
     x86pmu_init(&x->pmu, c, &x->apic, &pc);
     event_init(&x->irq_window, "irq-window", irq_window_fn, c);
+    engine_inflight_init(c);
     return true;
 }
 
@@ -756,6 +876,16 @@ static void x86_intr(Cpu *c, uint32_t intno)
         err = (x86_translate(c, cr2, &pa) ? 1 : 0) | ((vcpu_reg_read(c, UC_X86_REG_CS) & 3) == 3 ? 4 : 0);
     }
     x86_fault(c, intno, err);
+    engine_inflight_set(c, -1);                 /* delivered: no longer in flight */
+    /* The entry stopped the CPU (a triple fault, or pmusim's exception-loop limit in
+     * vcpu_exception_taken).  When the fault is the fetch of the next instruction no block
+     * boundary comes, where the requested stop would take effect, and the engine ignores
+     * uc_emu_stop while it retries the fetch; its one way out is its own shutdown: with a #DF in
+     * flight, the next fault stops its CPU and ends uc_emu_start. */
+    if (c->state == CPU_DEAD) {
+        engine_inflight_set(c, X86_DF);
+        uc_emu_stop(c->uc);
+    }
 }
 
 static void x86_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
@@ -1013,4 +1143,5 @@ const CpuOps vcpu_x86_64_ops = {
     .set_pc = x86_set_pc,
     .save = x86_save,
     .load = x86_load,
+    .destroy = x86_destroy,
 };

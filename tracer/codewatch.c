@@ -104,6 +104,8 @@ static void invalidate_all(Machine *m, uint64_t start, uint64_t end)
 
 void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
 {
+    for (; size > CODEWRITE_MAX; addr += CODEWRITE_MAX, bytes += CODEWRITE_MAX, size -= CODEWRITE_MAX)
+        codewatch_store(m, c, addr, bytes, CODEWRITE_MAX);
     uint8_t *dst = mem_ptr(&m->mem, addr, size);
     if (!dst)
         return;
@@ -111,7 +113,7 @@ void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, un
         memcpy(dst, bytes, size);       /* data that shares a page with code */
         return;
     }
-    uint8_t old[16];
+    uint8_t old[CODEWRITE_MAX];
     memcpy(old, dst, size);
     memcpy(dst, bytes, size);
     if (!m->stopping)

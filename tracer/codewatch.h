@@ -17,13 +17,17 @@
 typedef struct Machine Machine;
 typedef struct Cpu Cpu;
 
+/* The widest store one record holds; a wider one (an x86 exception frame, a store multiple) is
+ * recorded as consecutive pieces of at most this size. */
+#define CODEWRITE_MAX 16
+
 typedef struct CodeWrite {
     int cpu;                        /* the writing CPU */
     uint64_t pc;                    /* writer's instruction */
     uint64_t cycle;
     uint64_t addr;
     unsigned size;
-    uint8_t old_bytes[16], new_bytes[16];
+    uint8_t old_bytes[CODEWRITE_MAX], new_bytes[CODEWRITE_MAX];
 } CodeWrite;
 
 typedef void (*CodeWriteListener)(void *opaque, const CodeWrite *w);

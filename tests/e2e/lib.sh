@@ -32,7 +32,8 @@ check() {
 run() {
     _run=$1
     shift
-    "$PMUSIM" "$@" >"$_run.out" 2>"$_run.err"
+    # a hang is a failure (status 124 or 137), not a test that never ends
+    timeout -k 10 "${RUN_TIMEOUT:-600}" "$PMUSIM" "$@" >"$_run.out" 2>"$_run.err"
     echo $? >"$_run.status"
 }
 

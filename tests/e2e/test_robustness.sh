@@ -168,4 +168,20 @@ printf '\074\040\337\200\277\301\000\000\176\101\053\056\110\000\000\000' >"$T/s
 run "$T/stmw" run --icount-check --arch ppc32 --load-addr 0 --max-insns 100 "$T/stmw.bin"
 check "stmw into nothing: a checkstop" [ "$(status "$T/stmw")" = 4 ]
 check "stmw into nothing: --icount-check agrees" grep -q "icount-check: cpu0 .* ok" "$T/stmw.err"
+# ---- an x86 exception frame pushed onto code (found by the sanitizer run): each 8-byte slot is
+# one code write (the code-write record holds at most 16 bytes; a 40-byte frame overran it)
+src=$(dirname "$0")/data/x86-exception-frame-on-code.S
+as --64 -o "$T/frame.o" "$src" && objcopy -O binary "$T/frame.o" "$T/frame.bin"
+run "$T/frame" run --trace "$T/frame.trace" --arch x86_64 --load-addr 0x100000 --max-insns 1000 "$T/frame.bin"
+check "exception frame on code: the handler halts (status $(status "$T/frame"))" [ "$(status "$T/frame")" = 4 ]
+check "exception frame on code: five 8-byte code writes" \
+    [ "$(grep -c 'code-write .* size=8 old=9090909090909090' "$T/frame.trace")" = 5 ]
+check "exception frame on code: then the #UD" grep -q "vector=0x6 name=#UD" "$T/frame.trace"
+# ---- an arm64 guest turning its MMU on without page tables (found by fuzz_checkpoint): every
+# fetch faults and no block ever starts; the exception-loop limit must still end the run
+src=$(dirname "$0")/data/arm64-mmu-on-no-tables.S
+aarch64-linux-gnu-as -o "$T/mmu.o" "$src" && aarch64-linux-gnu-objcopy -O binary "$T/mmu.o" "$T/mmu.bin"
+run "$T/mmu" run --trace "$T/mmu.trace" --arch arm64 --load-addr 0x40080000 --max-cycles 100000 "$T/mmu.bin"
+check "MMU on without tables: an exception loop (status $(status "$T/mmu"))" [ "$(status "$T/mmu")" = 4 ]
+check "MMU on without tables: the exit record" grep -q "exit status=4 reason=exception-loop" "$T/mmu.trace"
 finish
