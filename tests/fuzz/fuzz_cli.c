@@ -1,0 +1,127 @@
+/* fuzz_cli.c — option parsing (sim/cli.h: cli_parse, cli_number).
+ *
+ * Input: the arguments after the program name, separated by NUL bytes ("--cpus\0" "4\0" "k.elf").
+ * A first argument "run" is dropped as main() does.  cli_parse() must accept them or refuse them
+ * with one message ("pmusim: ..." or the usage text) on its error stream, with no side effect;
+ * what it accepts must hold the documented ranges (--cpus 1 to 16, --quantum 1 to 2^32, --max-*
+ * up to 2^62, --load-addr only with --arch, --strict and --icache=strict imply
+ * --check-patching, a run has a KERNEL), and every string in the configuration must point into
+ * the arguments.  cli_number() is checked on every argument too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "sim/cli.h"
+#include "sim/tunables.h"
+
+#define MAX_ARGS 64
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    return 0;
+}
+
+static const char *buf_lo, *buf_hi;
+
+static void inside(const char *what, const char *s)
+{
+    if (s && (s < buf_lo || s >= buf_hi))
+        fz_fail("cli_parse: %s points outside the arguments", what);
+}
+
+static void check_config(const Cli *cli)
+{
+    const MachineConfig *c = &cli->cfg;
+    if (cli->action == CLI_HELP || cli->action == CLI_VERSION)
+        return;
+    if (cli->action == CLI_RUN && !c->kernel)
+        fz_fail("cli_parse accepted a run without a KERNEL");
+    if (c->ncpus < 0 || c->ncpus > 16)
+        fz_fail("cli_parse accepted --cpus %d", c->ncpus);
+    if (c->quantum > MAX_QUANTUM || c->max_insns > MAX_RUN_LIMIT || c->max_cycles > MAX_RUN_LIMIT ||
+        c->save_at > MAX_RUN_LIMIT)
+        fz_fail("cli_parse accepted a number out of range (quantum %" PRIu64 ", max-insns %" PRIu64
+                ", max-cycles %" PRIu64 ", save-at %" PRIu64 ")", c->quantum, c->max_insns, c->max_cycles, c->save_at);
+    if (c->raw && c->arch == ARCH_NONE)
+        fz_fail("cli_parse accepted --load-addr without --arch");
+    if (c->arch != ARCH_NONE && (c->arch < 0 || c->arch >= ARCH_COUNT))
+        fz_fail("cli_parse accepted architecture %d", (int)c->arch);
+    if ((c->strict || c->icache_strict) && !c->check_patching)
+        fz_fail("--strict or --icache=strict without --check-patching");
+    if (cli->action == CLI_DUMP_DTB && !c->kernel && c->arch == ARCH_NONE)
+        fz_fail("cli_parse accepted --dump-dtb without a KERNEL or --arch");
+    inside("KERNEL", c->kernel);
+    inside("--machine", c->machine_file);
+    inside("--cpu-model", c->cpu_model);
+    inside("--bootargs", c->bootargs);
+    inside("--trace", c->trace_file);
+    inside("--samples", c->samples_file);
+    inside("--guest-trace", c->guest_trace_file);
+    inside("--console", c->console_file);
+    inside("--save-at", c->save_file);
+    inside("--restore", c->restore_file);
+    if (c->save_file && !c->save_file[0])
+        fz_fail("cli_parse accepted --save-at with an empty file name");
+}
+
+static void check_number(const char *s)
+{
+    static const uint64_t ranges[][2] = { { 0, UINT64_MAX }, { 1, 16 }, { 1, MAX_QUANTUM }, { 1, MAX_RUN_LIMIT } };
+    for (size_t i = 0; i < ARRAY_SIZE(ranges); i++) {
+        uint64_t v = 0xdeadbeef;
+        if (!cli_number(s, ranges[i][0], ranges[i][1], &v))
+            continue;
+        if (v < ranges[i][0] || v > ranges[i][1] || s[0] < '0' || s[0] > '9')
+            fz_fail("cli_number(\"%s\", %" PRIu64 ", %" PRIu64 ") gave %" PRIu64, s, ranges[i][0], ranges[i][1], v);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 4096)
+        return 0;
+    /* argv[0] and the NUL-separated arguments, in one buffer that ends with a NUL */
+    static const char prog[] = "pmusim";
+    char *buf = malloc(sizeof prog + size + 1);
+    memcpy(buf, prog, sizeof prog);
+    memcpy(buf + sizeof prog, data, size);
+    buf[sizeof prog + size] = 0;
+    buf_lo = buf;
+    buf_hi = buf + sizeof prog + size + 1;
+    char *argv[MAX_ARGS + 1];
+    int argc = 0;
+    /* a NUL ends an argument: "a" and "a\0" are one argument, "a\0\0" two */
+    for (char *p = buf; p < buf + sizeof prog + size && argc < MAX_ARGS; p += strlen(p) + 1)
+        argv[argc++] = p;
+    argv[argc] = NULL;
+    for (int i = 1; i < argc; i++)
+        check_number(argv[i]);
+
+    int sub = argc > 1 && !strcmp(argv[1], "run");
+    char *msg = NULL;
+    size_t msglen = 0;
+    FILE *err = open_memstream(&msg, &msglen);
+    Cli cli;
+    bool ok = cli_parse(argc - sub, argv + sub, &cli, err);
+    fclose(err);
+    if (ok) {
+        if (msglen)
+            fz_fail("cli_parse accepted the arguments but wrote \"%s\"", msg);
+        check_config(&cli);
+    } else if (strncmp(msg, "pmusim: ", 8) && strncmp(msg, "usage: ", 7)) {
+        fz_fail("cli_parse refused the arguments with \"%s\"", msg);
+    }
+    free(msg);
+    if (ok && cli.action == CLI_HELP) {
+        err = open_memstream(&msg, &msglen);
+        cli_usage(err);
+        fclose(err);
+        if (!msglen)
+            fz_fail("cli_usage printed nothing");
+        free(msg);
+    }
+    free(buf);
+    return 0;
+}

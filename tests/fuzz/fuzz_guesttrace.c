@@ -1,0 +1,75 @@
+/* fuzz_guesttrace.c — the guest trace-ring decoder (--guest-trace FILE, tracer/guesttrace.c).
+ *
+ * The rings are guest memory: whatever a guest leaves there must give a trace or a refusal with
+ * a message, never a crash (house rule: guest errors stay in the guest).  Input: byte 0 picks the
+ * architecture (mod 3: the byte order and the machine); the next FZ_GT_DESC bytes are the
+ * `trace_buffers` descriptor, written at that symbol's address in the tiny image (fz_tiny_elf);
+ * the rest is written at fz_gt_ring_base(arch), where the seeds' rings are.  guesttrace_write()
+ * then decodes them into /dev/null (or $FUZZ_GUESTTRACE_OUT, to look at a corpus).  The machines (tiny image, small board) are created once and
+ * the bytes written are put back after each input.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "tracer/guesttrace.h"
+
+static Machine machines[ARCH_COUNT];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    for (int a = 0; a < ARCH_COUNT; a++) {
+        MachineConfig cfg;
+        fz_checkpoint_config((Arch)a, &cfg);
+        cfg.ncpus = 1;
+        cfg.check_patching = cfg.icache_strict = false;
+        cfg.samples_file = NULL;
+        Error err = { { 0 } };
+        if (!mach_create(&machines[a], &cfg, &err))
+            fz_fail("cannot create the %s machine: %s", isa_name((Arch)a), err.msg);
+    }
+    return 0;
+}
+
+/* Copy bytes into guest RAM at addr, keeping what was there in *saved. */
+static uint8_t *poke(Machine *m, uint64_t addr, const uint8_t *p, size_t n, uint8_t **saved)
+{
+    uint8_t *dst = mem_ptr(&m->mem, addr, n);
+    if (!dst)
+        fz_fail("0x%" PRIx64 "+%zu is not in the machine's RAM", addr, n);
+    *saved = malloc(n ? n : 1);
+    memcpy(*saved, dst, n);
+    memcpy(dst, p, n);
+    return dst;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || size > 1 + FZ_GT_DESC + FZ_GT_RING_MAX)
+        return 0;
+    Arch a = (Arch)(data[0] % 3);
+    Machine *m = &machines[a];
+    uint64_t va;
+    if (!image_symbol_addr(&m->image, "trace_buffers", &va))
+        fz_fail("the tiny image has no trace_buffers");
+    size_t dlen = size - 1 < FZ_GT_DESC ? size - 1 : FZ_GT_DESC, rlen = size - 1 - dlen;
+    uint8_t desc[FZ_GT_DESC] = { 0 };
+    memcpy(desc, data + 1, dlen);
+    uint8_t *saved_desc, *saved_ring;
+    uint8_t *d = poke(m, image_load_addr(&m->image, va), desc, FZ_GT_DESC, &saved_desc);
+    uint8_t *r = poke(m, fz_gt_ring_base(a), data + 1 + dlen, rlen, &saved_ring);
+
+    const char *out = getenv("FUZZ_GUESTTRACE_OUT");   /* to look at what a corpus decodes to */
+    Error err = { { 0 } };
+    if (!guesttrace_write(m, out ? out : "/dev/null", &err)) {
+        if (!err.msg[0])
+            fz_fail("guesttrace_write refused the rings without a message");
+        fz_note("guesttrace_write: %s", err.msg);
+    }
+
+    memcpy(d, saved_desc, FZ_GT_DESC);
+    memcpy(r, saved_ring, rlen);
+    free(saved_desc);
+    free(saved_ring);
+    return 0;
+}

@@ -1,0 +1,46 @@
+/* fuzz_report.c — the samples reader and the report (`pmusim report GUEST.elf SAMPLES`).
+ *
+ * Input: a samples file (docs/profiling.md).  report_main() reads it twice: against the tiny
+ * x86_64 image with --truth, and against the tiny ppc32 image (ELF32, big-endian) with
+ * --truth=cycles --folded; both images have the symbols the seeds name (compare_keys,
+ * do_checksum, update_stats, ...).  Each must print its table (exit status 0) or refuse the file
+ * with a message (exit status 2).  The table goes to /dev/null.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "sim/report.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    fz_tiny_elf_path(ARCH_X86_64, false);
+    fz_tiny_elf_path(ARCH_PPC32, false);
+    /* report_main prints on stdout; the harness's own output is on stderr */
+    fflush(stdout);
+    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+        fz_fail("cannot send standard output to /dev/null");
+    close(fd);
+    return 0;
+}
+
+static void report(const char *elf, const char *samples, const char *opt1, const char *opt2)
+{
+    char *argv[] = { (char *)elf, (char *)samples, (char *)opt1, (char *)opt2, NULL };
+    int argc = opt2 ? 4 : 3;
+    int rc = report_main(argc, argv);
+    fflush(stdout);
+    if (rc != 0 && rc != EXIT_USAGE)
+        fz_fail("pmusim report %s %s %s: exit status %d (0 or 2 expected)", elf, samples, opt1, rc);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fz_file("input.samples", data, size);
+    report(fz_tiny_elf_path(ARCH_X86_64, false), path, "--truth", NULL);
+    report(fz_tiny_elf_path(ARCH_PPC32, false), path, "--truth=cycles", "--folded");
+    return 0;
+}

@@ -1,0 +1,221 @@
+/* seeds.c — the generated part of the seed corpora, written at build time into
+ * <build>/fuzz-seeds/<name>/ (the committed part is tests/fuzz/corpus/<name>/: small inputs).
+ *
+ *   fuzz_seeds OUTDIR SRCDIR
+ *
+ * elf: the tiny images of every architecture; dtb and machine: the built-in boards (and the
+ * small ones) behind option headers that ask for the option edits and tools; dts: the boards'
+ * sources behind option headers; checkpoint: checkpoints of the checkpoint harness's machines,
+ * right after boot and in the middle of a run; guesttrace: trace rings of both tracers.  Everything is a pure function of the sources, so
+ * the files are only rewritten when their contents change.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuzz.h"
+#include "sim/checkpoint.h"
+
+static const char *out;
+
+static uint8_t *must_slurp(const char *path, size_t *len)
+{
+    uint8_t *b = fz_slurp(path, len);
+    if (!b)
+        fz_fail("%s: %s", path, strerror(errno));
+    return b;
+}
+
+/* Write OUT/<corpus>/<name> unless it already holds these bytes. */
+static void seed(const char *corpus, const char *name, const void *data, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", out, corpus);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/%s/%s", out, corpus, name);
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        fclose(f);
+        size_t old_len;
+        uint8_t *old = must_slurp(path, &old_len);
+        bool same = old_len == len && !memcmp(old, data, len);
+        free(old);
+        if (same)
+            return;
+    }
+    f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0)
+        fz_fail("%s: cannot write", path);
+}
+
+/* An option header followed by `body`. */
+static void seed_with_options(const char *corpus, const char *name, const uint8_t *opt, const void *body, size_t len)
+{
+    uint8_t *b = xcalloc(1, FZ_OPT_BYTES + len);
+    memcpy(b, opt, FZ_OPT_BYTES);
+    memcpy(b + FZ_OPT_BYTES, body, len);
+    seed(corpus, name, b, FZ_OPT_BYTES + len);
+    free(b);
+}
+
+/* Option variants: name, --cpus, --cpu-model index (fuzz_util.c), flags, quantum in thousands. */
+static const struct {
+    const char *name;
+    int ncpus, model;
+    unsigned flags, quantum_k;
+} variants[] = {
+    { "plain", 0, 0, 0, 0 },
+    { "cpus4-bootargs", 4, 0, FZ_OPT_BOOTARGS, 0 },
+    { "cpus16-model", 16, 2, 0, 0 },
+    { "run-patching", 2, 0, FZ_OPT_RUN | FZ_OPT_PATCHING | FZ_OPT_GUEST_TRACE | FZ_OPT_SAMPLES, 10 },
+    { "run-icache", 2, 7, FZ_OPT_RUN | FZ_OPT_ICACHE, 5 },
+    { "nokernel", 1, 0, FZ_OPT_NO_KERNEL, 0 },
+};
+
+static const int model_of_arch[ARCH_COUNT][2] = { { 1, 2 }, { 3, 5 }, { 6, 7 } };
+
+static void trees(const char *src)
+{
+    for (int a = 0; a < ARCH_COUNT; a++) {
+        size_t len, slen;
+        const void *board = dt_board_blob((Arch)a, &len);
+        uint8_t *small = fz_small_board((Arch)a, &slen);
+        char dts_path[4096];
+        snprintf(dts_path, sizeof dts_path, "%s/sim/boards/%s.dts", src, isa_name((Arch)a));
+        size_t dts_len;
+        uint8_t *dts = must_slurp(dts_path, &dts_len);
+        for (size_t v = 0; v < ARRAY_SIZE(variants); v++) {
+            uint8_t opt[FZ_OPT_BYTES];
+            int model = variants[v].model ? model_of_arch[a][variants[v].model > 2] : 0;
+            unsigned flags = variants[v].flags;
+            if (a == ARCH_X86_64)
+                flags &= ~(unsigned)FZ_OPT_ICACHE;
+            fz_options_encode(opt, (Arch)a, variants[v].ncpus, model, flags, variants[v].quantum_k);
+            char name[96];
+            snprintf(name, sizeof name, "%s-board-%s", isa_name((Arch)a), variants[v].name);
+            seed_with_options("dtb", name, opt, board, len);
+            seed_with_options("machine", name, opt, board, len);
+            snprintf(name, sizeof name, "%s-small-%s", isa_name((Arch)a), variants[v].name);
+            seed_with_options("dtb", name, opt, small, slen);
+            seed_with_options("machine", name, opt, small, slen);
+            if (v < 2) {
+                snprintf(name, sizeof name, "%s-board-%s.dts", isa_name((Arch)a), variants[v].name);
+                seed_with_options("dts", name, opt, dts, dts_len);
+            }
+        }
+        free(small);
+        free(dts);
+    }
+}
+
+static void images(void)
+{
+    for (int a = 0; a < ARCH_COUNT; a++)
+        for (int sites = 0; sites < 2; sites++) {
+            size_t len;
+            uint8_t *elf = fz_tiny_elf((Arch)a, sites, &len);
+            char name[64];
+            snprintf(name, sizeof name, "tiny-%s%s.elf", isa_name((Arch)a), sites ? "-sites" : "");
+            seed("elf", name, elf, len);
+            free(elf);
+        }
+}
+
+/* A checkpoint of the harness's machine: after boot (save_at 0 is the first boundary) or later. */
+static void checkpoints(void)
+{
+    static const uint64_t at[] = { 0, 3 * FZ_CK_QUANTUM };
+    for (int a = 0; a < ARCH_COUNT; a++)
+        for (size_t k = 0; k < ARRAY_SIZE(at); k++) {
+            MachineConfig cfg;
+            fz_checkpoint_config((Arch)a, &cfg);
+            const char *tmp = fz_file("seed.ck", "", 0);
+            Machine m;
+            Error err = { { 0 } };
+            if (!mach_create(&m, &cfg, &err) || !mach_open_outputs(&m, &err))
+                fz_fail("cannot create the %s checkpoint machine: %s", isa_name((Arch)a), err.msg);
+            mach_boot(&m);
+            if (k == 0) {
+                if (!checkpoint_save(&m, tmp, &err))
+                    fz_fail("checkpoint_save: %s", err.msg);
+            } else {
+                m.cfg.save_file = tmp;
+                m.cfg.save_at = at[k];
+                m.cfg.max_cycles = at[k] + 2 * FZ_CK_QUANTUM;
+                mach_run(&m);
+                if (!m.saved)
+                    fz_fail("the %s run ended before cycle %" PRIu64, isa_name((Arch)a), at[k]);
+            }
+            mach_destroy(&m);
+            size_t len;
+            uint8_t *ck = must_slurp(tmp, &len);
+            char name[64];
+            snprintf(name, sizeof name, "%s-at-%" PRIu64 ".ck", isa_name((Arch)a), at[k]);
+            seed("checkpoint", name, ck, len);
+            if (k && len > 31) {
+                ck[30] |= 0x80;         /* fuzz_checkpoint: run it after the restore */
+                snprintf(name, sizeof name, "%s-at-%" PRIu64 "-run.ck", isa_name((Arch)a), at[k]);
+                seed("checkpoint", name, ck, len);
+            }
+            free(ck);
+        }
+}
+
+/* Trace rings as a guest leaves them: 2 CPUs, a few entries at the tiny image's functions, with
+ * the function and the function_graph tracer. */
+static void rings(void)
+{
+    for (int a = 0; a < ARCH_COUNT; a++)
+        for (unsigned tracer = 1; tracer <= 2; tracer++) {
+            bool be = a == ARCH_PPC32;
+            uint8_t in[1 + FZ_GT_DESC + 2 * 8 * 32] = { 0 };
+            uint8_t *d = in + 1, *ring = in + 1 + FZ_GT_DESC;
+            void (*st)(uint8_t *, unsigned, uint64_t) = be ? store_be : store_le;
+            in[0] = (uint8_t)a;
+            st(d, 4, 0x504d5442u);                  /* magic "PMTB" */
+            st(d + 4, 4, 1);                        /* version */
+            st(d + 8, 4, 2);                        /* nr_cpus */
+            st(d + 12, 4, 32);                      /* entry size */
+            st(d + 16, 4, tracer);
+            st(d + 20, 4, 1);                       /* overwrite */
+            st(d + 24, 8, 1000000000);              /* clock_hz */
+            uint64_t base = fz_image_base((Arch)a);
+            for (unsigned c = 0; c < 2; c++) {
+                uint8_t *cb = d + 32 + 40 * c;
+                st(cb, 8, fz_gt_ring_base((Arch)a) + c * 8 * 32);
+                st(cb + 8, 8, 8);                   /* size */
+                st(cb + 16, 8, c ? 10 : 6);         /* written: cpu 1 wrapped */
+                st(cb + 24, 8, c ? 2 : 0);          /* overrun */
+                for (unsigned k = 0; k < 8; k++) {
+                    uint8_t *e = ring + (c * 8 + k) * 32;
+                    bool ret = tracer == 2 && k % 2;
+                    st(e, 2, tracer == 1 ? 1 : ret ? 3 : 2);
+                    e[2] = (uint8_t)(k == 3);       /* irqs off */
+                    e[3] = (uint8_t)(k / 2 % 3);    /* depth */
+                    st(e + 8, 8, 1000 * (k + 1) + c);
+                    st(e + 16, 8, base + 0x10 * (1 + k % 4));
+                    st(e + 24, 8, ret ? 1000 * k + c : base);
+                }
+            }
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", isa_name((Arch)a), tracer == 1 ? "function" : "graph");
+            seed("guesttrace", name, in, sizeof in);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: fuzz_seeds OUTDIR SRCDIR\n");
+        return 2;
+    }
+    out = argv[1];
+    mkdir(out, 0755);
+    images();
+    trees(argv[2]);
+    checkpoints();
+    rings();
+    return 0;
+}
