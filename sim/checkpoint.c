@@ -387,17 +387,23 @@ static bool load_cpu(Cpu *c, BlobReader *r)
     return r->ok && c->ops->load(c, r);
 }
 
+static const uint8_t zero_page[GUEST_PAGE];
+
+static bool page_is_zero(const uint8_t *p)
+{
+    return !memcmp(p, zero_page, GUEST_PAGE);
+}
+
 /* RAM as: for each page, a flag byte (0 = all zero) and the page if not. */
 static void save_memory(Machine *m, Blob *b)
 {
-    static const uint8_t zero[GUEST_PAGE];
     blob_u32(b, (uint32_t)m->mem.n);
     for (int i = 0; i < m->mem.n; i++) {
         const RamBlock *rb = &m->mem.blk[i];
         blob_u64(b, rb->base);
         blob_u64(b, rb->size);
         for (uint64_t off = 0; off < rb->size; off += GUEST_PAGE) {
-            bool nz = memcmp(rb->host + off, zero, GUEST_PAGE) != 0;
+            bool nz = !page_is_zero(rb->host + off);
             blob_u8(b, nz);
             if (nz)
                 blob_put(b, rb->host + off, GUEST_PAGE);
@@ -419,8 +425,8 @@ static bool load_memory(Machine *m, BlobReader *r)
                 br_fail(r, "page flag");
             else if (nz)
                 br_get(r, rb->host + off, GUEST_PAGE);
-            else
-                memset(rb->host + off, 0, GUEST_PAGE);
+            else if (!page_is_zero(rb->host + off))
+                memset(rb->host + off, 0, GUEST_PAGE);    /* reading a page never written costs no memory */
         }
     }
     return r->ok;
