@@ -776,6 +776,18 @@ static bool ports_ok(const MachineDesc *d, Error *err)
     return true;
 }
 
+static bool ram_ok(const MachineDesc *d, Error *err)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < d->nmem; i++) {
+        total += d->mem[i].size;        /* each is below 2^52 (window_fits): no overflow */
+        if (total > DT_RAM_MAX)
+            return err_set(err, "node %s: property reg: 0x%" PRIx64 " bytes of memory in all, more than pmusim's "
+                           DT_RAM_MAX_TEXT, d->mem[i].path, total);
+    }
+    return true;
+}
+
 static bool check_windows(const MachineDesc *d, Error *err)
 {
     Window w[DESC_MAX_MEM + DESC_MAX_DEVS + 1];
@@ -794,7 +806,7 @@ static bool check_windows(const MachineDesc *d, Error *err)
             if (!windows_apart(&w[k], &w[i], err))
                 return false;
     }
-    return ports_ok(d, err);
+    return ram_ok(d, err) && ports_ok(d, err);
 }
 
 /* An ISA child is a device model or nothing: the compatibles pmusim handles itself (a PSCI or

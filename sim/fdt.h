@@ -25,6 +25,11 @@
 /* --bootargs: 4095 characters, 4096 bytes with the NUL (arm64 Linux's COMMAND_LINE_SIZE; x86
  * has 2048). */
 #define DT_BOOTARGS_MAX 4095
+/* Guest memory (RAM and ROM ranges together) is at most 1 TiB: pmusim keeps a flag byte per
+ * 4 KiB page and the engine a page table entry for it, so larger trees would take the host's
+ * memory (and minutes) before the guest runs. */
+#define DT_RAM_MAX ((uint64_t)1 << 40)
+#define DT_RAM_MAX_TEXT "1 TiB"
 
 typedef struct CpuModel CpuModel;
 

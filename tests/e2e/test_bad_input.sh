@@ -58,6 +58,7 @@ sed 's/"pmusim,isa-debug-exit"/"arm,psci-1.0"/' "$board" >"$T/isapsci.dts"
 sed 's/reg = <0x0 0x0 0x0 0x8000000>;/reg = <0x0 0x10 0x0 0x8000000>;/' "$board" >"$T/memmis.dts"
 sed 's/reg = <0x0 0x09000000 0x0 0x1000>;/reg = <0x0 0x40001000 0x0 0x1000>;/' "$SRC/sim/boards/arm64.dts" \
     >"$T/plram.dts"
+sed 's/reg = <0x0 0x0 0x0 0x8000000>;/reg = <0x0 0x0 0x0 0x8000000 0x1 0x0 0x1000 0x0>;/' "$board" >"$T/ram16t.dts"
 mkfifo "$T/fifo"
 head -c 1048577 /dev/zero | tr '\0' ' ' >"$T/big.dts"
 expect_bad_20s cells3 "cells3.dts: node /cpus: property #address-cells: 3 is not supported" \
@@ -74,6 +75,8 @@ expect_bad_20s bootargs5000 "--bootargs: 5000 characters; at most 4095" \
     --bootargs "$(head -c 5000 /dev/zero | tr '\0' x)" "$hello"
 expect_bad_20s memmis "memmis.dts: node /memory@0: .*base is not a multiple of 4 KiB" \
     --machine "$T/memmis.dts" "$hello"
+expect_bad_20s ram16t "ram16t.dts: node /memory@0: .*bytes of memory in all, more than pmusim's 1 TiB" \
+    --machine "$T/ram16t.dts" "$hello"
 expect_bad_20s plram "plram.dts: node /pl011@9000000: .*0x40001000+0x1000 shares a 4 KiB page" \
     --machine "$T/plram.dts" "$arm64"
 args=$(head -c 4095 /dev/zero | tr '\0' x)
