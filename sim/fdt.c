@@ -96,6 +96,9 @@ static bool read_whole(const char *path, size_t max, const char *max_text, uint8
  * it without bound; with these it fails instead of taking the host's memory or disk. */
 #define DTC_MEM_MAX (256ull << 20)
 #define DTC_OUT_MAX (16ull << 20)
+/* and of its time: /incbin/ of a FIFO blocks in open() until a writer comes (the alarm, which
+ * survives exec, ends it; it bounds a helper process and never touches simulated state) */
+#define DTC_SECONDS 10u
 #define DTC_SIGNALLED 0x100         /* run_dtc: dtc died of signal (rc - DTC_SIGNALLED) */
 
 /* Run dtc with the given arguments (stdout to out_fd if >= 0; its stderr goes to ours): its exit
@@ -111,6 +114,7 @@ static int run_dtc(char *const argv[], int out_fd)
         if ((out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) || setrlimit(RLIMIT_AS, &mem) < 0 ||
             setrlimit(RLIMIT_FSIZE, &out) < 0)
             _exit(127);
+        alarm(DTC_SECONDS);
         execvp("dtc", argv);
         _exit(127);
     }
@@ -135,8 +139,9 @@ static bool dtc_failed(int rc, const char *path, const char *what, Error *err)
     if (rc < 0)
         return err_set(err, "%s: cannot run dtc (install device-tree-compiler)", path);
     if (rc >= DTC_SIGNALLED)
-        return err_set(err, "%s: dtc could not %s: stopped by signal %d (dtc may use at most %llu MiB of memory "
-                       "and write %llu MiB)", path, what, rc - DTC_SIGNALLED, DTC_MEM_MAX >> 20, DTC_OUT_MAX >> 20);
+        return err_set(err, "%s: dtc could not %s: stopped by signal %d (dtc may use at most %llu MiB of memory, "
+                       "write %llu MiB and run %u s)", path, what, rc - DTC_SIGNALLED, DTC_MEM_MAX >> 20,
+                       DTC_OUT_MAX >> 20, DTC_SECONDS);
     return err_set(err, "%s: dtc could not %s (exit status %d; its message is above)", path, what, rc);
 }
 

@@ -69,6 +69,9 @@ expect_bad_20s isapsci "isapsci.dts: node /isa/debug-exit@if4: .*not an ISA devi
     --machine "$T/isapsci.dts" "$hello"
 expect_bad_20s devzero "/dev/zero: a character device, not a regular file" --machine /dev/zero "$hello"
 expect_bad_20s fifo "fifo: a FIFO, not a regular file" --machine "$T/fifo" "$hello"
+printf '/dts-v1/;\n/ { p = /incbin/("%s"); };\n' "$T/fifo" >"$T/incfifo.dts"
+expect_bad_20s incfifo "incfifo.dts: dtc could not compile it: stopped by signal 14 .*run 10 s" \
+    --machine "$T/incfifo.dts" "$hello"
 expect_bad_20s dir "a directory, not a regular file" --machine "$T" "$hello"
 expect_bad_20s bigdts "big.dts: larger than 1 MiB" --machine "$T/big.dts" "$hello"
 expect_bad_20s bootargs5000 "--bootargs: 5000 characters; at most 4095" \
