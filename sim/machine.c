@@ -504,8 +504,9 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         return false;
     m->fdt_size = dt_finish(m->fdt);
     if (m->fdt_size > DTB_MAX_SIZE)
-        return err_set(err, "the device tree is %" PRIu64 " bytes; at most %llu are supported", m->fdt_size,
-                         DTB_MAX_SIZE);
+        return err_set(err, "%s: the device tree the guest gets (with --cpus, --bootargs and the reserved regions) is "
+                       "%" PRIu64 " bytes; at most %llu fit the room reserved for it", m->cfg.machine_file ? m->cfg.machine_file : "the built-in board",
+                       m->fdt_size, DTB_MAX_SIZE);
     memcpy(mem_ptr(&m->mem, m->fdt_addr, m->fdt_size), m->fdt, m->fdt_size);
 
     for (int i = 0; i < m->desc.ndevs; i++) {

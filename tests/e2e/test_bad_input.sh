@@ -59,6 +59,8 @@ sed 's/reg = <0x0 0x0 0x0 0x8000000>;/reg = <0x0 0x10 0x0 0x8000000>;/' "$board"
 sed 's/reg = <0x0 0x09000000 0x0 0x1000>;/reg = <0x0 0x40001000 0x0 0x1000>;/' "$SRC/sim/boards/arm64.dts" \
     >"$T/plram.dts"
 sed 's/reg = <0x0 0x0 0x0 0x8000000>;/reg = <0x0 0x0 0x0 0x8000000 0x1 0x0 0x1000 0x0>;/' "$board" >"$T/ram16t.dts"
+awk '{ print } /^\/ \{/ && !done { printf "\tbig = ["; for (i = 0; i < 70000; i++) printf "00 "; print "];"; done = 1 }' \
+    "$board" >"$T/bigdtb.dts"
 mkfifo "$T/fifo"
 head -c 1048577 /dev/zero | tr '\0' ' ' >"$T/big.dts"
 expect_bad_20s cells3 "cells3.dts: node /cpus: property #address-cells: 3 is not supported" \
@@ -80,6 +82,8 @@ expect_bad_20s memmis "memmis.dts: node /memory@0: .*base is not a multiple of 4
     --machine "$T/memmis.dts" "$hello"
 expect_bad_20s ram16t "ram16t.dts: node /memory@0: .*bytes of memory in all, more than pmusim's 1 TiB" \
     --machine "$T/ram16t.dts" "$hello"
+expect_bad_20s bigdtb "bigdtb.dts: the device tree the guest gets .* is 7[0-9]* bytes; at most 65536 fit" \
+    --machine "$T/bigdtb.dts" "$hello"
 expect_bad_20s plram "plram.dts: node /pl011@9000000: .*0x40001000+0x1000 shares a 4 KiB page" \
     --machine "$T/plram.dts" "$arm64"
 args=$(head -c 4095 /dev/zero | tr '\0' x)
