@@ -11,6 +11,7 @@
 
 #include "sim/dev/device.h"
 #include "sim/machine.h"
+#include "sim/outfile.h"
 #include "sim/tunables.h"
 
 #define CK_MAGIC "PMUSIMCK"
@@ -486,14 +487,15 @@ static bool load_profile(Machine *m, BlobReader *r)
 
 /* ------------------------------------------------------------------ saving */
 
-/* The one place the checkpoint file is opened, written and closed. */
+/* The one place the checkpoint file is written: through a temporary file renamed into place
+ * (sim/outfile.h), so a failed write leaves whatever was there before. */
 static bool write_checkpoint_file(const char *path, const Blob *out, Error *err)
 {
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(out->data, 1, out->len, f) == out->len;
-    if (f && fclose(f) != 0)
-        ok = false;
-    return ok ? true : err_set(err, "%s: cannot write the checkpoint: %s", path, strerror(errno));
+    OutFile o;
+    if (!outfile_open(&o, "--save-at", path, err))
+        return false;
+    outfile_write(&o, out->data, out->len);
+    return outfile_commit(&o, err);
 }
 
 static void save_sections(Machine *m, Blob *out)

@@ -592,6 +592,18 @@ static void output_lost(Machine *m, const Error *err)
 }
 
 /* --samples: the blocks the CPUs are in, then the file. */
+static bool fill_samples(FILE *f, void *arg, Error *err)
+{
+    Machine *m = arg;
+    profile_print(m->profile, isa_name(m->arch), f);
+    return true;
+}
+
+static bool fill_guest_trace(FILE *f, void *arg, Error *err)
+{
+    return guesttrace_print(arg, f, err);
+}
+
 static void write_samples(Machine *m)
 {
     if (!m->profile)
@@ -601,7 +613,7 @@ static void write_samples(Machine *m)
         m->cpus[i]->blk_counted = 0;
     }
     Error err = { { 0 } };
-    if (!profile_write(m->profile, m->cfg.samples_file, isa_name(m->arch), &err))
+    if (!outfile_write_stdio("--samples", m->cfg.samples_file, fill_samples, m, &err))
         output_lost(m, &err);
 }
 
@@ -728,7 +740,8 @@ static void finish_outputs(Machine *m)
     if (!trace_close(&m->trace, &err))
         output_lost(m, &err);
     write_samples(m);
-    if (m->cfg.guest_trace_file && !guesttrace_write(m, m->cfg.guest_trace_file, &err))
+    if (m->cfg.guest_trace_file &&
+        !outfile_write_stdio("--guest-trace", m->cfg.guest_trace_file, fill_guest_trace, m, &err))
         output_lost(m, &err);
     if (m->patchcheck) {
         patchcheck_finish(m->patchcheck);

@@ -10,10 +10,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool is_regular_or_absent(const char *path)
+/* Whether an output is written in place: a device, a FIFO, or a link whose target has no path of
+ * its own (a dangling link; a memfd or a pipe behind /proc/self/fd/N).  Otherwise it goes through
+ * a temporary file renamed onto *dest: the path itself, or the regular file a symbolic link at
+ * path names (a rename onto the link would replace the link, and its target would keep the old
+ * contents). */
+static bool in_place(const char *path, char **dest)
 {
     struct stat st;
-    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+    *dest = NULL;
+    if (lstat(path, &st) != 0)
+        return false;                           /* a new file */
+    if (!S_ISLNK(st.st_mode))
+        return !S_ISREG(st.st_mode);
+    char *real = realpath(path, NULL);
+    if (!real || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        free(real);
+        return true;
+    }
+    *dest = real;
+    return false;
 }
 
 bool outfile_open(OutFile *o, const char *what, const char *path, Error *err)
@@ -26,23 +42,27 @@ bool outfile_open(OutFile *o, const char *what, const char *path, Error *err)
         return true;
     }
     o->path = xstrdup(path);
-    if (!is_regular_or_absent(path)) {          /* a device or a FIFO: in place */
-        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (in_place(path, &o->dest)) {
+        o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (o->fd < 0)
             goto fail;
         return true;
     }
-    size_t n = strlen(path) + sizeof ".pmusim-XXXXXX";
+    if (!o->dest)
+        o->dest = xstrdup(path);
+    size_t n = strlen(o->dest) + sizeof ".pmusim-XXXXXX";
     o->tmp = xcalloc(1, n);
-    snprintf(o->tmp, n, "%s.pmusim-XXXXXX", path);
+    snprintf(o->tmp, n, "%s.pmusim-XXXXXX", o->dest);
     o->fd = mkostemp(o->tmp, O_CLOEXEC);
     if (o->fd < 0)
         goto fail;
-    fchmod(o->fd, 0644);            /* as a plain create would give (mkstemp makes it 0600) */
+    struct stat st;                 /* the mode of the file it replaces, or a plain create's (mkstemp's is 0600) */
+    fchmod(o->fd, stat(o->dest, &st) == 0 ? st.st_mode & 07777 : 0644);
     return true;
 fail:
     err_set(err, "%s %s: cannot create: %s", what, path, strerror(errno));
     free(o->tmp);
+    free(o->dest);
     free(o->path);
     memset(o, 0, sizeof *o);
     o->fd = -1;
@@ -69,8 +89,9 @@ void outfile_write(OutFile *o, const void *buf, size_t len)
 static void outfile_free(OutFile *o)
 {
     free(o->tmp);
+    free(o->dest);
     free(o->path);
-    o->tmp = o->path = NULL;
+    o->tmp = o->dest = o->path = NULL;
     o->fd = -1;
 }
 
@@ -80,7 +101,7 @@ bool outfile_commit(OutFile *o, Error *err)
         return true;                /* never opened */
     if (o->fd > STDOUT_FILENO && close(o->fd) != 0 && !o->errnum)
         o->errnum = errno;
-    if (!o->errnum && o->tmp && rename(o->tmp, o->path) != 0)
+    if (!o->errnum && o->tmp && rename(o->tmp, o->dest) != 0)
         o->errnum = errno;
     bool ok = !o->errnum;
     if (!ok) {
@@ -107,7 +128,7 @@ void outfile_discard(OutFile *o)
 void outfile_rescue(OutFile *o)
 {
     if (o->tmp && o->fd >= 0)
-        (void)rename(o->tmp, o->path);
+        (void)rename(o->tmp, o->dest);
 }
 
 bool outfile_write_stdio(const char *what, const char *path, bool (*fill)(FILE *f, void *arg, Error *err),

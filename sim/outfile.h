@@ -16,7 +16,8 @@
 typedef struct OutFile {
     const char *what;               /* the option that named it ("--trace"), for messages */
     char *path;                     /* NULL: standard output */
-    char *tmp;                      /* the temporary file renamed to path; NULL: written in place */
+    char *dest;                     /* what tmp is renamed to: path, or the file a link at path names */
+    char *tmp;                      /* the temporary file renamed to dest; NULL: written in place */
     int fd;                         /* -1 when closed */
     int errnum;                     /* the first write error, 0 if none */
     uint64_t lost;                  /* bytes not written because of it */

@@ -232,25 +232,14 @@ static void write_graph(const Rings *r, FILE *f)
     free(skip);
 }
 
-bool guesttrace_write(Machine *m, const char *path, Error *err)
+bool guesttrace_print(Machine *m, FILE *f, Error *err)
 {
     Rings r = { .m = m };
-    if (!read_rings(&r, err)) {
-        free(r.e);
-        return false;
-    }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        free(r.e);
-        return err_set(err, "%s: cannot create: %s", path, strerror(errno));
-    }
-    if (r.tracer == TRACER_GRAPH)
+    bool ok = read_rings(&r, err);
+    if (ok && r.tracer == TRACER_GRAPH)
         write_graph(&r, f);
-    else
+    else if (ok)
         write_function(&r, f);
     free(r.e);
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok)
-        return err_set(err, "%s: write error", path);
-    return true;
+    return ok;
 }

@@ -11,13 +11,16 @@
 #ifndef PMUSIM_GUESTTRACE_H
 #define PMUSIM_GUESTTRACE_H
 
+#include <stdio.h>
+
 #include "sim/common.h"
 
 typedef struct Machine Machine;
 
 /* The image has a `trace_buffers` symbol (checked when the run starts). */
 bool guesttrace_check(const Machine *m, Error *err);
-/* Decode the rings and write path; false with err set if they are malformed or the file fails. */
-bool guesttrace_write(Machine *m, const char *path, Error *err);
+/* Decode the rings and print them to f (the caller owns the file and its errors); false with err
+ * set if they are malformed. */
+bool guesttrace_print(Machine *m, FILE *f, Error *err);
 
 #endif

@@ -106,7 +106,7 @@ static int cmp_addr(const void *a, const void *b)
     return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-bool profile_write(const Profile *p, const char *path, const char *arch, Error *err)
+void profile_print(const Profile *p, const char *arch, FILE *f)
 {
     /* Per-address counts: the prefix sums of each block's difference arrays. */
     size_t n = 0, cap = 1024;
@@ -126,12 +126,8 @@ bool profile_write(const Profile *p, const char *path, const char *arch, Error *
             ac[n++] = (AddrCount){ b->pc + b->off[i], all, win, win * b->cost[i] };
         }
     }
-    qsort(ac, n, sizeof *ac, cmp_addr);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        free(ac);
-        return err_set(err, "%s: cannot create: %s", path, strerror(errno));
-    }
+    if (n)
+        qsort(ac, n, sizeof *ac, cmp_addr);
     fprintf(f, "# pmusim samples 1 arch=%s samples=%zu\n", arch, p->nsamples);
     for (size_t i = 0; i < p->nsamples; i++) {
         const ProfSample *s = &p->samples[i];
@@ -150,10 +146,6 @@ bool profile_write(const Profile *p, const char *path, const char *arch, Error *
                 window, cycles);
     }
     free(ac);
-    bool ok = !ferror(f);
-    if (fclose(f) != 0 || !ok)
-        return err_set(err, "%s: write error", path);
-    return true;
 }
 
 /* ------------------------------------------------------------------ checkpoints */

@@ -14,6 +14,8 @@
 #ifndef PMUSIM_PROFILE_H
 #define PMUSIM_PROFILE_H
 
+#include <stdio.h>
+
 #include "sim/common.h"
 
 typedef struct BlockEntry BlockEntry;
@@ -50,9 +52,10 @@ void profile_destroy(Profile *p);
 /* Instructions [from, to) of block e retired, in the sampling window or not. */
 void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, bool window);
 void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter);
-/* Write the samples and the per-address counts (sorted by address): instructions retired, those
- * in the sampling window, and the window's cycles (count x the instruction's cost). */
-bool profile_write(const Profile *p, const char *path, const char *arch, Error *err);
+/* Print the samples file (docs/profiling.md) to f: the samples and the per-address counts (sorted
+ * by address): instructions retired, those in the sampling window, and the window's cycles
+ * (count x the instruction's cost).  The caller owns the file and its errors. */
+void profile_print(const Profile *p, const char *arch, FILE *f);
 /* Checkpoints: every block (by address and size, not table order) with its instruction
  * offsets, costs and counts, then the samples in order.  Loading replaces the profile; the
  * samples must name CPUs below ncpus. */

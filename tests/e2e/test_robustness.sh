@@ -125,6 +125,7 @@ expect_lost console-full --console /dev/full "$T/k.elf"
 expect_lost trace-full --trace /dev/full "$T/k.elf"
 expect_lost samples-full --samples /dev/full "$GUESTS/ppc32/oprofile.elf"
 expect_lost guest-trace-full --guest-trace /dev/full "$GUESTS/x86_64/ftrace.elf"
+expect_lost save-at-full --max-cycles 2000000 --save-at 100000:/dev/full "$GUESTS/x86_64/loop.elf"
 # a regular file on a full disk (a file size limit stands in for it): the old file survives
 echo OLD >"$T/big.trace"
 (ulimit -f 1; trap '' XFSZ; exec "$PMUSIM" run --trace "$T/big.trace" "$GUESTS/x86_64/trap.elf") \
@@ -133,6 +134,28 @@ check "file size limit: status 7" [ $? = 7 ]
 check "file size limit: message" grep -q "^pmusim: --trace .*write error" "$T/fsz.err"
 check "file size limit: the old trace is intact" [ "$(cat "$T/big.trace")" = OLD ]
 check "file size limit: no temporary left" [ -z "$(ls "$T" | grep pmusim-)" ]
+# every whole-file output goes through a temporary file: a failed write leaves the old file
+for o in "--samples:ppc32/oprofile.elf" "--guest-trace:x86_64/ftrace.elf" "--save-at 100000::x86_64/loop.elf"; do
+    opt=${o%%:*} elf=${o##*:}
+    name=$(echo "$opt" | tr -dc 'a-z')
+    echo OLD >"$T/old.$name"
+    case $opt in --save-at*) args="$opt:$T/old.$name" ;; *) args="$opt $T/old.$name" ;; esac
+    # shellcheck disable=SC2086 # $args: an option and its value
+    (ulimit -f 1; trap '' XFSZ; exec "$PMUSIM" run --max-cycles 20000000 $args "$GUESTS/$elf") >/dev/null 2>"$T/fsz-$name.err"
+    st=$?
+    check "$opt, file size limit: status 7 (got $st)" [ $st = 7 ]
+    check "$opt, file size limit: the message names it" grep -q "^pmusim: ${opt%% *} .*write error" "$T/fsz-$name.err"
+    check "$opt, file size limit: the old file is intact" [ "$(cat "$T/old.$name")" = OLD ]
+done
+check "file size limits: no temporary left" [ -z "$(ls "$T" | grep pmusim-)" ]
+# an output named through a symbolic link: the link stays, its target gets the output
+mkdir -p "$T/real"
+echo OLD >"$T/real/t.trace"
+ln -sf "$T/real/t.trace" "$T/link.trace"
+run "$T/link" run --trace "$T/link.trace" "$GUESTS/x86_64/trap.elf"
+check "--trace through a link: the link is still a link" [ -L "$T/link.trace" ]
+check "--trace through a link: its target holds the trace" grep -q " exit status=" "$T/real/t.trace"
+check "--trace through a link: no temporary left" [ -z "$(ls "$T/real" | grep pmusim-)" ]
 
 # ---- instruction fetch from a device window is the architecture's fault (defect 10)
 printf '\270\000\000\340\376\377\340' >"$T/dev-x86.bin"        # mov eax, 0xfee00000; jmp rax
