@@ -212,6 +212,23 @@ typedef struct Sec {
     uint64_t flags, addr, offset, size, link, info, align, entsize;
 } Sec;
 
+/* An Elf64_Shdr or Elf32_Shdr at `at`: the same fields in the same order, flags, addr, offset,
+ * size, addralign and entsize 8 or 4 bytes wide by the class. */
+static void put_shdr(Buf *b, size_t at, bool is64, uint32_t name, const Sec *s)
+{
+    unsigned w = is64 ? 8 : 4;
+    const uint64_t wide[] = { s->flags, s->addr, s->offset, s->size };
+    put(b, at, 4, name);
+    put(b, at + 4, 4, s->type);
+    at += 8;
+    for (int i = 0; i < 4; i++, at += w)
+        put(b, at, w, wide[i]);
+    put(b, at, 4, s->link);
+    put(b, at + 4, 4, s->info);
+    put(b, at + 8, w, s->align);
+    put(b, at + 8 + w, w, s->entsize);
+}
+
 uint8_t *fz_tiny_elf(Arch arch, bool sites, size_t *len)
 {
     bool is64 = arch != ARCH_PPC32;
@@ -308,33 +325,8 @@ uint8_t *fz_tiny_elf(Arch arch, bool sites, size_t *len)
     name_off[0] = 0;
     secs[n - 1].size = sn;
     size_t shoff = (shstr + sn + 7) & ~(size_t)7;
-    for (int i = 0; i < n; i++) {
-        size_t e = shoff + (size_t)i * shsize;
-        const Sec *s = &secs[i];
-        if (is64) {
-            put(&b, e, 4, name_off[i]);
-            put(&b, e + 4, 4, s->type);
-            put(&b, e + 8, 8, s->flags);
-            put(&b, e + 16, 8, s->addr);
-            put(&b, e + 24, 8, s->offset);
-            put(&b, e + 32, 8, s->size);
-            put(&b, e + 40, 4, s->link);
-            put(&b, e + 44, 4, s->info);
-            put(&b, e + 48, 8, s->align);
-            put(&b, e + 56, 8, s->entsize);
-        } else {
-            put(&b, e, 4, name_off[i]);
-            put(&b, e + 4, 4, s->type);
-            put(&b, e + 8, 4, s->flags);
-            put(&b, e + 12, 4, s->addr);
-            put(&b, e + 16, 4, s->offset);
-            put(&b, e + 20, 4, s->size);
-            put(&b, e + 24, 4, s->link);
-            put(&b, e + 28, 4, s->info);
-            put(&b, e + 32, 4, s->align);
-            put(&b, e + 36, 4, s->entsize);
-        }
-    }
+    for (int i = 0; i < n; i++)
+        put_shdr(&b, shoff + (size_t)i * shsize, is64, name_off[i], &secs[i]);
 
     /* ELF header and the one program header */
     static const uint8_t ident[] = { 0x7f, 'E', 'L', 'F' };
