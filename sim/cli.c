@@ -1,4 +1,5 @@
-/* cli.c — the option table of `pmusim [run]`, its parser (getopt_long) and its --help text. */
+/* cli.c — the option tables of `pmusim [run]` and `pmusim report`, one parser for both
+ * (getopt_long) and the --help text each prints. */
 #include "sim/cli.h"
 
 #include <errno.h>
@@ -15,60 +16,98 @@ enum {
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_TRACE, O_CHECK_PATCHING, O_STRICT, O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
     O_VERSION,
+    O_TRUTH, O_FOLDED,              /* pmusim report */
 };
 
 typedef struct CliOption {
     const char *name;
     const char *arg;                /* the value's name in --help; NULL: a flag */
     int id;
+    bool optional;                  /* the value may be left out (--name or --name=VALUE) */
     const char *group;              /* a heading printed before this option, or NULL */
     const char *help;               /* '\n' continues on the next line */
 } CliOption;
 
-static const CliOption options[] = {
-    { "arch", "ARCH", O_ARCH, "Machine:", "x86_64, arm64 or ppc32 (default: from the ELF)" },
-    { "machine", "FILE", O_MACHINE, NULL, "device tree (.dts or .dtb) replacing the built-in board" },
-    { "cpus", "N", O_CPUS, NULL, "number of CPUs, 1 to 16 (clones the first cpu node)" },
-    { "cpu-model", "NAME", O_CPU_MODEL, NULL,
+static const CliOption run_options[] = {
+    { "arch", "ARCH", O_ARCH, false, "Machine:", "x86_64, arm64 or ppc32 (default: from the ELF)" },
+    { "machine", "FILE", O_MACHINE, false, NULL, "device tree (.dts or .dtb) replacing the built-in board" },
+    { "cpus", "N", O_CPUS, false, NULL, "number of CPUs, 1 to 16 (clones the first cpu node)" },
+    { "cpu-model", "NAME", O_CPU_MODEL, false, NULL,
       "x86_64: generic (default), core2duo; arm64: cortex-a57\n(default), cortex-a53, cortex-a72; ppc32: mpc7450 (default),\nmpc7447a" },
-    { "bootargs", "STR", O_BOOTARGS, NULL, "/chosen/bootargs" },
-    { "dump-dtb", NULL, O_DUMP_DTB, NULL, "print the effective device tree as DTS and exit" },
-    { "load-addr", "ADDR", O_LOAD_ADDR, "Guest image:", "KERNEL is a raw binary loaded at ADDR (needs --arch)" },
-    { "entry", "ADDR", O_ENTRY, NULL, "entry point (default: the ELF entry or the load address)" },
-    { "quantum", "CYCLES", O_QUANTUM, "Run:", "scheduling quantum, 1 to 2^32 (default 100000)" },
-    { "max-insns", "N", O_MAX_INSNS, NULL, "stop after exactly N instructions (all CPUs together), N <= 2^62" },
-    { "max-cycles", "N", O_MAX_CYCLES, NULL, "stop when simulated time reaches N cycles, N <= 2^62" },
-    { "console", "FILE", O_CONSOLE, NULL, "guest console output to FILE instead of stdout" },
-    { "trace", "FILE", O_TRACE, NULL, "event trace (docs/trace-format.md)" },
-    { "check-patching", NULL, O_CHECK_PATCHING, NULL,
+    { "bootargs", "STR", O_BOOTARGS, false, NULL, "/chosen/bootargs" },
+    { "dump-dtb", NULL, O_DUMP_DTB, false, NULL, "print the effective device tree as DTS and exit" },
+    { "load-addr", "ADDR", O_LOAD_ADDR, false, "Guest image:", "KERNEL is a raw binary loaded at ADDR (needs --arch)" },
+    { "entry", "ADDR", O_ENTRY, false, NULL, "entry point (default: the ELF entry or the load address)" },
+    { "quantum", "CYCLES", O_QUANTUM, false, "Run:", "scheduling quantum, 1 to 2^32 (default 100000)" },
+    { "max-insns", "N", O_MAX_INSNS, false, NULL, "stop after exactly N instructions (all CPUs together), N <= 2^62" },
+    { "max-cycles", "N", O_MAX_CYCLES, false, NULL, "stop when simulated time reaches N cycles, N <= 2^62" },
+    { "console", "FILE", O_CONSOLE, false, NULL, "guest console output to FILE instead of stdout" },
+    { "trace", "FILE", O_TRACE, false, NULL, "event trace (docs/trace-format.md)" },
+    { "check-patching", NULL, O_CHECK_PATCHING, false, NULL,
       "validate every write to guest code against the image's patch\nsites and the architecture's rules; summary on stderr\n(docs/patching.md)" },
-    { "strict", NULL, O_STRICT, NULL, "with --check-patching: violations make the exit status 6" },
-    { "icache", "MODE", O_ICACHE, NULL,
+    { "strict", NULL, O_STRICT, false, NULL, "with --check-patching: violations make the exit status 6" },
+    { "icache", "MODE", O_ICACHE, false, NULL,
       "coherent (default) or strict: arm64/ppc32 CPUs fetch the old\ninstruction until the cache maintenance is done (implies\n--check-patching)" },
-    { "guest-trace", "FILE", O_GUEST_TRACE, NULL,
+    { "guest-trace", "FILE", O_GUEST_TRACE, false, NULL,
       "the guest's trace rings at the end, in ftrace's function /\nfunction_graph text format (docs/trace-format.md)" },
-    { "samples", "FILE", O_SAMPLES, NULL, "PMU samples and the exact instruction profile, for\n`pmusim report` (docs/profiling.md)" },
-    { "stats", NULL, O_STATS, NULL, "per-CPU instruction and cycle counts on stderr at the end" },
-    { "save-at", "CYCLE:FILE", O_SAVE_AT, NULL, "write a checkpoint at the first quantum boundary >= CYCLE" },
-    { "restore", "FILE", O_RESTORE, NULL, "continue from a checkpoint (same machine and image)" },
-    { "semihosting", NULL, O_SEMIHOSTING, NULL, "arm64: hlt #0xf000 semihosting (exit, writec, write0)" },
-    { "icount-check", NULL, O_ICOUNT_CHECK, NULL, "also count instructions one by one and compare (test aid)" },
-    { "help", NULL, O_HELP, "Other:", "this text (also -h)" },
-    { "version", NULL, O_VERSION, NULL, "the version" },
+    { "samples", "FILE", O_SAMPLES, false, NULL, "PMU samples and the exact instruction profile, for\n`pmusim report` (docs/profiling.md)" },
+    { "stats", NULL, O_STATS, false, NULL, "per-CPU instruction and cycle counts on stderr at the end" },
+    { "save-at", "CYCLE:FILE", O_SAVE_AT, false, NULL, "write a checkpoint at the first quantum boundary >= CYCLE" },
+    { "restore", "FILE", O_RESTORE, false, NULL, "continue from a checkpoint (same machine and image)" },
+    { "semihosting", NULL, O_SEMIHOSTING, false, NULL, "arm64: hlt #0xf000 semihosting (exit, writec, write0)" },
+    { "icount-check", NULL, O_ICOUNT_CHECK, false, NULL, "also count instructions one by one and compare (test aid)" },
+    { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
+    { "version", NULL, O_VERSION, false, NULL, "the version" },
+};
+
+static const CliOption report_options[] = {
+    { "truth", "MODE", O_TRUTH, true, "Report:",
+      "add each symbol's exact share: MODE insns (default), of the\ninstructions retired while a sampling counter counted;\ncycles, of their cycles" },
+    { "folded", NULL, O_FOLDED, false, NULL, "one line per symbol, app;image;symbol COUNT (flame graphs)" },
+    { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
+};
+
+#define CLI_MAX_OPTIONS 48
+
+typedef struct CliCommand {
+    const char *name;               /* in messages: "pmusim", "pmusim report" */
+    const char *usage;              /* the usage lines, before the options */
+    const char *footer;             /* after them, or NULL */
+    const CliOption *opts;
+    size_t n;
+} CliCommand;
+
+static const CliCommand run_command = {
+    "pmusim",
+    "usage: pmusim [run] [options] KERNEL\n"
+    "       pmusim --dump-dtb [options] [KERNEL]\n"
+    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n",
+    "\nExit status: the guest's; 2 bad input; 3 a --max-* limit; 4 the guest hung or died;\n"
+    "5 internal error; 6 patching violations with --strict; 7 an output could not be\n"
+    "written completely (docs/guest-abi.md).\n",
+    run_options, ARRAY_SIZE(run_options),
+};
+
+static const CliCommand report_command = {
+    "pmusim report",
+    "usage: pmusim report [options] GUEST.elf SAMPLES\n"
+    "the samples of a --samples run by symbol of GUEST.elf, as opreport prints them\n"
+    "(docs/profiling.md)\n",
+    "\nExit status: 0; 2 bad input.\n",
+    report_options, ARRAY_SIZE(report_options),
 };
 
 #define HELP_COLUMN 27
 
-void cli_usage(FILE *f)
+static void print_usage(const CliCommand *cmd, FILE *f)
 {
-    fputs("usage: pmusim [run] [options] KERNEL\n"
-          "       pmusim --dump-dtb [options] [KERNEL]\n"
-          "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n", f);
-    for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
-        const CliOption *o = &options[i];
+    fputs(cmd->usage, f);
+    for (size_t i = 0; i < cmd->n; i++) {
+        const CliOption *o = &cmd->opts[i];
         if (o->group)
             fprintf(f, "%s%s\n", i ? "" : "\n", o->group);
-        int n = fprintf(f, "  --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        int n = fprintf(f, "  --%s%s%s%s", o->name, !o->arg ? "" : o->optional ? "[=" : " ", o->arg ? o->arg : "",
+                        o->optional ? "]" : "");
         for (const char *h = o->help; *h;) {
             const char *nl = strchr(h, '\n');
             int len = nl ? (int)(nl - h) : (int)strlen(h);
@@ -77,9 +116,18 @@ void cli_usage(FILE *f)
             h += len + (nl != NULL);
         }
     }
-    fputs("\nExit status: the guest's; 2 bad input; 3 a --max-* limit; 4 the guest hung or died;\n"
-          "5 internal error; 6 patching violations with --strict; 7 an output could not be\n"
-          "written completely (docs/guest-abi.md).\n", f);
+    if (cmd->footer)
+        fputs(cmd->footer, f);
+}
+
+void cli_usage(FILE *f)
+{
+    print_usage(&run_command, f);
+}
+
+void cli_report_usage(FILE *f)
+{
+    print_usage(&report_command, f);
 }
 
 bool cli_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
@@ -186,11 +234,11 @@ static bool apply_flag(Cli *cli, int id)
     return false;
 }
 
-static const CliOption *option_by_id(int id)
+static const CliOption *option_by_id(const CliCommand *cmd, int id)
 {
-    for (size_t i = 0; i < ARRAY_SIZE(options); i++)
-        if (options[i].id == id)
-            return &options[i];
+    for (size_t i = 0; i < cmd->n; i++)
+        if (cmd->opts[i].id == id)
+            return &cmd->opts[i];
     return NULL;
 }
 
@@ -208,36 +256,124 @@ static bool check_combination(Cli *cli, FILE *err)
     return true;
 }
 
-bool cli_parse(int argc, char **argv, Cli *cli, FILE *err)
+/* What a command does with what getopt_long finds: an option (val: its value, NULL for a flag or
+ * an optional value left out), an operand; false after one message on err. */
+typedef struct CliHandler {
+    bool (*option)(void *ctx, int id, const char *val, FILE *err);
+    bool (*operand)(void *ctx, const char *arg, FILE *err);
+    bool (*done)(void *ctx);        /* stop early (--help, --version) */
+} CliHandler;
+
+/* The one getopt_long loop, over cmd's table. */
+static bool parse_with(const CliCommand *cmd, int argc, char **argv, const CliHandler *h, void *ctx, FILE *err)
 {
-    struct option lopts[ARRAY_SIZE(options) + 1];
+    struct option lopts[CLI_MAX_OPTIONS + 1];
     memset(lopts, 0, sizeof lopts);
-    for (size_t i = 0; i < ARRAY_SIZE(options); i++)
-        lopts[i] = (struct option){ options[i].name, options[i].arg ? required_argument : no_argument, NULL,
-                                    options[i].id };
-    memset(cli, 0, sizeof *cli);
-    cli->cfg.arch = ARCH_NONE;
+    if (cmd->n > CLI_MAX_OPTIONS)
+        return bad(err, "internal: %s has more than %s options", cmd->name, "CLI_MAX_OPTIONS");
+    for (size_t i = 0; i < cmd->n; i++) {
+        const CliOption *o = &cmd->opts[i];
+        int has = !o->arg ? no_argument : o->optional ? optional_argument : required_argument;
+        lopts[i] = (struct option){ o->name, has, NULL, o->id };
+    }
     opterr = 0;
     optind = 0;                     /* glibc: start afresh (the fuzzing harness parses again and again) */
     /* '-': operands come back in order as 1 whatever POSIXLY_CORRECT says; ':': a missing value is ':' */
     for (int id; (id = getopt_long(argc, argv, "-:h", lopts, NULL)) != -1;) {
         const char *arg = argv[optind - 1];
-        if (id == 1) {
-            if (cli->cfg.kernel)
-                return bad(err, "more than one KERNEL: %s and %s", cli->cfg.kernel, optarg);
-            cli->cfg.kernel = optarg;
-        } else if (id == ':') {
-            return bad(err, "option %s needs a value%s", arg, "");
-        } else if (id == '?') {
-            return bad(err, "unknown option %s (see pmusim --help)%s", arg, "");
-        } else if (option_by_id(id) && option_by_id(id)->arg) {
-            if (!apply_value(cli, id, optarg, err))
-                return false;
-        } else if (!apply_flag(cli, id)) {
-            return bad(err, "unknown option %s (see pmusim --help)%s", arg, "");
-        }
-        if (cli->action == CLI_HELP || cli->action == CLI_VERSION)
+        const CliOption *o = option_by_id(cmd, id);
+        bool ok;
+        if (id == 1)
+            ok = h->operand(ctx, optarg, err);
+        else if (id == ':')
+            ok = bad(err, "option %s needs a value%s", arg, "");
+        else if (!o)
+            ok = bad(err, "unknown option %s (see %s --help)", arg, cmd->name);
+        else
+            ok = h->option(ctx, id, o->arg ? optarg : NULL, err);
+        if (!ok)
+            return false;
+        if (h->done && h->done(ctx))
             return true;
     }
-    return check_combination(cli, err);
+    return true;
+}
+
+/* ------------------------------------------------------------------ pmusim [run] */
+
+static bool run_option(void *ctx, int id, const char *val, FILE *err)
+{
+    return val ? apply_value(ctx, id, val, err) : apply_flag(ctx, id);
+}
+
+static bool run_operand(void *ctx, const char *arg, FILE *err)
+{
+    Cli *cli = ctx;
+    if (cli->cfg.kernel)
+        return bad(err, "more than one KERNEL: %s and %s", cli->cfg.kernel, arg);
+    cli->cfg.kernel = arg;
+    return true;
+}
+
+static bool run_done(void *ctx)
+{
+    const Cli *cli = ctx;
+    return cli->action == CLI_HELP || cli->action == CLI_VERSION;
+}
+
+bool cli_parse(int argc, char **argv, Cli *cli, FILE *err)
+{
+    static const CliHandler h = { run_option, run_operand, run_done };
+    memset(cli, 0, sizeof *cli);
+    cli->cfg.arch = ARCH_NONE;
+    if (!parse_with(&run_command, argc, argv, &h, cli, err))
+        return false;
+    return run_done(cli) || check_combination(cli, err);
+}
+
+/* ------------------------------------------------------------------ pmusim report */
+
+static bool report_option(void *ctx, int id, const char *val, FILE *err)
+{
+    CliReport *r = ctx;
+    switch (id) {
+    case O_HELP:
+        r->help = true;
+        return true;
+    case O_FOLDED:
+        r->folded = true;
+        return true;
+    case O_TRUTH:
+        r->truth = true;
+        r->by_cycles = val && !strcmp(val, "cycles");
+        return !val || r->by_cycles || !strcmp(val, "insns") ||
+               bad(err, "--truth=%s: expected insns or cycles%s", val, "");
+    }
+    return bad(err, "internal: a report option has no handler%s%s", "", "");
+}
+
+static bool report_operand(void *ctx, const char *arg, FILE *err)
+{
+    CliReport *r = ctx;
+    if (r->samples)
+        return bad(err, "report: too many arguments (%s)%s", arg, "");
+    *(r->elf ? &r->samples : &r->elf) = arg;
+    return true;
+}
+
+static bool report_done(void *ctx)
+{
+    return ((const CliReport *)ctx)->help;
+}
+
+bool cli_parse_report(int argc, char **argv, CliReport *r, FILE *err)
+{
+    static const CliHandler h = { report_option, report_operand, report_done };
+    memset(r, 0, sizeof *r);
+    if (!parse_with(&report_command, argc, argv, &h, r, err))
+        return false;
+    if (r->help || r->samples)
+        return true;
+    cli_report_usage(err);
+    return false;
 }

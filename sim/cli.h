@@ -1,6 +1,6 @@
-/* cli.h — the command line of `pmusim [run]` and `pmusim --dump-dtb`.
+/* cli.h — the command lines of `pmusim [run]`, `pmusim --dump-dtb` and `pmusim report`.
  *
- * One option table (cli.c) gives getopt_long its options and --help its text.  Parsing has no
+ * One option table per command (cli.c) gives getopt_long its options and --help its text.  Parsing has no
  * side effect: it fills a Cli, opens no file and never exits, so the fuzzing harness can call it
  * on any argv.  Every number is checked whole: digits only (decimal or 0x hex), no sign, no
  * overflow, inside the option's documented range.
@@ -30,6 +30,19 @@ bool cli_parse(int argc, char **argv, Cli *cli, FILE *err);
 
 /* The usage text, generated from the option table. */
 void cli_usage(FILE *f);
+
+/* `pmusim report [options] GUEST.elf SAMPLES` */
+typedef struct CliReport {
+    const char *elf, *samples;
+    bool truth;                     /* --truth[=insns|cycles] */
+    bool by_cycles;                 /* --truth=cycles */
+    bool folded;                    /* --folded */
+    bool help;                      /* --help: usage printed on stdout */
+} CliReport;
+
+/* Parse the arguments after "report" (argv[0] is "report"); as cli_parse. */
+bool cli_parse_report(int argc, char **argv, CliReport *r, FILE *err);
+void cli_report_usage(FILE *f);
 
 /* A whole unsigned number (decimal or 0x hex) within [lo, hi]. */
 bool cli_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);

@@ -147,7 +147,7 @@ static int finish_stdout(int status)
 static int dispatch(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "report"))
-        return report_main(argc - 2, argv + 2);
+        return report_main(argc - 1, argv + 1);
     bool sub = argc > 1 && !strcmp(argv[1], "run");
     Cli cli;
     if (!cli_parse(argc - sub, argv + sub, &cli, stderr))

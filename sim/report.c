@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/cli.h"
 #include "sim/loader.h"
 
 typedef struct Row {
@@ -187,31 +188,15 @@ static bool has_samples(const Report *r, const char *sym)
 
 int report_main(int argc, char **argv)
 {
-    const char *elf = NULL, *samples = NULL;
-    bool truth = false, folded = false, by_cycles = false;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--truth") || !strcmp(argv[i], "--truth=insns"))
-            truth = true;
-        else if (!strcmp(argv[i], "--truth=cycles"))
-            truth = by_cycles = true;
-        else if (!strcmp(argv[i], "--folded"))
-            folded = true;
-        else if (argv[i][0] == '-') {
-            fprintf(stderr, "pmusim report: unknown option %s\n", argv[i]);
-            return EXIT_USAGE;
-        } else if (!elf)
-            elf = argv[i];
-        else if (!samples)
-            samples = argv[i];
-        else {
-            fprintf(stderr, "pmusim report: too many arguments (%s)\n", argv[i]);
-            return EXIT_USAGE;
-        }
-    }
-    if (!elf || !samples) {
-        fprintf(stderr, "usage: pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n");
+    CliReport a;
+    if (!cli_parse_report(argc, argv, &a, stderr))
         return EXIT_USAGE;
+    if (a.help) {
+        cli_report_usage(stdout);
+        return 0;
     }
+    const char *elf = a.elf, *samples = a.samples;
+    bool truth = a.truth, folded = a.folded, by_cycles = a.by_cycles;
     Report r = { .by_cycles = by_cycles };
     Error err = { { 0 } };
     if (!image_load_elf(&r.im, elf, &err) || !parse(&r, samples, &err)) {

@@ -4,7 +4,7 @@
 
 #include "sim/common.h"
 
-/* argv: the arguments after "report"; returns the process exit status. */
+/* argv[0] is "report", then its arguments (sim/cli.h); returns the process exit status. */
 int report_main(int argc, char **argv);
 
 #endif

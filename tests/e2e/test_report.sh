@@ -34,4 +34,17 @@ run "$T/r2" report "$ELF" "$T/notsamples"
 check "report: not a samples file" grep -q "notsamples:1: not a pmusim samples file" "$T/r2.err"
 run "$T/r3" report "$T/notsamples" "$T/a.samples"
 check "report: a bad ELF is refused (status 2)" [ "$(cat "$T/r3.status")" = 2 ]
+# the command line: one option table with its --help, options anywhere, values checked
+run "$T/h" report --help
+check "report --help: status 0" [ "$(cat "$T/h.status")" = 0 ]
+check "report --help: the usage on stdout, from the table" grep -q "^  --truth\[=MODE\]" "$T/h.out"
+run "$T/u" report "$ELF"
+check "report without SAMPLES: status 2 and the usage" \
+    sh -c '[ "$(cat "$1.status")" = 2 ] && grep -q "^usage: pmusim report" "$1.err"' - "$T/u"
+run "$T/o" report --frobnicate "$ELF" "$T/a.samples"
+check "report: an unknown option is named" grep -q "unknown option --frobnicate (see pmusim report --help)" "$T/o.err"
+run "$T/m" report --truth=bogus "$ELF" "$T/a.samples"
+check "report --truth=bogus: refused" grep -q "truth=bogus: expected insns or cycles" "$T/m.err"
+"$PMUSIM" report --folded "$ELF" "$T/a.samples" >"$T/folded2" 2>&1
+check "report: options before the operands work as after" cmp -s "$T/folded" "$T/folded2"
 finish

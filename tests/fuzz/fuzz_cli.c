@@ -1,7 +1,8 @@
-/* fuzz_cli.c — option parsing (sim/cli.h: cli_parse, cli_number).
+/* fuzz_cli.c — option parsing (sim/cli.h: cli_parse, cli_parse_report, cli_number).
  *
  * Input: the arguments after the program name, separated by NUL bytes ("--cpus\0" "4\0" "k.elf").
- * A first argument "run" is dropped as main() does.  cli_parse() must accept them or refuse them
+ * A first argument "run" is dropped as main() does; a first argument "report" selects
+ * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments).  cli_parse() must accept them or refuse them
  * with one message ("pmusim: ..." or the usage text) on its error stream, with no side effect;
  * what it accepts must hold the documented ranges (--cpus 1 to 16, --quantum 1 to 2^32, --max-*
  * up to 2^62, --load-addr only with --arch, --strict and --icache=strict imply
@@ -78,6 +79,66 @@ static void check_number(const char *s)
     }
 }
 
+/* One message that says what it is, or none when the arguments were accepted. */
+static void check_message(const char *fn, bool ok, const char *msg, size_t msglen)
+{
+    if (ok && msglen)
+        fz_fail("%s accepted the arguments but wrote \"%s\"", fn, msg);
+    if (!ok && strncmp(msg, "pmusim: ", 8) && strncmp(msg, "usage: ", 7))
+        fz_fail("%s refused the arguments with \"%s\"", fn, msg);
+}
+
+static void check_usage(void (*usage)(FILE *f))
+{
+    char *msg = NULL;
+    size_t msglen = 0;
+    FILE *f = open_memstream(&msg, &msglen);
+    usage(f);
+    fclose(f);
+    if (!msglen)
+        fz_fail("a usage text is empty");
+    free(msg);
+}
+
+static void parse_run(int argc, char **argv)
+{
+    int sub = argc > 1 && !strcmp(argv[1], "run");
+    char *msg = NULL;
+    size_t msglen = 0;
+    FILE *err = open_memstream(&msg, &msglen);
+    Cli cli;
+    bool ok = cli_parse(argc - sub, argv + sub, &cli, err);
+    fclose(err);
+    check_message("cli_parse", ok, msg, msglen);
+    free(msg);
+    if (ok)
+        check_config(&cli);
+    if (ok && cli.action == CLI_HELP)
+        check_usage(cli_usage);
+}
+
+/* `pmusim report`: GUEST.elf and SAMPLES from the arguments, --truth=cycles implying --truth. */
+static void parse_report(int argc, char **argv)
+{
+    char *msg = NULL;
+    size_t msglen = 0;
+    FILE *err = open_memstream(&msg, &msglen);
+    CliReport r;
+    bool ok = cli_parse_report(argc, argv, &r, err);
+    fclose(err);
+    check_message("cli_parse_report", ok, msg, msglen);
+    free(msg);
+    if (ok && r.help) {
+        check_usage(cli_report_usage);
+        return;
+    }
+    if (ok && (!r.elf || !r.samples || (r.by_cycles && !r.truth)))
+        fz_fail("cli_parse_report accepted GUEST.elf %s, SAMPLES %s, truth %d, by cycles %d", r.elf ? r.elf : "none",
+                r.samples ? r.samples : "none", r.truth, r.by_cycles);
+    inside("GUEST.elf", r.elf);
+    inside("SAMPLES", r.samples);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 4096)
@@ -99,29 +160,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 1; i < argc; i++)
         check_number(argv[i]);
 
-    int sub = argc > 1 && !strcmp(argv[1], "run");
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *err = open_memstream(&msg, &msglen);
-    Cli cli;
-    bool ok = cli_parse(argc - sub, argv + sub, &cli, err);
-    fclose(err);
-    if (ok) {
-        if (msglen)
-            fz_fail("cli_parse accepted the arguments but wrote \"%s\"", msg);
-        check_config(&cli);
-    } else if (strncmp(msg, "pmusim: ", 8) && strncmp(msg, "usage: ", 7)) {
-        fz_fail("cli_parse refused the arguments with \"%s\"", msg);
-    }
-    free(msg);
-    if (ok && cli.action == CLI_HELP) {
-        err = open_memstream(&msg, &msglen);
-        cli_usage(err);
-        fclose(err);
-        if (!msglen)
-            fz_fail("cli_usage printed nothing");
-        free(msg);
-    }
+    if (argc > 1 && !strcmp(argv[1], "report"))
+        parse_report(argc - 1, argv + 1);
+    else
+        parse_run(argc, argv);
     free(buf);
     return 0;
 }

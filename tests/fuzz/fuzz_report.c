@@ -14,6 +14,27 @@
 #include "fuzz.h"
 #include "sim/report.h"
 
+static int report(const char *elf, const char *samples, const char *opt1, const char *opt2)
+{
+    char *argv[] = { (char *)"report", (char *)elf, (char *)samples, (char *)opt1, (char *)opt2, NULL };
+    int argc = opt2 ? 5 : 4;
+    int rc = report_main(argc, argv);
+    fflush(stdout);
+    if (rc != 0 && rc != EXIT_USAGE)
+        fz_fail("pmusim report %s %s %s: exit status %d (0 or 2 expected)", elf, samples, opt1, rc);
+    return rc;
+}
+
+/* The harness must reach the samples reader: a valid file is reported (status 0), or every input
+ * would be refused before it is read and the harness would test nothing. */
+static void check_reaches_reader(void)
+{
+    static const char ok[] = "# pmusim samples 1 arch=x86_64 samples=0\n";
+    const char *path = fz_file("input.samples", ok, sizeof ok - 1);
+    if (report(fz_tiny_elf_path(ARCH_X86_64, false), path, "--truth", NULL) != 0)
+        fz_fail("pmusim report refuses a valid samples file: the harness does not reach the reader");
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     fz_tiny_elf_path(ARCH_X86_64, false);
@@ -24,17 +45,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
         fz_fail("cannot send standard output to /dev/null");
     close(fd);
+    check_reaches_reader();
     return 0;
-}
-
-static void report(const char *elf, const char *samples, const char *opt1, const char *opt2)
-{
-    char *argv[] = { (char *)elf, (char *)samples, (char *)opt1, (char *)opt2, NULL };
-    int argc = opt2 ? 4 : 3;
-    int rc = report_main(argc, argv);
-    fflush(stdout);
-    if (rc != 0 && rc != EXIT_USAGE)
-        fz_fail("pmusim report %s %s %s: exit status %d (0 or 2 expected)", elf, samples, opt1, rc);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

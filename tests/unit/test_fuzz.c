@@ -121,10 +121,10 @@ END_TEST
 
 static int report(const char *elf, const char *samples)
 {
-    char *argv[] = { (char *)elf, (char *)samples, (char *)"--truth", NULL };
+    char *argv[] = { (char *)"report", (char *)elf, (char *)samples, (char *)"--truth", NULL };
     FILE *saved = stdout;
     stdout = fopen("/dev/null", "w");
-    int rc = report_main(3, argv);
+    int rc = report_main(4, argv);
     fclose(stdout);
     stdout = saved;
     return rc;
