@@ -49,7 +49,7 @@ void blockcache_invalidate(BlockCache *bc, uint64_t start, uint64_t end);
  * hot path needs no load for the mask. */
 static inline uint32_t blockcache_index(uint64_t pc)
 {
-    return (uint32_t)((pc * 0x9E3779B97F4A7C15ull) >> (64 - BLOCKCACHE_LOG2));
+    return hash_fib(pc, BLOCKCACHE_LOG2);
 }
 
 /* Space for n instruction records; flushes the whole cache first when the arena is full

@@ -115,7 +115,7 @@ void vcpu_internal_error(Cpu *c, const char *fmt, ...)
 static TrapSite *trap_slot(Cpu *c, uint64_t pc)
 {
     uint32_t mask = c->traps_cap - 1;
-    for (uint32_t i = (uint32_t)(pc * 0x9E3779B97F4A7C15ull >> 40) & mask;; i = (i + 1) & mask)
+    for (uint32_t i = hash_fib(pc, 24) & mask;; i = (i + 1) & mask)
         if (c->traps[i].pc == pc || !c->traps[i].len)
             return &c->traps[i];
 }

@@ -132,11 +132,6 @@ void clk_destroy(Clock *c)
     evq_destroy(&c->global);
 }
 
-void clk_schedule_global(Clock *c, Event *ev, uint64_t when)
-{
-    evq_insert(&c->global, ev, when, clk_next_seq(c));
-}
-
 uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c)
 {
     return (uint64_t)((unsigned __int128)a * b / c);

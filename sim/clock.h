@@ -72,8 +72,6 @@ typedef struct Clock {
 void clk_init(Clock *c, uint64_t quantum, uint64_t freq_hz);
 void clk_destroy(Clock *c);
 static inline uint64_t clk_next_seq(Clock *c) { return c->seq++; }
-/* Schedule a machine-wide event at cycle `when`. */
-void clk_schedule_global(Clock *c, Event *ev, uint64_t when);
 
 /* (a * b) / c without overflow, rounding down: converting between clock domains. */
 uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c);

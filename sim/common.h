@@ -42,6 +42,14 @@ enum {
     EXIT_OUTPUT = 7,    /* an output file could not be written completely */
 };
 
+/* Fibonacci hashing (Knuth, TAOCP vol. 3, section 6.4, "multiplicative hashing"): multiply by
+ * 2^64 / phi (odd) and keep the top `bits` bits; nearby addresses land far apart in a table. */
+#define HASH_FIB64 0x9E3779B97F4A7C15ull
+static inline uint32_t hash_fib(uint64_t key, unsigned bits)
+{
+    return (uint32_t)((key * HASH_FIB64) >> (64 - bits));
+}
+
 static inline uint64_t load_be(const uint8_t *p, unsigned n)
 {
     uint64_t v = 0;

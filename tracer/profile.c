@@ -32,7 +32,7 @@ void profile_destroy(Profile *p)
 static ProfBlock *slot(ProfBlock *tab, uint32_t cap, uint64_t pc, uint32_t size)
 {
     uint32_t mask = cap - 1;
-    for (uint32_t i = (uint32_t)((pc * 0x9E3779B97F4A7C15ull) >> 40) & mask;; i = (i + 1) & mask)
+    for (uint32_t i = hash_fib(pc, 24) & mask;; i = (i + 1) & mask)
         if (!tab[i].size || (tab[i].pc == pc && tab[i].size == size))
             return &tab[i];
 }
