@@ -229,6 +229,22 @@ static void put_shdr(Buf *b, size_t at, bool is64, uint32_t name, const Sec *s)
     put(b, at + 8 + w, w, s->entsize);
 }
 
+/* The one program header: PT_LOAD, RWX, `size` bytes from file offset `off` at `base`, aligned
+ * to 16; Elf64_Phdr has p_flags second, Elf32_Phdr has it seventh. */
+static void put_phdr(Buf *b, size_t at, bool is64, uint64_t off, uint64_t base, uint64_t size)
+{
+    unsigned w = is64 ? 8 : 4;
+    const uint64_t f[] = { off, base, base, size, size, 16 };   /* offset vaddr paddr filesz memsz align */
+    put(b, at, 4, PT_LOAD);
+    if (is64)
+        put(b, at + 4, 4, PF_R | PF_W | PF_X);
+    else
+        put(b, at + 24, 4, PF_R | PF_W | PF_X);
+    at += is64 ? 8 : 4;
+    for (int i = 0; i < 6; i++, at += w)
+        put(b, at + (!is64 && i == 5 ? 4 : 0), w, f[i]);
+}
+
 uint8_t *fz_tiny_elf(Arch arch, bool sites, size_t *len)
 {
     bool is64 = arch != ARCH_PPC32;
@@ -338,44 +354,16 @@ uint8_t *fz_tiny_elf(Arch arch, bool sites, size_t *len)
     put(&b, 16, 2, ET_EXEC);
     put(&b, 18, 2, machine);
     put(&b, 20, 4, EV_CURRENT);
-    size_t ph = ehsize;
-    if (is64) {
-        put(&b, 24, 8, base + T_START);
-        put(&b, 32, 8, ph);
-        put(&b, 40, 8, shoff);
-        put(&b, 52, 2, ehsize);
-        put(&b, 54, 2, phsize);
-        put(&b, 56, 2, 1);
-        put(&b, 58, 2, shsize);
-        put(&b, 60, 2, (unsigned)n);
-        put(&b, 62, 2, (unsigned)n - 1);
-        put(&b, ph, 4, PT_LOAD);
-        put(&b, ph + 4, 4, PF_R | PF_W | PF_X);
-        put(&b, ph + 8, 8, text);
-        put(&b, ph + 16, 8, base);
-        put(&b, ph + 24, 8, base);
-        put(&b, ph + 32, 8, seg_end - text);
-        put(&b, ph + 40, 8, seg_end - text);
-        put(&b, ph + 48, 8, 16);
-    } else {
-        put(&b, 24, 4, base + T_START);
-        put(&b, 28, 4, ph);
-        put(&b, 32, 4, shoff);
-        put(&b, 40, 2, ehsize);
-        put(&b, 42, 2, phsize);
-        put(&b, 44, 2, 1);
-        put(&b, 46, 2, shsize);
-        put(&b, 48, 2, (unsigned)n);
-        put(&b, 50, 2, (unsigned)n - 1);
-        put(&b, ph, 4, PT_LOAD);
-        put(&b, ph + 4, 4, text);
-        put(&b, ph + 8, 4, base);
-        put(&b, ph + 12, 4, base);
-        put(&b, ph + 16, 4, seg_end - text);
-        put(&b, ph + 20, 4, seg_end - text);
-        put(&b, ph + 24, 4, PF_R | PF_W | PF_X);
-        put(&b, ph + 28, 4, 16);
-    }
+    unsigned w = is64 ? 8 : 4;                  /* ELFCLASS64 or 32: the width of addresses and offsets */
+    const uint64_t addrs[] = { base + T_START, ehsize, shoff };     /* e_entry, e_phoff, e_shoff */
+    const uint64_t halves[] = { ehsize, phsize, 1, shsize, (unsigned)n, (unsigned)n - 1 };
+    size_t off = 24;
+    for (int i = 0; i < 3; i++, off += w)
+        put(&b, off, w, addrs[i]);
+    off += 4;                                   /* e_flags: 0 */
+    for (int i = 0; i < 6; i++, off += 2)       /* e_ehsize ... e_shstrndx */
+        put(&b, off, 2, halves[i]);
+    put_phdr(&b, ehsize, is64, text, base, seg_end - text);
     *len = b.len;
     return b.p;
 }

@@ -743,6 +743,21 @@ static uint64_t msr_value(Gen *g, uint32_t msr)
     }
 }
 
+/* wrmsr of v to msr: ecx, then eax/edx, then the wrmsr, of class cls. */
+static void wrmsr_seq(Gen *g, RgClass cls, uint32_t msr, uint64_t v)
+{
+    Seq s = { .n = 0 };
+    XI x = { .n = 0 };
+    seq_add(&s, x_mov_imm(RCX, msr), RG_ALU, "mov");
+    seq_add(&s, x_mov_imm(RAX, (uint32_t)v), RG_ALU, "mov");
+    emit(g, &s);
+    s.n = 0;
+    seq_add(&s, x_mov_imm(RDX, v >> 32), RG_ALU, "mov");
+    xop(&x, 0x0f30);
+    seq_add(&s, x, cls, "wrmsr");
+    emit(g, &s);
+}
+
 static void item_sysreg(Gen *g)
 {
     Rng *r = g->r;
@@ -757,15 +772,7 @@ static void item_sysreg(Gen *g)
         emit(g, &s);
     } else if (k < 7) {                                 /* wrmsr: ecx, then eax/edx, then wrmsr */
         uint32_t msr = pick_msr(g);
-        uint64_t v = msr_value(g, msr);
-        seq_add(&s, x_mov_imm(RCX, msr), RG_ALU, "mov");
-        seq_add(&s, x_mov_imm(RAX, (uint32_t)v), RG_ALU, "mov");
-        emit(g, &s);
-        s.n = 0;
-        seq_add(&s, x_mov_imm(RDX, v >> 32), RG_ALU, "mov");
-        xop(&x, 0x0f30);
-        seq_add(&s, x, RG_SYSREG, "wrmsr");
-        emit(g, &s);
+        wrmsr_seq(g, RG_SYSREG, msr, msr_value(g, msr));
     } else if (k == 7) {                                /* rdpmc */
         static const uint32_t sel[] = { 0, 1, 2, 3, 4, 0x40000000, 0x40000001, 0x40000002, 0x40000003, 0x80000000 };
         seq_add(&s, x_mov_imm(RCX, rng_pct(r, 90) ? sel[rng_below(r, 10)] : (uint32_t)rng_next(r)), RG_ALU, "mov");
@@ -1031,19 +1038,6 @@ static void lapic_write(Gen *g, unsigned reg, unsigned off, uint32_t v)
     emit(g, &s);
 }
 
-static void wrmsr_seq(Gen *g, uint32_t msr, uint64_t v)
-{
-    Seq s = { .n = 0 };
-    XI x = { .n = 0 };
-    seq_add(&s, x_mov_imm(RCX, msr), RG_ALU, "mov");
-    seq_add(&s, x_mov_imm(RAX, (uint32_t)v), RG_ALU, "mov");
-    emit(g, &s);
-    s.n = 0;
-    seq_add(&s, x_mov_imm(RDX, v >> 32), RG_ALU, "mov");
-    xop(&x, 0x0f30);
-    seq_add(&s, x, RG_DEVICE, "wrmsr");
-    emit(g, &s);
-}
 
 static void item_device(Gen *g)
 {
@@ -1066,13 +1060,13 @@ static void item_device(Gen *g)
         lapic_write(g, reg, 0x340, rng_pct(r, 60) ? 0x400 : 32 + rng_below(r, 224));
         unsigned c = rng_below(r, 4);
         static const uint8_t ev[] = { 0x3c, 0xc0, 0xc4, 0xc5 };
-        wrmsr_seq(g, 0x186 + c, ev[rng_below(r, 4)] | 3u << 16 | 1u << 20 | 1u << 22);
-        wrmsr_seq(g, 0xc1 + c, (uint64_t)-(int64_t)rng_range(r, 5, 2000) & 0xffffffffffffull);
+        wrmsr_seq(g, RG_DEVICE, 0x186 + c, ev[rng_below(r, 4)] | 3u << 16 | 1u << 20 | 1u << 22);
+        wrmsr_seq(g, RG_DEVICE, 0xc1 + c, (uint64_t)-(int64_t)rng_range(r, 5, 2000) & 0xffffffffffffull);
         if (rng_pct(r, 40)) {
-            wrmsr_seq(g, 0x38d, 0xaaa & (rng_next(r) | 0x888));
-            wrmsr_seq(g, 0x309 + rng_below(r, 3), (uint64_t)-(int64_t)rng_range(r, 5, 2000) & 0xffffffffffffull);
+            wrmsr_seq(g, RG_DEVICE, 0x38d, 0xaaa & (rng_next(r) | 0x888));
+            wrmsr_seq(g, RG_DEVICE, 0x309 + rng_below(r, 3), (uint64_t)-(int64_t)rng_range(r, 5, 2000) & 0xffffffffffffull);
         }
-        wrmsr_seq(g, 0x38f, 0xf | 7ull << 32);
+        wrmsr_seq(g, RG_DEVICE, 0x38f, 0xf | 7ull << 32);
         break;
     }
     case 4: case 5:                                     /* IPI: self, other CPU, NMI, broadcast */
@@ -1381,9 +1375,9 @@ static void prologue(Gen *g)
         emit(g, &s);
     }
     if (rng_pct(r, 40)) {                               /* SYSCALL: EFER.SCE, STAR, LSTAR, FMASK */
-        wrmsr_seq(g, 0xc0000080, 0x501);
-        wrmsr_seq(g, 0xc0000081, (uint64_t)SEL_UCODE32 << 48 | (uint64_t)SEL_KCODE << 32);
-        wrmsr_seq(g, 0xc0000082, g->syscall_entry);
+        wrmsr_seq(g, RG_DEVICE, 0xc0000080, 0x501);
+        wrmsr_seq(g, RG_DEVICE, 0xc0000081, (uint64_t)SEL_UCODE32 << 48 | (uint64_t)SEL_KCODE << 32);
+        wrmsr_seq(g, RG_DEVICE, 0xc0000082, g->syscall_entry);
     }
     for (unsigned reg = 0; reg < 16; reg++) {           /* registers: addresses or random values */
         if (reg == RSP || rng_pct(r, 20))
