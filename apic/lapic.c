@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/state.h"
 #include "cpu/x86_64.h"
-#include "sim/checkpoint.h"
 #include "sim/machine.h"
 
 enum {

@@ -18,8 +18,8 @@
 #ifndef PMUSIM_LAPIC_H
 #define PMUSIM_LAPIC_H
 
-#include "sim/clock.h"
-#include "sim/common.h"
+#include "base/clock.h"
+#include "base/common.h"
 
 typedef struct Cpu Cpu;
 typedef struct Blob Blob;

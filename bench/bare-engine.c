@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unicorn/unicorn.h>
 
-#include "sim/loader.h"
+#include "base/loader.h"
 
 #define RAM_SIZE (128ull << 20)
 

@@ -12,9 +12,9 @@
  */
 #include <string.h>
 
+#include "base/state.h"
 #include "cpu/cpu.h"
 #include "pmu/pmu_armv8.h"
-#include "sim/checkpoint.h"
 #include "sim/machine.h"
 
 /* QEMU's exception numbers as the engine reports them (target/arm/cpu.h). */

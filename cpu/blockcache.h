@@ -7,8 +7,8 @@
 #ifndef PMUSIM_BLOCKCACHE_H
 #define PMUSIM_BLOCKCACHE_H
 
-#include "sim/common.h"
-#include "sim/tunables.h"
+#include "base/common.h"
+#include "base/tunables.h"
 
 typedef struct InsnInfo {
     uint16_t off;                   /* offset from the block start */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tunables.h"
 #include "sim/machine.h"
-#include "sim/tunables.h"
 
 /* ------------------------------------------------------------------ CPU models */
 

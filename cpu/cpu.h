@@ -30,10 +30,10 @@
 #include <capstone/capstone.h>
 #include <unicorn/unicorn.h>
 
+#include "base/clock.h"
+#include "base/common.h"
 #include "cpu/blockcache.h"
 #include "cpu/cycle_model.h"
-#include "sim/clock.h"
-#include "sim/common.h"
 
 typedef struct Machine Machine;
 typedef struct Cpu Cpu;

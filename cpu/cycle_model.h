@@ -12,7 +12,7 @@
 
 #include <capstone/capstone.h>
 
-#include "sim/common.h"
+#include "base/common.h"
 
 typedef enum InsnClass {
     IC_NOP,         /* nop, hint, prefetch hints */

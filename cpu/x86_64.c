@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cpu/x86_64.h"
-#include "sim/checkpoint.h"
+#include "base/state.h"
 #include "sim/machine.h"
 
 /* @see Intel SDM vol. 3A table 6-1 */

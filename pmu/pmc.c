@@ -1,8 +1,8 @@
 /* pmc.c — lazy performance counters with predicted overflow (see pmc.h). */
 #include "pmu/pmc.h"
 
+#include "base/state.h"
 #include "cpu/cpu.h"
-#include "sim/checkpoint.h"
 #include "sim/machine.h"
 
 uint64_t pmc_source(Cpu *c, PmcSource s)

@@ -18,7 +18,7 @@
 
 #include <string.h>
 
-#include "sim/checkpoint.h"
+#include "base/state.h"
 
 enum { PMCR_E = 1, PMCR_P = 2, PMCR_C = 4, PMCR_D = 8, PMCR_LC = 64, PMCR_WRITABLE = 0x79 };
 enum { EV_SW_INCR = 0x00, EV_INST_RETIRED = 0x08, EV_CPU_CYCLES = 0x11 };

@@ -9,7 +9,7 @@
 #ifndef PMUSIM_PMU_ARMV8_H
 #define PMUSIM_PMU_ARMV8_H
 
-#include "sim/common.h"
+#include "base/common.h"
 
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/state.h"
 #include "cpu/cpu.h"
-#include "sim/checkpoint.h"
 #include "sim/machine.h"
 
 enum { MSR_PR = 1u << 14 };

@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "apic/lapic.h"
+#include "base/state.h"
 #include "cpu/cpu.h"
-#include "sim/checkpoint.h"
 #include "sim/machine.h"
 
 #define MSR_PMC0 0xc1u

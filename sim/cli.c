@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/tunables.h"
+#include "base/tunables.h"
 
 enum {
     O_HELP = 'h',

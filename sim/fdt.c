@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/tunables.h"
 #include "cpu/cpu.h"
 #include "sim/dev/device.h"
-#include "sim/tunables.h"
 
 extern const unsigned char board_x86_64_dtb[], board_arm64_dtb[], board_ppc32_dtb[];
 extern const unsigned int board_x86_64_dtb_len, board_arm64_dtb_len, board_ppc32_dtb_len;

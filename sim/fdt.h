@@ -8,7 +8,7 @@
 #ifndef PMUSIM_FDT_H
 #define PMUSIM_FDT_H
 
-#include "sim/common.h"
+#include "base/common.h"
 
 #define DESC_MAX_CPUS 16
 #define DESC_MAX_MEM 8

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/tunables.h"
 #include "sim/checkpoint.h"
 #include "sim/dev/device.h"
-#include "sim/tunables.h"
 
 /* x86 boot structures (docs/machines.md). */
 #define X86_BOOT_BASE 0x8000ull

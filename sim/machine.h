@@ -14,17 +14,17 @@
 
 #include <signal.h>
 
+#include "base/clock.h"
+#include "base/loader.h"
+#include "base/mem.h"
+#include "base/outfile.h"
+#include "base/trace.h"
+#include "cpu/codewatch.h"
 #include "cpu/cpu.h"
-#include "sim/clock.h"
+#include "cpu/icache.h"
 #include "sim/fdt.h"
-#include "sim/loader.h"
-#include "sim/mem.h"
-#include "sim/outfile.h"
-#include "tracer/codewatch.h"
-#include "tracer/icache.h"
 #include "tracer/patchcheck.h"
 #include "tracer/profile.h"
-#include "tracer/trace.h"
 
 #define MAX_CPUS 16
 #define MAX_DEVICES 32

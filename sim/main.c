@@ -4,7 +4,7 @@
  *   pmusim --dump-dtb [options] [KERNEL] print the effective machine as DTS
  *
  * Bad options and bad input files get one message naming the option or file and exit status 2;
- * inputs are read and checked before any output is opened (sim/outfile.h).
+ * inputs are read and checked before any output is opened (base/outfile.h).
  */
 #include <errno.h>
 #include <signal.h>

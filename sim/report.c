@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/loader.h"
 #include "sim/cli.h"
-#include "sim/loader.h"
 
 typedef struct Row {
     const char *sym;                /* in the image's strings, or a literal */

@@ -2,7 +2,7 @@
 #ifndef PMUSIM_REPORT_H
 #define PMUSIM_REPORT_H
 
-#include "sim/common.h"
+#include "base/common.h"
 
 /* argv[0] is "report", then its arguments (sim/cli.h); returns the process exit status. */
 int report_main(int argc, char **argv);

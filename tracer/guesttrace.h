@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "sim/common.h"
+#include "base/common.h"
 
 typedef struct Machine Machine;
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/state.h"
 #include "cpu/cpu.h"
-#include "sim/checkpoint.h"
 #include "sim/machine.h"
 
 /* The forms a site may hold, a bit each in PatchSite.forms_seen. */

@@ -27,9 +27,9 @@
 
 #include <stdio.h>
 
-#include "sim/common.h"
-#include "sim/loader.h"
-#include "tracer/codewatch.h"
+#include "base/common.h"
+#include "base/loader.h"
+#include "cpu/codewatch.h"
 
 typedef struct Machine Machine;
 typedef struct Blob Blob;

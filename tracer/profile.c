@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/state.h"
 #include "cpu/blockcache.h"
-#include "sim/checkpoint.h"
 
 void profile_init(Profile *p)
 {

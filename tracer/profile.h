@@ -16,7 +16,7 @@
 
 #include <stdio.h>
 
-#include "sim/common.h"
+#include "base/common.h"
 
 typedef struct BlockEntry BlockEntry;
 typedef struct Blob Blob;

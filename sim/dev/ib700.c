@@ -8,7 +8,7 @@
  * When it expires the machine powers off: the run ends with status 0.  The timer runs in
  * simulated time on the CPU that armed it, so expiry is on an exact instruction.
  */
-#include "sim/checkpoint.h"
+#include "base/state.h"
 #include "sim/dev/device.h"
 
 typedef struct Ib700 {

@@ -7,7 +7,7 @@
  *   0x020 ILPR                     0x030 CR      0x034 IFLS
  * Transmission is instantaneous; nothing is received; no interrupt line is modelled.
  */
-#include "sim/checkpoint.h"
+#include "base/state.h"
 #include "sim/dev/device.h"
 
 enum {

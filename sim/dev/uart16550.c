@@ -8,7 +8,7 @@
  *   3 LCR: DLAB 0x80
  * Transmission is instantaneous; nothing is ever received; no interrupt line is modelled.
  */
-#include "sim/checkpoint.h"
+#include "base/state.h"
 #include "sim/dev/device.h"
 
 enum { UART_THR = 0, UART_IER = 1, UART_IIR = 2, UART_LCR = 3, UART_MCR = 4, UART_LSR = 5, UART_MSR = 6, UART_SCR = 7 };

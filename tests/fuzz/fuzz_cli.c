@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tunables.h"
 #include "fuzz.h"
 #include "sim/cli.h"
-#include "sim/tunables.h"
 
 #define MAX_ARGS 64
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/clock.h"
+#include "base/clock.h"
 #include "testutil.h"
 
 static int order[64], norder;

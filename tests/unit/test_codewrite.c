@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/codewatch.h"
 #include "testutil.h"
-#include "tracer/codewatch.h"
 
 START_TEST(ranges_merge_and_answer_overlaps)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/loader.h"
+#include "base/loader.h"
 #include "sim/report.h"
 #include "testutil.h"
 

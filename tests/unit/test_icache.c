@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unicorn/unicorn.h>
 
+#include "cpu/icache.h"
 #include "testutil.h"
-#include "tracer/icache.h"
 
 static Machine *m;
 static ICache ic;

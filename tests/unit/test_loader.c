@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/loader.h"
+#include "base/loader.h"
 #include "testutil.h"
 
 /* An ELF with one PT_LOAD (code), a .text section, a .symtab with two functions. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/checkpoint.h"
+#include "base/state.h"
 #include "testutil.h"
 #include "tracer/patchcheck.h"
 

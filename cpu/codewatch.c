@@ -1,5 +1,5 @@
 /* codewatch.c — the code-write chokepoint (see codewatch.h). */
-#include "tracer/codewatch.h"
+#include "cpu/codewatch.h"
 
 #include <stdlib.h>
 #include <string.h>

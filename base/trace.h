@@ -11,7 +11,7 @@
 #ifndef PMUSIM_TRACE_H
 #define PMUSIM_TRACE_H
 
-#include "sim/common.h"
+#include "base/common.h"
 
 #define TRACE_MAX_FIELDS 10
 
@@ -65,7 +65,7 @@ void trace_str(TraceEvent *ev, const char *key, const char *s);
 void trace_bytes(TraceEvent *ev, const char *key, const void *p, unsigned n);
 static inline void trace_end(Trace *t, TraceEvent *ev) { trace_emit(t, ev); }
 
-/* A text sink writing to a file (through a temporary renamed into place at close: sim/outfile.h);
+/* A text sink writing to a file (through a temporary renamed into place at close: base/outfile.h);
  * NULL with err set on failure. */
 TraceSink *trace_text_sink_open(const char *path, Error *err);
 

@@ -1,5 +1,5 @@
 /* common.c — architectures, errors, allocation. */
-#include "sim/common.h"
+#include "base/common.h"
 
 #include <stdio.h>
 #include <stdlib.h>

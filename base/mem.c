@@ -1,5 +1,5 @@
 /* mem.c — guest RAM/ROM blocks and code-page protection (see mem.h). */
-#include "sim/mem.h"
+#include "base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* trace.c — event building, dispatch to sinks, and the text sink (docs/trace-format.md). */
-#include "tracer/trace.h"
+#include "base/trace.h"
 
-#include "sim/outfile.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "sim/common.h"
+#include "base/common.h"
 
 typedef struct OutFile {
     const char *what;               /* the option that named it ("--trace"), for messages */

@@ -7,7 +7,7 @@
 #ifndef PMUSIM_LOADER_H
 #define PMUSIM_LOADER_H
 
-#include "sim/common.h"
+#include "base/common.h"
 
 typedef struct Segment {
     uint64_t paddr, vaddr;      /* load (physical) and link address */

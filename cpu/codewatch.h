@@ -11,8 +11,8 @@
 #ifndef PMUSIM_CODEWATCH_H
 #define PMUSIM_CODEWATCH_H
 
-#include "sim/common.h"
-#include "sim/loader.h"
+#include "base/common.h"
+#include "base/loader.h"
 
 typedef struct Machine Machine;
 typedef struct Cpu Cpu;

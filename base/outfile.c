@@ -1,6 +1,6 @@
 /* outfile.c — outputs written beside their destination and renamed into place (outfile.h). */
 #define _GNU_SOURCE 1  /* mkostemp */
-#include "sim/outfile.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

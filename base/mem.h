@@ -1,13 +1,13 @@
 /* mem.h — guest physical memory: RAM and ROM blocks backed by host buffers shared by every
  * CPU's engine (uc_mem_map_ptr), and the per-page "code" flag that write-protects a page in
- * every engine so stores to it reach the code-write chokepoint (tracer/codewatch.h).
+ * every engine so stores to it reach the code-write chokepoint (cpu/codewatch.h).
  */
 #ifndef PMUSIM_MEM_H
 #define PMUSIM_MEM_H
 
 #include <unicorn/unicorn.h>
 
-#include "sim/common.h"
+#include "base/common.h"
 
 #define GUEST_PAGE ((uint64_t)4096)
 #define MEM_MAX_BLOCKS 8

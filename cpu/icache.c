@@ -1,13 +1,13 @@
 /* icache.c — strict instruction-cache mode (see icache.h, docs/patching.md). */
-#include "tracer/icache.h"
+#include "cpu/icache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unicorn/unicorn.h>
 
+#include "base/state.h"
 #include "cpu/cpu.h"
-#include "sim/checkpoint.h"
 #include "sim/machine.h"
 #include "tracer/patchcheck.h"
 

@@ -25,8 +25,8 @@
 
 #include <stdio.h>
 
-#include "sim/common.h"
-#include "tracer/codewatch.h"
+#include "base/common.h"
+#include "cpu/codewatch.h"
 
 typedef struct Machine Machine;
 typedef struct Cpu Cpu;

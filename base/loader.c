@@ -1,5 +1,5 @@
 /* loader.c — ELF and raw image parsing (see loader.h). */
-#include "sim/loader.h"
+#include "base/loader.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -21,7 +21,7 @@
 #ifndef PMUSIM_CLOCK_H
 #define PMUSIM_CLOCK_H
 
-#include "sim/common.h"
+#include "base/common.h"
 
 typedef struct Event Event;
 typedef struct EventQueue EventQueue;

@@ -1,5 +1,5 @@
 /* clock.c — event queues (binary heaps keyed by (when, seq)) and the machine clock. */
-#include "sim/clock.h"
+#include "base/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
