@@ -111,11 +111,7 @@ static int deliverable(const Lapic *l)
  * taken at the next block boundary. */
 static void update_irq(Lapic *l)
 {
-    Cpu *c = l->cpu;
-    bool was = c->irq_pending;
-    c->irq_pending = deliverable(l) >= 0;
-    if (c->irq_pending && !was)
-        vcpu_request_stop(c);
+    irq_set(&l->intr, deliverable(l) >= 0);
 }
 
 static void trace_lapic(Lapic *l, uint64_t pc, const char *kind, const char *what, uint64_t a, uint64_t b)
@@ -183,8 +179,7 @@ static bool deliver(Lapic *l, uint32_t entry, bool fixed_only, uint64_t pc, cons
         lapic_accept(l, entry & APIC_VECTOR_MASK);
         return true;
     case APIC_DM_NMI:
-        c->nmi_pending = true;
-        vcpu_request_stop(c);
+        irq_pulse(&l->nmi);
         return true;
     default:
         mach_diag(c->m, c, pc, "unsupported", "%s: delivery mode %u is not modelled (fixed and NMI are)",
@@ -207,6 +202,17 @@ bool lapic_fire_lvt(Lapic *l, unsigned lvt, uint64_t pc)
         l->lvt[LVT_PC] |= APIC_LVT_MASKED;     /* SDM 18.6.3.5.8 / 11.5.1: set on PMI delivery */
     trace_lapic(l, pc, "apic-fire", lvt_names[lvt], entry & APIC_VECTOR_MASK, entry);
     return ok;
+}
+
+static bool lvt_line_set(void *opaque, int lvt, bool level)
+{
+    Lapic *l = opaque;
+    return level && lapic_fire_lvt(l, (unsigned)lvt, l->cpu->ops->get_pc(l->cpu));
+}
+
+IrqLine lapic_lvt_line(Lapic *l, unsigned lvt)
+{
+    return irq_line(lvt_line_set, l, (int)lvt);
 }
 
 static void raise_error(Lapic *l, uint32_t bits, uint64_t pc)
@@ -321,8 +327,7 @@ static void deliver_ipi(Lapic *t, unsigned vector)
     if (vector) {
         lapic_accept(t, vector);
     } else {
-        t->cpu->nmi_pending = true;
-        vcpu_request_stop(t->cpu);
+        irq_pulse(&t->nmi);
     }
 }
 
@@ -417,10 +422,12 @@ static void send_ipi(Lapic *l, uint64_t pc)
 
 /* ------------------------------------------------------------------ registers */
 
-void lapic_init(Lapic *l, Cpu *c, uint64_t bus_hz, const uint64_t *tsc_offset)
+void lapic_init(Lapic *l, Cpu *c, IrqLine intr, IrqLine nmi, uint64_t bus_hz, const uint64_t *tsc_offset)
 {
     memset(l, 0, sizeof *l);
     l->cpu = c;
+    l->intr = intr;
+    l->nmi = nmi;
     l->present = bus_hz != 0;
     l->bus_hz = bus_hz ? bus_hz : 1;
     l->tsc_offset = tsc_offset;

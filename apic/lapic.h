@@ -9,9 +9,11 @@
  * semantics, the seven LVT entries, the timer (one-shot, periodic, TSC-deadline) on the CPU's
  * cycle queue, and ICR IPIs with destination shorthands, physical and flat logical destinations.
  *
- * Interrupt lines: the APIC sets its CPU's nmi_pending for NMIs and keeps irq_pending equal to
- * "the highest IRR vector's priority class is above PPR"; the CPU backend takes interrupts
- * between runs (lapic_take_irq moves the vector from IRR to ISR).  Sources the board does not
+ * Interrupt lines (base/irq.h): the APIC is a controller.  Its outputs drive its CPU's pins:
+ * `intr` is kept at "the highest IRR vector's priority class is above PPR", `nmi` is pulsed for
+ * each NMI; the CPU backend takes interrupts between runs (lapic_take_irq moves the vector from
+ * IRR to ISR).  Its inputs are the local sources, one line per LVT entry (lapic_lvt_line): a
+ * rising edge fires the entry, as the PMU's overflow does through LVT_PC.  Sources the board does not
  * have (SMI, INIT and SIPI delivery, ExtINT, LINT pins, thermal and CMCI events) are reported
  * as `unsupported` diagnostics: pmusim starts CPUs through the spin table.
  */
@@ -20,6 +22,7 @@
 
 #include "base/clock.h"
 #include "base/common.h"
+#include "base/irq.h"
 
 typedef struct Cpu Cpu;
 typedef struct Blob Blob;
@@ -49,6 +52,7 @@ enum LvtIndex { LVT_CMCI, LVT_TIMER, LVT_THERMAL, LVT_PC, LVT_LINT0, LVT_LINT1, 
 
 typedef struct Lapic {
     Cpu *cpu;
+    IrqLine intr, nmi;              /* outputs: the CPU's INTR and NMI pins */
     bool present;                   /* the board has a LAPIC node */
     uint64_t bus_hz;                /* the timer's input clock */
     const uint64_t *tsc_offset;     /* IA32_TSC = cycles + *tsc_offset (TSC-deadline mode) */
@@ -75,7 +79,7 @@ typedef struct Lapic {
     Event ipi_ev;
 } Lapic;
 
-void lapic_init(Lapic *l, Cpu *c, uint64_t bus_hz, const uint64_t *tsc_offset);
+void lapic_init(Lapic *l, Cpu *c, IrqLine intr, IrqLine nmi, uint64_t bus_hz, const uint64_t *tsc_offset);
 void lapic_reset(Lapic *l);
 
 /* A 32-bit register access at offset `off` of the page by the instruction at pc. */
@@ -98,6 +102,9 @@ void lapic_set_tsc_deadline(Lapic *l, uint64_t deadline);
 /* A local interrupt source fires through its LVT entry (the PMU's overflow: LVT_PC).  Returns
  * false when the entry is masked (the interrupt is lost, as on hardware). */
 bool lapic_fire_lvt(Lapic *l, unsigned lvt, uint64_t pc);
+/* The input line of an LVT entry: a rising edge fires it at the CPU's current instruction;
+ * the line reports whether the interrupt was delivered. */
+IrqLine lapic_lvt_line(Lapic *l, unsigned lvt);
 /* Accept a fixed-mode vector from an IPI or an LVT entry. */
 void lapic_accept(Lapic *l, unsigned vector);
 /* The vector to take now (IRR -> ISR), or -1 when none is deliverable. */

@@ -7,7 +7,7 @@
  * (pmu/pmu_armv8.c).  MRS/MSR reach us through the engine's sysreg hook, which syncs the PC, so
  * every access gets the exact time of its instruction.  WFI sleeps.
  *
- * Limitation of the engine (shared/docs/unicorn-2.0.1.md): exception entry from EL0 does not
+ * Limitation of the engine (docs/engine.md): exception entry from EL0 does not
  * refresh the engine's cached exception level, so guests run at EL1.
  */
 #include <string.h>

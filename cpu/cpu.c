@@ -896,6 +896,27 @@ void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t a
     }
 }
 
+static bool pin_set(void *opaque, int pin, bool level)
+{
+    Cpu *c = opaque;
+    bool *p = pin == CPU_PIN_NMI ? &c->nmi_pending : &c->irq_pending;
+    if (pin == CPU_PIN_IRQ) {
+        bool was = *p;
+        *p = level;
+        if (level && !was)
+            vcpu_request_stop(c);
+    } else if (level) {
+        *p = true;                  /* an edge: latched until the backend takes the NMI */
+        vcpu_request_stop(c);
+    }
+    return true;
+}
+
+IrqLine vcpu_pin(Cpu *c, CpuPin pin)
+{
+    return irq_line(pin_set, c, pin);
+}
+
 void vcpu_stop(Cpu *c, CpuState state, const char *why)
 {
     c->state = state;

@@ -32,6 +32,7 @@
 
 #include "base/clock.h"
 #include "base/common.h"
+#include "base/irq.h"
 #include "cpu/blockcache.h"
 #include "cpu/cycle_model.h"
 
@@ -200,7 +201,10 @@ struct Cpu {
     EventQueue events;              /* keyed by this CPU's cycles */
     EventQueue insn_events;         /* keyed by this CPU's retired instructions */
 
-    bool nmi_pending, irq_pending;  /* interrupt lines (models raise them; backends take them) */
+    /* The interrupt pins (vcpu_pin): a controller sets them, the backend takes them between
+     * runs.  irq_pending follows the IRQ line's level; nmi_pending latches the NMI line's rising
+     * edge until the backend takes it. */
+    bool nmi_pending, irq_pending;
     bool start_pending;             /* PSCI CPU_ON accepted: starts at its next quantum */
     uint64_t start_entry, start_arg, start_at;
 
@@ -261,6 +265,12 @@ void vcpu_set_mem_tracking(Cpu *c, bool on);
 
 /* The address of the last instruction that retired (between runs, or from a trap hook). */
 uint64_t vcpu_last_retired_pc(Cpu *c);
+
+/* A CPU's interrupt pins, as lines a controller drives (base/irq.h): the IRQ pin is level-
+ * triggered (x86 INTR, arm64 IRQ), the NMI pin edge-triggered (x86 NMI).  A pin that becomes
+ * active stops the running block at its next boundary, where the backend looks at it. */
+typedef enum CpuPin { CPU_PIN_IRQ, CPU_PIN_NMI } CpuPin;
+IrqLine vcpu_pin(Cpu *c, CpuPin pin);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */
 void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle);

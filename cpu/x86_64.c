@@ -681,10 +681,10 @@ static bool x86_init(Cpu *c, Error *err)
     for (int i = 0; i < c->m->desc.ndevs; i++)
         if (!strcmp(c->m->desc.devs[i].compatible, "intel,ce4100-lapic") && !c->m->desc.devs[i].described_only)
             bus_hz = c->m->desc.devs[i].clock_hz;
-    lapic_init(&x->apic, c, bus_hz, &x->tsc_offset);
+    lapic_init(&x->apic, c, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_NMI), bus_hz, &x->tsc_offset);
     const CpuModel *md = c->model;
     X86PmuConfig pc = { md->pmu_version, md->pmu_gp, md->pmu_gp_width, md->pmu_fixed, md->pmu_fixed_width };
-    x86pmu_init(&x->pmu, c, &x->apic, &pc);
+    x86pmu_init(&x->pmu, c, lapic_lvt_line(&x->apic, LVT_PC), &pc);
     event_init(&x->irq_window, "irq-window", irq_window_fn, c);
     engine_inflight_init(c);
     return true;

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "apic/lapic.h"
 #include "base/state.h"
 #include "cpu/cpu.h"
 #include "sim/machine.h"
@@ -189,7 +188,7 @@ static void overflow(PmcBank *b, uint32_t wrapped)
     uint64_t at = vcpu_last_retired_pc(c);
     char name[32];
     counter_name((unsigned)__builtin_ctz(wrapped), name, sizeof name);
-    if (!lapic_fire_lvt(p->apic, LVT_PC, pc)) {
+    if (!irq_pulse(&p->pmi)) {
         mach_diag(m, c, pc, "pmi-lost",
                      "PMI for IA32_PERF_GLOBAL_STATUS 0x%" PRIx64 " found LVTPC masked: the interrupt is lost",
                      p->global_status);
@@ -230,11 +229,11 @@ void x86pmu_set_cpl(X86Pmu *p, unsigned cpl)
 
 /* ------------------------------------------------------------------ MSRs */
 
-void x86pmu_init(X86Pmu *p, Cpu *c, Lapic *apic, const X86PmuConfig *cfg)
+void x86pmu_init(X86Pmu *p, Cpu *c, IrqLine pmi, const X86PmuConfig *cfg)
 {
     memset(p, 0, sizeof *p);
     p->cpu = c;
-    p->apic = apic;
+    p->pmi = pmi;
     p->cfg = *cfg;
     pmc_bank_init(&p->bank, c, X86_PMU_FIXED_BASE + cfg->nfixed, overflow, p, "pmu-overflow");
     for (unsigned i = 0; i < cfg->ngp; i++)
