@@ -484,8 +484,8 @@ void vcpu_profile_window(Cpu *c, bool on)
 }
 
 /* x86 self-modifying code.  A store into the block being executed (on a page pmusim has not
- * write-protected yet: code pages are protected at the end of the round in which they first
- * run) makes the engine abandon the block before the store and run the store again, alone, in
+ * write-protected yet: code pages are protected after the slice of the CPU that first ran
+ * them, before the next CPU runs) makes the engine abandon the block before the store and run the store again, alone, in
  * a one-instruction block (QEMU's precise SMC, TARGET_HAS_PRECISE_SMC: notdirty_write ->
  * tb_invalidate_phys_page_fast -> cpu_loop_exit_noexc with cflags_next_tb = 1), as the
  * architecture requires (Intel SDM vol. 3A §11.6: a write to an instruction already fetched

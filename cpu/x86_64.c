@@ -461,7 +461,7 @@ static bool any_msr_write(Cpu *c, uint32_t index, uint64_t v, uint64_t pc)
  * (the layout is the library's, whatever the CPU model) by provoking two faults: it is the only
  * 32-bit field that goes -1 -> 0 (#DE) -> 8 (the engine's #DF for a second #DE).  Not in the
  * CPU's own engine: after a count-limited run, Unicorn 2.0.1 flushes all its translations at
- * every later uc_emu_start. */
+ * the next uc_emu_start with no count (docs/engine.md). */
 
 #define INFLIGHT_STUB 0x100000ull
 

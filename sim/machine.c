@@ -698,7 +698,7 @@ static void poll_power_on(Machine *m, Cpu *c)
         vcpu_start(c, entry, m->fdt_addr, c->hwid, m->clock.now, "spin-table");
 }
 
-/* Pages that became code during the round: write-protect them in every engine and drop any
+/* Pages that became code during a CPU's slice (called after each): write-protect them in every engine and drop any
  * stale translation another engine may hold. */
 static void apply_code_pages(Machine *m)
 {
