@@ -50,6 +50,18 @@ static inline uint32_t hash_fib(uint64_t key, unsigned bits)
     return (uint32_t)((key * HASH_FIB64) >> (64 - bits));
 }
 
+/* FNV-1a, 64 bits (Fowler, Noll, Vo): a byte-wise hash for fingerprints; start from
+ * FNV1A64_BASIS and chain calls. */
+#define FNV1A64_BASIS 0xcbf29ce484222325ull
+#define FNV1A64_PRIME 0x100000001b3ull
+static inline uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * FNV1A64_PRIME;
+    return h;
+}
+
 static inline uint64_t load_be(const uint8_t *p, unsigned n)
 {
     uint64_t v = 0;

@@ -34,8 +34,27 @@ enum { SRR1_ILLEGAL = 0x00080000u, SRR1_PRIV = 0x00040000u, SRR1_TRAP = 0x000200
 /* Vector offsets (MPC7450 RM table 4-2). */
 enum { VEC_DECREMENTER = 0x900, VEC_PERFMON = 0xf00 };
 
-enum { SPR_DEC = 22, SPR_SRR0 = 26, SPR_SRR1 = 27, SPR_TBL_R = 268, SPR_TBU_R = 269, SPR_TBL_W = 284,
-       SPR_TBU_W = 285, SPR_PVR = 287, SPR_PIR = 1023 };
+/* SPR numbers, as Linux's asm/reg.h spells them (the monitor's are in pmu_mpc7450.h).  The SPR
+ * field of mfspr/mtspr holds the number's two 5-bit halves swapped (spr_of, spr_field); numbers
+ * with bit SPRN_PRIV_BIT set are privileged (PowerPC OEA book III, 3.3.1). */
+enum { SPRN_DEC = 22, SPRN_SRR0 = 26, SPRN_SRR1 = 27, SPRN_TBRL = 268, SPRN_TBRU = 269, SPRN_TBWL = 284,
+       SPRN_TBWU = 285, SPRN_PVR = 287, SPRN_PIR = 1023, SPRN_PRIV_BIT = 0x10 };
+
+/* Primary opcodes (bits 0-5) and the extended opcodes (XO, bits 21-30) of the instructions pmusim
+ * looks at, as Linux spells them (asm/ppc-opcode.h, kvm/book3s_emulate.c). */
+enum { OP_TRAP = 3, OP_19 = 19, OP_31 = 31 };
+enum { OP_19_XOP_RFI = 50 };
+enum {
+    OP_31_XOP_TRAP = 4, OP_31_XOP_MFMSR = 83, OP_31_XOP_MTMSR = 146, OP_31_XOP_MTSR = 210, OP_31_XOP_MTSRIN = 242,
+    OP_31_XOP_TLBIE = 306, OP_31_XOP_MFSPR = 339, OP_31_XOP_TLBIA = 370, OP_31_XOP_MFTB = 371,
+    OP_31_XOP_MTSPR = 467, OP_31_XOP_DCBI = 470, OP_31_XOP_TLBSYNC = 566, OP_31_XOP_MFSR = 595,
+    OP_31_XOP_MFSRIN = 659, OP_31_XOP_TLBLD = 978, OP_31_XOP_TLBLI = 1010,
+};
+/* Whole instructions pmusim assembles for its stubs, with r0 as the GPR (asm/ppc-opcode.h). */
+#define PPC_INST_MFSPR 0x7c0002a6u      /* mfspr r0, SPR (| spr_field) */
+#define PPC_INST_MTSPR 0x7c0003a6u      /* mtspr SPR, r0 (| spr_field) */
+#define PPC_INST_MFSR 0x7c0004a6u       /* mfsr r0, SR (| SR << 16) */
+#define PPC_INST_MTSR 0x7c0001a4u       /* mtsr SR, r0 (| SR << 16) */
 
 /* Trap-site kinds. */
 enum { T_MFTB = 1, T_MFSPR, T_MTSPR, T_RFI, T_MTMSR };
@@ -166,18 +185,33 @@ static void ppc_program(Cpu *c, uint32_t pc, uint32_t reason)
     ppc_take(c, "exception", 0x700, pc, reason);
 }
 
+/* The supervisor-only instructions of the 7450 (MPC7450 RM appendix A, "privileged"). */
+static bool insn_privileged(uint32_t w)
+{
+    static const uint16_t xo31[] = { OP_31_XOP_MFMSR, OP_31_XOP_MTMSR, OP_31_XOP_MTSR, OP_31_XOP_MTSRIN,
+                                     OP_31_XOP_TLBIE, OP_31_XOP_TLBIA, OP_31_XOP_TLBSYNC, OP_31_XOP_MFSR,
+                                     OP_31_XOP_MFSRIN, OP_31_XOP_DCBI, OP_31_XOP_TLBLD, OP_31_XOP_TLBLI };
+    unsigned op = w >> 26, xo = (w >> 1) & 0x3ff;
+    if (op == OP_19)
+        return xo == OP_19_XOP_RFI;
+    if (op != OP_31)
+        return false;
+    if (xo == OP_31_XOP_MFSPR || xo == OP_31_XOP_MTSPR)
+        return spr_of(w) & SPRN_PRIV_BIT;
+    for (size_t i = 0; i < ARRAY_SIZE(xo31); i++)
+        if (xo == xo31[i])
+            return true;
+    return false;
+}
+
 /* Why a program exception happened, from the instruction (the engine does not say). */
 static uint32_t program_reason(Cpu *c, uint32_t w)
 {
     unsigned op = w >> 26, xo = (w >> 1) & 0x3ff;
-    if (op == 3 || (op == 31 && xo == 4))
+    if (op == OP_TRAP || (op == OP_31 && xo == OP_31_XOP_TRAP))
         return SRR1_TRAP;                               /* twi, tw */
     bool user = vcpu_reg_read(c, UC_PPC_REG_MSR) & MSR_PR;
-    bool privileged = (op == 19 && xo == 50) ||                           /* rfi */
-                      (op == 31 && (xo == 83 || xo == 146 || xo == 210 || xo == 242 || xo == 306 ||
-                                    xo == 370 || xo == 566 || xo == 595 || xo == 659 || xo == 470 ||
-                                    xo == 978 || xo == 1010 || ((xo == 339 || xo == 467) && (spr_of(w) & 0x10))));
-    return user && privileged ? SRR1_PRIV : SRR1_ILLEGAL;
+    return user && insn_privileged(w) ? SRR1_PRIV : SRR1_ILLEGAL;
 }
 
 static void ppc_intr(Cpu *c, uint32_t intno)
@@ -268,24 +302,24 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 {
     uint32_t w = (uint32_t)load_be(bytes, 4);
     unsigned op = w >> 26, xo = (w >> 1) & 0x3ff, spr = spr_of(w);
-    if (op == 19 && xo == 50)
+    if (op == OP_19 && xo == OP_19_XOP_RFI)
         return T_RFI;
-    if (op != 31)
+    if (op != OP_31)
         return 0;
     switch (xo) {
-    case 371:
+    case OP_31_XOP_MFTB:
         return T_MFTB;
-    case 146:
+    case OP_31_XOP_MTMSR:
         return T_MTMSR;
-    case 339:
-        return spr == SPR_DEC || spr == SPR_SRR0 || spr == SPR_SRR1 || spr == SPR_TBL_R || spr == SPR_TBU_R ||
-                       spr == SPR_TBL_W || spr == SPR_TBU_W || spr == SPR_PVR || spr == SPR_PIR ||
+    case OP_31_XOP_MFSPR:
+        return spr == SPRN_DEC || spr == SPRN_SRR0 || spr == SPRN_SRR1 || spr == SPRN_TBRL || spr == SPRN_TBRU ||
+                       spr == SPRN_TBWL || spr == SPRN_TBWU || spr == SPRN_PVR || spr == SPRN_PIR ||
                        mpc7450_pmu_owns(spr)
                    ? T_MFSPR
                    : 0;
-    case 467:
-        return spr == SPR_DEC || spr == SPR_SRR0 || spr == SPR_SRR1 || spr == SPR_TBL_W || spr == SPR_TBU_W ||
-                       spr == SPR_TBL_R || spr == SPR_TBU_R || spr == SPR_PVR || spr == SPR_PIR ||
+    case OP_31_XOP_MTSPR:
+        return spr == SPRN_DEC || spr == SPRN_SRR0 || spr == SPRN_SRR1 || spr == SPRN_TBWL || spr == SPRN_TBWU ||
+                       spr == SPRN_TBRL || spr == SPRN_TBRU || spr == SPRN_PVR || spr == SPRN_PIR ||
                        mpc7450_pmu_owns(spr)
                    ? T_MTSPR
                    : 0;
@@ -341,10 +375,10 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     uint64_t tb;
     switch (t->kind) {
     case T_MFTB:
-        if (spr != SPR_TBL_R && spr != SPR_TBU_R)
+        if (spr != SPRN_TBRL && spr != SPRN_TBRU)
             goto illegal;
         tb = tb_at(c, c->cycles);
-        set_gpr(c, rd, spr == SPR_TBU_R ? (uint32_t)(tb >> 32) : (uint32_t)tb);
+        set_gpr(c, rd, spr == SPRN_TBRU ? (uint32_t)(tb >> 32) : (uint32_t)tb);
         break;
     case T_MFSPR:
         if (mpc7450_pmu_owns(spr)) {
@@ -352,18 +386,18 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
                 return TRAP_FAULTED;
             break;
         }
-        if (user && spr != SPR_TBL_R && spr != SPR_TBU_R)
+        if (user && spr != SPRN_TBRL && spr != SPRN_TBRU)
             goto privileged;
         switch (spr) {
-        case SPR_DEC: set_gpr(c, rd, dec_value(c, tb_at(c, c->cycles))); break;
-        case SPR_SRR0: set_gpr(c, rd, p->srr0); break;
-        case SPR_SRR1: set_gpr(c, rd, p->srr1); break;
-        case SPR_TBL_R: set_gpr(c, rd, (uint32_t)tb_at(c, c->cycles)); break;
-        case SPR_TBU_R: set_gpr(c, rd, (uint32_t)(tb_at(c, c->cycles) >> 32)); break;
-        case SPR_PVR: set_gpr(c, rd, (uint32_t)c->model->id); break;
-        case SPR_PIR: set_gpr(c, rd, p->pir); break;
-        case SPR_TBL_W:             /* write-only (the engine would read its own, absent, timebase) */
-        case SPR_TBU_W: goto illegal;
+        case SPRN_DEC: set_gpr(c, rd, dec_value(c, tb_at(c, c->cycles))); break;
+        case SPRN_SRR0: set_gpr(c, rd, p->srr0); break;
+        case SPRN_SRR1: set_gpr(c, rd, p->srr1); break;
+        case SPRN_TBRL: set_gpr(c, rd, (uint32_t)tb_at(c, c->cycles)); break;
+        case SPRN_TBRU: set_gpr(c, rd, (uint32_t)(tb_at(c, c->cycles) >> 32)); break;
+        case SPRN_PVR: set_gpr(c, rd, (uint32_t)c->model->id); break;
+        case SPRN_PIR: set_gpr(c, rd, p->pir); break;
+        case SPRN_TBWL:             /* write-only (the engine would read its own, absent, timebase) */
+        case SPRN_TBWU: goto illegal;
         }
         break;
     case T_MTSPR: {
@@ -377,18 +411,18 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         if (user)
             goto privileged;
         switch (spr) {
-        case SPR_DEC:
+        case SPRN_DEC:
             tb = tb_at(c, c->cycles);
             p->dec_base = v;
             p->dec_tb = tb;
             dec_arm(c, tb);
             break;
-        case SPR_SRR0: p->srr0 = v; break;
-        case SPR_SRR1: p->srr1 = v; break;
-        case SPR_TBL_W:
-        case SPR_TBU_W: {
+        case SPRN_SRR0: p->srr0 = v; break;
+        case SPRN_SRR1: p->srr1 = v; break;
+        case SPRN_TBWL:
+        case SPRN_TBWU: {
             uint64_t now = tb_at(c, c->cycles), want;
-            want = spr == SPR_TBL_W ? (now & ~0xffffffffull) | v : (uint64_t)v << 32 | (uint32_t)now;
+            want = spr == SPRN_TBWL ? (now & ~0xffffffffull) | v : (uint64_t)v << 32 | (uint32_t)now;
             uint64_t dec = dec_value(c, now);
             mpc7450_pmu_tb_write(&p->pmu, true);
             p->tb_offset += want - now;
@@ -398,7 +432,7 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             mpc7450_pmu_tb_write(&p->pmu, false);
             break;
         }
-        case SPR_PIR: p->pir = v; break;
+        case SPRN_PIR: p->pir = v; break;
         default: goto illegal;                          /* TBL/TBU read numbers, PVR: read-only */
         }
         break;
@@ -461,12 +495,12 @@ static uint32_t spr_field(unsigned spr)
 
 static uint32_t stub_mfspr(Cpu *c, unsigned spr)
 {
-    return stub_run(c, 0x7c0002a6u | spr_field(spr), 0);           /* mfspr r0, spr */
+    return stub_run(c, PPC_INST_MFSPR | spr_field(spr), 0);
 }
 
 static void stub_mtspr(Cpu *c, unsigned spr, uint32_t v)
 {
-    stub_run(c, 0x7c0003a6u | spr_field(spr), v);                  /* mtspr spr, r0 */
+    stub_run(c, PPC_INST_MTSPR | spr_field(spr), v);
 }
 
 /* SPRs kept by the engine (MPC7450 RM table 2-1): SPRG0-3, DAR, DSISR, SDR1, HID0/1, the
@@ -610,7 +644,7 @@ static void ppc_save(Cpu *c, Blob *b)
     for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++)
         blob_u32(b, stub_mfspr(c, engine_sprs[i]));
     for (unsigned sr = 0; sr < 16; sr++)                /* mfsr r0, sr */
-        blob_u32(b, stub_run(c, 0x7c0004a6u | sr << 16, 0));
+        blob_u32(b, stub_run(c, PPC_INST_MFSR | sr << 16, 0));
     blob_u64(b, vcpu_reg_read(c, UC_PPC_REG_MSR));       /* last: it may switch the MMU on */
     blob_fields(b, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     blob_event(b, &p->dec_event);
@@ -633,7 +667,7 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++)
         stub_mtspr(c, engine_sprs[i], br_u32(r));
     for (unsigned sr = 0; sr < 16; sr++)                /* mtsr sr, r0 */
-        stub_run(c, 0x7c0001a4u | sr << 16, br_u32(r));
+        stub_run(c, PPC_INST_MTSR | sr << 16, br_u32(r));
     uint64_t msr = br_u64(r);
     if (!r->ok)
         return false;

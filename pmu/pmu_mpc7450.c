@@ -26,10 +26,11 @@ static const struct {
     uint16_t spr;
     const char *name;
 } sprs[] = {
-    { 952, "MMCR0" }, { 953, "PMC1" }, { 954, "PMC2" }, { 955, "SIAR" }, { 956, "MMCR1" }, { 957, "PMC3" },
-    { 958, "PMC4" }, { 944, "MMCR2" }, { 945, "PMC5" }, { 946, "PMC6" }, { 951, "BAMR" },
-    { 936, "UMMCR0" }, { 937, "UPMC1" }, { 938, "UPMC2" }, { 939, "USIAR" }, { 940, "UMMCR1" }, { 941, "UPMC3" },
-    { 942, "UPMC4" }, { 928, "UMMCR2" }, { 929, "UPMC5" }, { 930, "UPMC6" }, { 935, "UBAMR" },
+#define SPR(n) { SPRN_##n, #n }
+    SPR(MMCR0), SPR(PMC1), SPR(PMC2), SPR(SIAR), SPR(MMCR1), SPR(PMC3), SPR(PMC4), SPR(MMCR2), SPR(PMC5),
+    SPR(PMC6), SPR(BAMR), SPR(UMMCR0), SPR(UPMC1), SPR(UPMC2), SPR(USIAR), SPR(UMMCR1), SPR(UPMC3),
+    SPR(UPMC4), SPR(UMMCR2), SPR(UPMC5), SPR(UPMC6), SPR(UBAMR),
+#undef SPR
 };
 
 static const unsigned sel_shift[MPC7450_PMCS] = { 6, 0, 27, 22, 17, 11 };
@@ -48,11 +49,17 @@ bool mpc7450_pmu_owns(unsigned spr)
     return mpc7450_pmu_spr_name(spr) != NULL;
 }
 
+/* The supervisor number of an SPR the monitor owns (either alias). */
+static unsigned supervisor_spr(unsigned spr)
+{
+    return spr < SPRN_MMCR2 ? spr + SPRN_USER_ALIAS : spr;
+}
+
 /* PMCn (0-based) of an SPR number (either alias), or -1. */
 static int pmc_of(unsigned spr)
 {
-    static const uint16_t pmc_spr[MPC7450_PMCS] = { 953, 954, 957, 958, 945, 946 };
-    unsigned s = spr < 944 ? spr + 16 : spr;
+    static const uint16_t pmc_spr[MPC7450_PMCS] = { SPRN_PMC1, SPRN_PMC2, SPRN_PMC3, SPRN_PMC4, SPRN_PMC5, SPRN_PMC6 };
+    unsigned s = supervisor_spr(spr);
     for (int i = 0; i < MPC7450_PMCS; i++)
         if (pmc_spr[i] == s)
             return i;
@@ -65,28 +72,33 @@ static unsigned selector(const Mpc7450Pmu *p, unsigned i)
     return (reg >> sel_shift[i]) & sel_mask[i];
 }
 
+/* The events modelled (pmu_mpc7450.h has the sources): selector, the PMCs that have it (bit i =
+ * PMC i+1), what it counts. */
+#define PMCS(first, last) ((1u << (last)) - (1u << ((first) - 1)))
+static const struct {
+    uint8_t sel;
+    uint8_t pmcs;
+    PmcSource src;
+} events[] = {
+    { 0, PMCS(1, 6), PMC_SRC_NONE },        /* nothing: the register holds its value */
+    { 1, PMCS(1, 6), PMC_SRC_CYCLES },      /* processor cycles */
+    { 2, PMCS(1, 4), PMC_SRC_INSNS },       /* instructions completed */
+    { 3, PMCS(1, 4), PMC_SRC_EXT },         /* 0->1 transitions of the MMCR0[TBSEL] timebase bit */
+    { 0x22, PMCS(1, 1), PMC_SRC_BRANCHES }, /* branches completed */
+    { 26, PMCS(2, 2), PMC_SRC_LOADS },      /* load instructions completed */
+    { 20, PMCS(1, 2), PMC_SRC_STORES },     /* store instructions completed */
+    { 25, PMCS(2, 2), PMC_SRC_MEMOPS },     /* load/store instructions completed */
+    { 0x1c, PMCS(4, 4), PMC_SRC_BRMISS },   /* branches mispredicted */
+};
+#undef PMCS
+
 /* What PMC i counts with its selector; NULL why = modelled (or 0: nothing by design). */
 static PmcSource event_source(unsigned i, unsigned sel, const char **why)
 {
     *why = NULL;
-    if (sel == 0)
-        return PMC_SRC_NONE;
-    if (sel == 1)
-        return PMC_SRC_CYCLES;
-    if (sel == 2 && i <= 3)
-        return PMC_SRC_INSNS;
-    if (sel == 3 && i <= 3)
-        return PMC_SRC_EXT;                             /* TBSEL bit transitions */
-    if (i == 0 && sel == 0x22)
-        return PMC_SRC_BRANCHES;
-    if (i == 1 && sel == 26)                        /* PMC2 26: load instructions completed */
-        return PMC_SRC_LOADS;
-    if (i <= 1 && sel == 20)                        /* PMC1-2 20: store instructions completed */
-        return PMC_SRC_STORES;
-    if (i == 1 && sel == 25)                        /* PMC2 25: load/store instructions completed */
-        return PMC_SRC_MEMOPS;
-    if (i == 3 && sel == 0x1c)
-        return PMC_SRC_BRMISS;
+    for (size_t k = 0; k < ARRAY_SIZE(events); k++)
+        if (events[k].sel == sel && (events[k].pmcs >> i & 1))
+            return events[k].src;
     *why = "selector not modelled";
     return PMC_SRC_NONE;
 }
@@ -272,15 +284,16 @@ PpcSprResult mpc7450_pmu_mfspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
 {
     if (!mpc7450_pmu_owns(spr))
         return SPR_NOT_MINE;
-    if (user && spr >= 944)
+    if (user && spr >= SPRN_MMCR2)
         return SPR_PRIVILEGED;
     pmc_sync(&p->bank);
-    unsigned s = spr < 944 ? spr + 16 : spr;
+    unsigned s = supervisor_spr(spr);
     int pmc = pmc_of(spr);
     if (pmc >= 0)
         *v = (uint32_t)p->bank.ctr[pmc].value;
     else
-        *v = s == 952 ? p->mmcr0 : s == 956 ? p->mmcr1 : s == 944 ? p->mmcr2 : s == 955 ? p->siar : p->bamr;
+        *v = s == SPRN_MMCR0 ? p->mmcr0 : s == SPRN_MMCR1 ? p->mmcr1 : s == SPRN_MMCR2 ? p->mmcr2
+           : s == SPRN_SIAR ? p->siar : p->bamr;
     pmc_arm(&p->bank);
     return SPR_OK;
 }
@@ -289,21 +302,21 @@ PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
 {
     if (!mpc7450_pmu_owns(spr))
         return SPR_NOT_MINE;
-    if (user && spr >= 944)
+    if (user && spr >= SPRN_MMCR2)
         return SPR_PRIVILEGED;
-    if (spr < 944 || spr == 955)
+    if (spr < SPRN_MMCR2 || spr == SPRN_SIAR)
         return SPR_ILLEGAL;                             /* user aliases and SIAR are read-only */
     pmc_sync(&p->bank);
     int pmc = pmc_of(spr);
     if (pmc >= 0)
         p->bank.ctr[pmc].value = v;
-    else if (spr == 952) {
+    else if (spr == SPRN_MMCR0) {
         p->mmcr0 = v;
         pmc_rebase_ext(&p->bank);                       /* TBSEL may name another bit */
     }
-    else if (spr == 956)
+    else if (spr == SPRN_MMCR1)
         p->mmcr1 = v & 0xfffff800u;
-    else if (spr == 944)
+    else if (spr == SPRN_MMCR2)
         p->mmcr2 = v & 0xc0000000u;                     /* threshold multiplier bits */
     else
         p->bamr = v;

@@ -32,6 +32,17 @@
 
 #define MPC7450_PMCS 6
 
+/* The monitor's SPR numbers, as Linux's asm/reg.h spells them (MPC7450 RM table 11-1).  The
+ * user-mode aliases are read-only and numbered 16 below; the supervisor numbers have SPR bit
+ * 0x10 set, so reaching them from problem state is a privileged-instruction program exception. */
+enum {
+    SPRN_MMCR2 = 944, SPRN_PMC5 = 945, SPRN_PMC6 = 946, SPRN_BAMR = 951, SPRN_MMCR0 = 952, SPRN_PMC1 = 953,
+    SPRN_PMC2 = 954, SPRN_SIAR = 955, SPRN_MMCR1 = 956, SPRN_PMC3 = 957, SPRN_PMC4 = 958,
+    SPRN_UMMCR2 = 928, SPRN_UPMC5 = 929, SPRN_UPMC6 = 930, SPRN_UBAMR = 935, SPRN_UMMCR0 = 936, SPRN_UPMC1 = 937,
+    SPRN_UPMC2 = 938, SPRN_USIAR = 939, SPRN_UMMCR1 = 940, SPRN_UPMC3 = 941, SPRN_UPMC4 = 942,
+    SPRN_USER_ALIAS = 16,           /* supervisor number - user alias */
+};
+
 /* MMCR0 (IBM bit numbers in the comments). */
 enum {
     MMCR0_FC = 0x80000000u, MMCR0_FCS = 0x40000000u, MMCR0_FCP = 0x20000000u, MMCR0_FCM1 = 0x10000000u,

@@ -38,18 +38,11 @@ enum { CK_OPT_CHECK_PATCHING = 1, CK_OPT_ICACHE_STRICT = 2, CK_OPT_SAMPLES = 4, 
 
 /* ------------------------------------------------------------------ machine state */
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
 
 /* Identifies the machine a checkpoint belongs to: the tree, the image, the quantum. */
 static uint64_t fingerprint(const Machine *m)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = FNV1A64_BASIS;
     h = fnv1a(h, m->fdt, m->fdt_size);
     h = fnv1a(h, m->image.data, m->image.size);
     h = fnv1a(h, &m->clock.quantum, sizeof m->clock.quantum);
