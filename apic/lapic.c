@@ -114,17 +114,9 @@ static void update_irq(Lapic *l)
     irq_set(&l->intr, deliverable(l) >= 0);
 }
 
-static void trace_lapic(Lapic *l, uint64_t pc, const char *kind, const char *what, uint64_t a, uint64_t b)
+static void trace_lvt(Lapic *l, uint64_t pc, TraceKind kind, const char *what, uint64_t a, uint64_t b)
 {
-    Machine *m = l->cpu->m;
-    if (!trace_on(&m->trace))
-        return;
-    TraceEvent ev = trace_begin(l->cpu->cycles, l->cpu->index, kind);
-    trace_hex(&ev, "pc", pc);
-    trace_str(&ev, "what", what);
-    trace_hex(&ev, "vector", a);
-    trace_hex(&ev, "info", b);
-    trace_end(&m->trace, &ev);
+    trace_apic_fire(&l->cpu->m->trace, kind, l->cpu->cycles, l->cpu->index, pc, what, a, b);
 }
 
 static void raise_error(Lapic *l, uint32_t bits, uint64_t pc);
@@ -194,13 +186,13 @@ bool lapic_fire_lvt(Lapic *l, unsigned lvt, uint64_t pc)
         return false;
     uint32_t entry = l->lvt[lvt];
     if (entry & APIC_LVT_MASKED) {
-        trace_lapic(l, pc, "apic-lost", lvt_names[lvt], entry & APIC_VECTOR_MASK, entry);
+        trace_lvt(l, pc, TK_APIC_LOST, lvt_names[lvt], entry & APIC_VECTOR_MASK, entry);
         return false;
     }
     bool ok = deliver(l, entry, lvt == LVT_TIMER || lvt == LVT_ERROR, pc, lvt_names[lvt]);
     if (lvt == LVT_PC)
         l->lvt[LVT_PC] |= APIC_LVT_MASKED;     /* SDM 18.6.3.5.8 / 11.5.1: set on PMI delivery */
-    trace_lapic(l, pc, "apic-fire", lvt_names[lvt], entry & APIC_VECTOR_MASK, entry);
+    trace_lvt(l, pc, TK_APIC_FIRE, lvt_names[lvt], entry & APIC_VECTOR_MASK, entry);
     return ok;
 }
 
@@ -391,14 +383,7 @@ static void send_ipi(Lapic *l, uint64_t pc)
         }
         if (!hit)
             continue;
-        if (trace_on(&m->trace)) {
-            TraceEvent ev = trace_begin(c->cycles, c->index, "ipi");
-            trace_hex(&ev, "pc", pc);
-            trace_dec(&ev, "to", (uint64_t)tc->index);
-            trace_hex(&ev, "mode", mode >> 8);
-            trace_hex(&ev, "vector", vector);
-            trace_end(&m->trace, &ev);
-        }
+        trace_ipi(&m->trace, c->cycles, c->index, pc, (uint64_t)tc->index, mode >> 8, vector);
         if (tc->state == CPU_OFF) {
             mach_diag(m, c, pc, "ipi-to-off-cpu", "IPI to cpu%d, which has not been started: dropped", tc->index);
             continue;
@@ -575,18 +560,11 @@ static bool check_access(Lapic *l, uint64_t pc, uint64_t off, unsigned size, boo
 
 static void trace_access(Lapic *l, uint64_t pc, uint64_t off, bool write, uint32_t old, uint32_t val, uint64_t now)
 {
-    Machine *m = l->cpu->m;
-    if (!trace_on(&m->trace))
-        return;
-    char sym[128];
-    TraceEvent ev = trace_begin(now, l->cpu->index, write ? "apic-write" : "apic-read");
-    trace_hex(&ev, "pc", pc);
-    trace_str(&ev, "sym", mach_describe(m, pc, sym, sizeof sym));
-    trace_str(&ev, "reg", lapic_reg_name(off));
+    Trace *t = &l->cpu->m->trace;
     if (write)
-        trace_hex(&ev, "old", old);
-    trace_hex(&ev, write ? "new" : "value", val);
-    trace_end(&m->trace, &ev);
+        trace_apic_write(t, now, l->cpu->index, pc, lapic_reg_name(off), old, val);
+    else
+        trace_apic_read(t, now, l->cpu->index, pc, lapic_reg_name(off), val);
 }
 
 static bool mmio_enabled(Lapic *l, uint64_t pc, uint64_t off)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,30 @@ bool trace_close(Trace *t, Error *err)
     return ok;
 }
 
+void trace_set_symbolizer(Trace *t, TraceSymbolizer fn, void *opaque)
+{
+    t->symbolize = fn;
+    t->symbolize_opaque = opaque;
+}
+
+#define TRACE_SYM_LEN 128
+
 void trace_emit(Trace *t, const TraceEvent *ev)
 {
+    TraceEvent out = *ev;
+    char text[TRACE_MAX_FIELDS][TRACE_SYM_LEN];
+    for (int i = 0; i < out.nfields; i++) {
+        TraceField *f = &out.f[i];
+        if (f->type != TF_SYM)
+            continue;
+        if (t->symbolize)
+            f->s = t->symbolize(t->symbolize_opaque, f->u, text[i], sizeof text[i]);
+        else
+            f->s = (snprintf(text[i], sizeof text[i], "0x%" PRIx64, f->u), text[i]);
+        f->type = TF_STR;
+    }
     for (int i = 0; i < t->nsinks; i++)
-        t->sinks[i]->emit(t->sinks[i], ev);
+        t->sinks[i]->emit(t->sinks[i], &out);
 }
 
 static TraceField *add_field(TraceEvent *ev, const char *key, TraceFieldType type)
@@ -75,6 +96,13 @@ void trace_bytes(TraceEvent *ev, const char *key, const void *p, unsigned n)
         f->s = p;
         f->n = n;
     }
+}
+
+void trace_sym(TraceEvent *ev, const char *key, uint64_t addr)
+{
+    TraceField *f = add_field(ev, key, TF_SYM);
+    if (f)
+        f->u = addr;
 }
 
 /* ------------------------------------------------------------------ text sink */

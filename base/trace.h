@@ -2,11 +2,15 @@
  *
  * An event has a time (the emitting CPU's local cycle count, or machine time for machine
  * events), a CPU number (-1 for the machine), a kind ("exception", "code-write", ...) and up to
- * TRACE_MAX_FIELDS typed key/value fields.  The text sink writes one line per event
- * (docs/trace-format.md); later sinks (binary, Perfetto) read the same events.
+ * TRACE_MAX_FIELDS typed key/value fields.  Every kind is declared once, with its fields, in
+ * base/trace-events; producers call the typed function generated from it (base/trace_events.h:
+ * trace_cpu_start(), trace_exception(), ...), which checks trace_on() first so that a disabled
+ * trace costs one branch.  The text sink writes one line per event (docs/trace-format.md);
+ * later sinks (binary, Perfetto, trace-cmd) read the same events and trace_kinds[].
  *
- * Producers check trace_on() first so a disabled trace costs one branch.  Sinks buffer and are
- * flushed on every way a run can end, including fatal signals (trace_flush_all()).
+ * A field of type TF_SYM holds a guest address that the trace's symbolizer turns into text
+ * ("func+0x10") when the event is emitted, so producers need not know the image.  Sinks buffer
+ * and are flushed on every way a run can end, including fatal signals (trace_flush_all()).
  */
 #ifndef PMUSIM_TRACE_H
 #define PMUSIM_TRACE_H
@@ -15,12 +19,12 @@
 
 #define TRACE_MAX_FIELDS 10
 
-typedef enum TraceFieldType { TF_HEX, TF_DEC, TF_STR, TF_BYTES } TraceFieldType;
+typedef enum TraceFieldType { TF_HEX, TF_DEC, TF_STR, TF_BYTES, TF_SYM } TraceFieldType;
 
 typedef struct TraceField {
     const char *key;
     TraceFieldType type;
-    uint64_t u;
+    uint64_t u;                 /* TF_HEX, TF_DEC; TF_SYM: the address */
     const char *s;              /* TF_STR; TF_BYTES: the bytes */
     unsigned n;                 /* TF_BYTES: length */
 } TraceField;
@@ -40,20 +44,27 @@ struct TraceSink {
     bool (*close)(TraceSink *s, Error *err);   /* false: output was lost (err says what) */
 };
 
+/* Text for a guest address ("func+0x10"), written into buf (len bytes); returns buf. */
+typedef const char *(*TraceSymbolizer)(void *opaque, uint64_t addr, char *buf, size_t len);
+
 typedef struct Trace {
     TraceSink *sinks[4];
     int nsinks;
+    TraceSymbolizer symbolize;      /* NULL: a TF_SYM field is written as 0x<address> */
+    void *symbolize_opaque;
 } Trace;
 
 static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }
 
 void trace_init(Trace *t);
 void trace_add_sink(Trace *t, TraceSink *s);
+void trace_set_symbolizer(Trace *t, TraceSymbolizer fn, void *opaque);
 /* Flush and close every sink; false with err set (the first failure) if any output was lost. */
 bool trace_close(Trace *t, Error *err);
 void trace_emit(Trace *t, const TraceEvent *ev);
 
-/* Building an event: trace_begin(); add fields; trace_end() emits it. */
+/* Building an event (for the generated functions of base/trace_events.h; producers call those):
+ * trace_begin(); add fields; trace_end() emits it. */
 static inline TraceEvent trace_begin(uint64_t cycle, int cpu, const char *kind)
 {
     TraceEvent ev = { .cycle = cycle, .cpu = cpu, .kind = kind };
@@ -63,6 +74,7 @@ void trace_hex(TraceEvent *ev, const char *key, uint64_t v);
 void trace_dec(TraceEvent *ev, const char *key, uint64_t v);
 void trace_str(TraceEvent *ev, const char *key, const char *s);
 void trace_bytes(TraceEvent *ev, const char *key, const void *p, unsigned n);
+void trace_sym(TraceEvent *ev, const char *key, uint64_t addr);
 static inline void trace_end(Trace *t, TraceEvent *ev) { trace_emit(t, ev); }
 
 /* A text sink writing to a file (through a temporary renamed into place at close: base/outfile.h);

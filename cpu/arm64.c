@@ -91,7 +91,7 @@ static uint32_t insn_at(Cpu *c, uint64_t pc)
 
 /* ------------------------------------------------------------------ exception entry */
 
-static void a64_take(Cpu *c, const char *kind, uint64_t ret, unsigned vec, unsigned ec, uint32_t iss,
+static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigned ec, uint32_t iss,
                      bool far_valid, uint64_t far)
 {
     uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
@@ -112,7 +112,7 @@ static void a64_take(Cpu *c, const char *kind, uint64_t ret, unsigned vec, unsig
 
 static void a64_undef(Cpu *c, uint64_t pc)
 {
-    a64_take(c, "exception", pc, 0, EC_UNKNOWN, 0, false, 0);
+    a64_take(c, TK_EXCEPTION, pc, 0, EC_UNKNOWN, 0, false, 0);
 }
 
 /* ------------------------------------------------------------------ PSCI */
@@ -198,17 +198,9 @@ static void psci_call(Cpu *c)
     default:
         break;
     }
-    if (trace_on(&m->trace)) {
-        TraceEvent ev = trace_begin(c->cycles, c->index, "psci");
-        trace_str(&ev, "fn", psci_name(fn));
-        trace_hex(&ev, "id", fn);
-        trace_hex(&ev, "x1", a1);
-        trace_hex(&ev, "x2", a2);
-        trace_hex(&ev, "x3", a3);
-        if (fn != PSCI_SYSTEM_OFF && fn != PSCI_SYSTEM_RESET && fn != PSCI_CPU_OFF)
-            trace_hex(&ev, "ret", (uint64_t)ret);
-        trace_end(&m->trace, &ev);
-    }
+    uint64_t ret64 = (uint64_t)ret;
+    bool returns = fn != PSCI_SYSTEM_OFF && fn != PSCI_SYSTEM_RESET && fn != PSCI_CPU_OFF;
+    trace_psci(&m->trace, c->cycles, c->index, psci_name(fn), fn, a1, a2, a3, returns ? &ret64 : NULL);
     switch (fn) {
     case PSCI_CPU_OFF:
         vcpu_stop(c, CPU_OFF, "psci-cpu-off");
@@ -449,7 +441,7 @@ static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
     if ((cp_read(c, 3, 0, 1, 0, 0) & 1) || mem_ptr(&c->m->mem, va, block) || engine_maps(c, va, block))
         return TRAP_NATIVE;
     mach_diag(c->m, c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, va);
-    a64_take(c, "exception", pc, 0, EC_DABT_CUR, 0x10 | 1u << 6, true, va);
+    a64_take(c, TK_EXCEPTION, pc, 0, EC_DABT_CUR, 0x10 | 1u << 6, true, va);
     return TRAP_FAULTED;
 }
 
@@ -470,7 +462,7 @@ static void a64_intr(Cpu *c, uint32_t intno)
     switch (intno) {
     case EXCP_SWI:                          /* PC is after the SVC, which retired */
         vcpu_retire_upto(c, pc, false);
-        a64_take(c, "exception", pc, 0, EC_SVC64, (insn_at(c, pc - 4) >> 5) & 0xffff, false, 0);
+        a64_take(c, TK_EXCEPTION, pc, 0, EC_SVC64, (insn_at(c, pc - 4) >> 5) & 0xffff, false, 0);
         return;
     case EXCP_HVC:                          /* PC is after the HVC */
         if (c->m->desc.psci && is_psci_id(vcpu_reg_read(c, UC_ARM64_REG_X0))) {
@@ -488,7 +480,7 @@ static void a64_intr(Cpu *c, uint32_t intno)
         return;
     case EXCP_BKPT:                         /* PC is the BRK */
         vcpu_retire_upto(c, pc, false);
-        a64_take(c, "exception", pc, 0, EC_BRK64, (insn_at(c, pc) >> 5) & 0xffff, false, 0);
+        a64_take(c, TK_EXCEPTION, pc, 0, EC_BRK64, (insn_at(c, pc) >> 5) & 0xffff, false, 0);
         return;
     case EXCP_UDEF:
         insn = insn_at(c, pc);
@@ -507,7 +499,7 @@ static void a64_intr(Cpu *c, uint32_t intno)
         /* Only raised under a guest MMU; the engine does not report the syndrome. */
         vcpu_retire_upto(c, pc, false);
         mach_diag(c->m, c, pc, "abort-syndrome", "MMU abort: the engine does not report FAR/ISS");
-        a64_take(c, "exception", pc, 0, intno == EXCP_DATA_ABORT ? EC_DABT_CUR : EC_IABT_CUR, 0x10, false, 0);
+        a64_take(c, TK_EXCEPTION, pc, 0, intno == EXCP_DATA_ABORT ? EC_DABT_CUR : EC_IABT_CUR, 0x10, false, 0);
         return;
     default:
         vcpu_retire_upto(c, pc, false);
@@ -521,7 +513,7 @@ static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
     uint64_t pc = c->fault_pc;
     /* ISS: DFSC/IFSC 0x10 synchronous external abort; WnR (bit 6) for writes */
-    a64_take(c, "exception", pc, 0, fetch ? EC_IABT_CUR : EC_DABT_CUR, 0x10 | (write ? 1u << 6 : 0), true, addr);
+    a64_take(c, TK_EXCEPTION, pc, 0, fetch ? EC_IABT_CUR : EC_DABT_CUR, 0x10 | (write ? 1u << 6 : 0), true, addr);
 }
 
 static bool a64_take_interrupt(Cpu *c)
@@ -531,7 +523,7 @@ static bool a64_take_interrupt(Cpu *c)
     c->irq_pending = false;
     if (c->state == CPU_HALTED)
         c->state = CPU_RUNNING, c->stop_reason = "running";
-    a64_take(c, "interrupt", vcpu_reg_read(c, UC_ARM64_REG_PC), 0x80, 0, 0, false, 0);
+    a64_take(c, TK_INTERRUPT, vcpu_reg_read(c, UC_ARM64_REG_PC), 0x80, 0, 0, false, 0);
     return true;
 }
 

@@ -81,19 +81,7 @@ static void record(Machine *m, Cpu *c, uint64_t pc, uint64_t addr, const uint8_t
     cw->writes++;
     for (int i = 0; i < cw->nlisteners; i++)
         cw->listeners[i].fn(cw->listeners[i].opaque, &w);
-    if (trace_on(&m->trace)) {
-        char sym[128];
-        TraceEvent ev = trace_begin(w.cycle, w.cpu, "code-write");
-        trace_hex(&ev, "addr", addr);
-        trace_str(&ev, "at", mach_describe(m, addr, sym, sizeof sym));
-        trace_dec(&ev, "size", size);
-        trace_bytes(&ev, "old", old, size);
-        trace_bytes(&ev, "new", new, size);
-        char wsym[128];
-        trace_hex(&ev, "pc", pc);
-        trace_str(&ev, "sym", mach_describe(m, pc, wsym, sizeof wsym));
-        trace_end(&m->trace, &ev);
-    }
+    trace_code_write(&m->trace, w.cycle, w.cpu, addr, size, old, size, new, size, pc);
 }
 
 static void invalidate_all(Machine *m, uint64_t start, uint64_t end)

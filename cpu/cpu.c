@@ -836,7 +836,7 @@ void vcpu_destroy(Cpu *c)
     free(c);
 }
 
-void vcpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
                          uint64_t info)
 {
     Machine *m = c->m;
@@ -863,17 +863,7 @@ void vcpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char 
         c->exc_repeats = 0;
     }
     c->exc_insns = c->insns;
-    if (!trace_on(&m->trace))
-        return;
-    char sym[128];
-    TraceEvent ev = trace_begin(c->cycles, c->index, kind);
-    trace_hex(&ev, "vector", vector);
-    trace_str(&ev, "name", name);
-    trace_hex(&ev, "from", from);
-    trace_str(&ev, "sym", mach_describe(m, from, sym, sizeof sym));
-    trace_hex(&ev, "to", to);
-    trace_hex(&ev, "info", info);
-    trace_end(&m->trace, &ev);
+    trace_exception(&m->trace, kind, c->cycles, c->index, vector, name, from, to, info);
 }
 
 /* ------------------------------------------------------------------ power and events */
@@ -887,13 +877,7 @@ void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t a
     c->ops->reset(c, entry, arg0, arg1);
     c->state = CPU_RUNNING;
     c->stop_reason = "running";
-    if (trace_on(&c->m->trace)) {
-        TraceEvent ev = trace_begin(c->cycles, c->index, "cpu-start");
-        trace_hex(&ev, "pc", entry);
-        trace_hex(&ev, "hwid", c->hwid);
-        trace_str(&ev, "reason", why);
-        trace_end(&c->m->trace, &ev);
-    }
+    trace_cpu_start(&c->m->trace, c->cycles, c->index, entry, c->hwid, why);
 }
 
 static bool pin_set(void *opaque, int pin, bool level)
@@ -922,12 +906,8 @@ void vcpu_stop(Cpu *c, CpuState state, const char *why)
     c->state = state;
     c->stop_reason = why;
     vcpu_request_stop(c);
-    if (trace_on(&c->m->trace)) {
-        TraceEvent ev = trace_begin(c->cycles, c->index, "cpu-stop");
-        trace_hex(&ev, "pc", c->ops->get_pc(c));
-        trace_str(&ev, "reason", why);
-        trace_end(&c->m->trace, &ev);
-    }
+    if (trace_on(&c->m->trace))
+        trace_cpu_stop(&c->m->trace, c->cycles, c->index, c->ops->get_pc(c), why);
 }
 
 void vcpu_set_branch_tracking(Cpu *c, bool on)

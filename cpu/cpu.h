@@ -33,6 +33,7 @@
 #include "base/clock.h"
 #include "base/common.h"
 #include "base/irq.h"
+#include "base/trace_events.h"
 #include "cpu/blockcache.h"
 #include "cpu/cycle_model.h"
 
@@ -310,7 +311,7 @@ void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
  * table's trap cost), and EXCEPTION_LOOP_LIMIT entries in a row with no instruction retiring
  * between any two of them (a handler faulting on itself, or two handlers faulting into each
  * other) stop the CPU instead of spinning forever. */
-void vcpu_exception_taken(Cpu *c, const char *kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
                          uint64_t info);
 
 /* Engine register access that cannot fail on valid ids (failures are internal errors). */

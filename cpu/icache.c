@@ -264,15 +264,7 @@ int icache_trap(ICache *ic, Cpu *c, uint64_t pc)
         patchcheck_disasm(m->patchcheck, pc, s->old, 4, o, sizeof o);
         patchcheck_disasm(m->patchcheck, pc, now, 4, n, sizeof n);
     }
-    if (trace_on(&m->trace)) {
-        TraceEvent ev = trace_begin(c->cycles, c->index, "stale-exec");
-        trace_hex(&ev, "pc", pc);
-        trace_str(&ev, "sym", mach_describe(m, pc, sym, sizeof sym));
-        trace_str(&ev, "old", o);
-        trace_str(&ev, "new", n);
-        trace_str(&ev, "emulated", emulated ? "yes" : "no");
-        trace_end(&m->trace, &ev);
-    }
+    trace_stale_exec(&m->trace, c->cycles, c->index, pc, o, n, emulated ? "yes" : "no");
     if (first && m->patchcheck)
         patchcheck_violation(m->patchcheck, c->index, c->cycles, pc, pc,
                              "stale instruction executed at %s: \"%s\" instead of \"%s\"%s: %s",

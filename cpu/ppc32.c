@@ -166,7 +166,7 @@ static uint64_t tb_now(Cpu *c)
 
 /* ------------------------------------------------------------------ exceptions */
 
-static void ppc_take(Cpu *c, const char *kind, unsigned vector, uint32_t ret, uint32_t srr1_bits)
+static void ppc_take(Cpu *c, TraceKind kind, unsigned vector, uint32_t ret, uint32_t srr1_bits)
 {
     PpcCpu *p = PPC(c);
     uint32_t msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
@@ -177,12 +177,12 @@ static void ppc_take(Cpu *c, const char *kind, unsigned vector, uint32_t ret, ui
     mpc7450_pmu_set_msr(&p->pmu, nmsr);     /* PR and PMM change: counted so far under the old */
     vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
     vcpu_reg_write(c, UC_PPC_REG_PC, target);
-    vcpu_exception_taken(c, kind, vector, kind, ret, target, p->srr1);
+    vcpu_exception_taken(c, kind, vector, trace_kinds[kind].name, ret, target, p->srr1);
 }
 
 static void ppc_program(Cpu *c, uint32_t pc, uint32_t reason)
 {
-    ppc_take(c, "exception", 0x700, pc, reason);
+    ppc_take(c, TK_EXCEPTION, 0x700, pc, reason);
 }
 
 /* The supervisor-only instructions of the 7450 (MPC7450 RM appendix A, "privileged"). */
@@ -222,7 +222,7 @@ static void ppc_intr(Cpu *c, uint32_t intno)
     uint32_t w = vcpu_mem_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
     if (intno == EXCP_SYSCALL) {                        /* sc retires; SRR0 = the next instruction */
         vcpu_retire_upto(c, nip, false);
-        ppc_take(c, "exception", 0xc00, nip, 0);
+        ppc_take(c, TK_EXCEPTION, 0xc00, nip, 0);
         return;
     }
     /* Everything else is a fault of the instruction at pc: it does not retire. */
@@ -234,7 +234,7 @@ static void ppc_intr(Cpu *c, uint32_t intno)
         if (faults[i].intno == intno) {
             if (intno == EXCP_DSI || intno == EXCP_ISI)
                 mach_diag(c->m, c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
-            ppc_take(c, "exception", faults[i].vector, pc, 0);
+            ppc_take(c, TK_EXCEPTION, faults[i].vector, pc, 0);
             return;
         }
     /* program exceptions, and anything unexpected, as a program check */
@@ -250,7 +250,7 @@ static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
         mach_exit(c->m, c, EXIT_HUNG, "checkstop");
         return;
     }
-    ppc_take(c, "exception", 0x200, (uint32_t)pc, 0);
+    ppc_take(c, TK_EXCEPTION, 0x200, (uint32_t)pc, 0);
 }
 
 /* Between runs, when MSR[EE] allows: the performance monitor, then the decrementer.  The
@@ -285,12 +285,12 @@ static bool ppc_take_interrupt(Cpu *c)
     uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
     if (p->pmu.pending) {
         mpc7450_pmu_taken(&p->pmu);
-        ppc_take(c, "interrupt", VEC_PERFMON, pc, 0);
+        ppc_take(c, TK_INTERRUPT, VEC_PERFMON, pc, 0);
         return true;
     }
     if (p->dec_pending) {
         p->dec_pending = false;
-        ppc_take(c, "interrupt", VEC_DECREMENTER, pc, 0);
+        ppc_take(c, TK_INTERRUPT, VEC_DECREMENTER, pc, 0);
         return true;
     }
     return false;
@@ -342,18 +342,9 @@ static bool pmu_spr(Cpu *c, uint32_t pc, unsigned spr, unsigned rd, bool write, 
     if (write)
         mpc7450_pmu_mfspr(&p->pmu, spr, false, &old);     /* for the trace */
     PpcSprResult r = write ? mpc7450_pmu_mtspr(&p->pmu, spr, user, v) : mpc7450_pmu_mfspr(&p->pmu, spr, user, &v);
-    if (trace_on(&c->m->trace)) {
-        TraceEvent ev = trace_begin(c->cycles, c->index, write ? "mtspr" : "mfspr");
-        trace_hex(&ev, "pc", pc);
-        trace_dec(&ev, "spr", spr);
-        trace_str(&ev, "name", mpc7450_pmu_spr_name(spr));
-        if (write)
-            trace_hex(&ev, "old", old);
-        trace_hex(&ev, "value", v);
-        if (r != SPR_OK)
-            trace_str(&ev, "result", r == SPR_PRIVILEGED ? "privileged" : "illegal");
-        trace_end(&c->m->trace, &ev);
-    }
+    uint64_t old64 = old;
+    trace_mfspr(&c->m->trace, write ? TK_MTSPR : TK_MFSPR, c->cycles, c->index, pc, spr, mpc7450_pmu_spr_name(spr),
+                write ? &old64 : NULL, v, r == SPR_OK ? NULL : r == SPR_PRIVILEGED ? "privileged" : "illegal");
     if (r == SPR_PRIVILEGED || r == SPR_ILLEGAL) {
         vcpu_retire_upto(c, pc, false);          /* it does not complete */
         ppc_program(c, pc, r == SPR_PRIVILEGED ? SRR1_PRIV : SRR1_ILLEGAL);

@@ -160,7 +160,7 @@ static bool has_error_code(unsigned vec)
 
 /* Try to deliver vector `vec` through the IDT; RIP must already hold the return address.
  * On failure nothing has changed and fvec/ferr say which fault the attempt raised. */
-static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, const char *kind,
+static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, TraceKind kind,
                             unsigned *fvec, uint64_t *ferr)
 {
     X86Cpu *x = X86(c);
@@ -247,7 +247,7 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
 /* Deliver, escalating as the SDM prescribes (§6.15, "Interrupt 8"): a fault while delivering
  * raises that fault; a fault while delivering it raises #DF; a fault while delivering #DF is a
  * triple fault (the CPU shuts down; the run ends). */
-static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, const char *kind)
+static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, TraceKind kind)
 {
     unsigned fvec;
     uint64_t ferr;
@@ -264,7 +264,7 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
             return;
         }
         soft = false;
-        kind = "exception";
+        kind = TK_EXCEPTION;
         has_err = true;
         if (depth == 0) {
             vec = fvec;
@@ -278,7 +278,7 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
 
 static void x86_fault(Cpu *c, unsigned vec, uint64_t err)
 {
-    x86_deliver(c, vec, false, has_error_code(vec), err, "exception");
+    x86_deliver(c, vec, false, has_error_code(vec), err, TK_EXCEPTION);
 }
 
 /* ------------------------------------------------------------------ MSRs */
@@ -409,23 +409,12 @@ static const char *msr_name(Cpu *c, uint32_t index)
 }
 
 /* An rdmsr/wrmsr, with the value before a write (`old`, when the MSR could be read). */
-static void trace_msr(Cpu *c, uint64_t pc, const char *op, uint32_t index, uint64_t v, bool ok, bool has_old,
+static void trace_msr(Cpu *c, uint64_t pc, TraceKind op, uint32_t index, uint64_t v, bool ok, bool has_old,
                       uint64_t old)
 {
-    if (!trace_on(&c->m->trace))
-        return;
-    char sym[128];
-    TraceEvent ev = trace_begin(c->cycles, c->index, op);
-    trace_hex(&ev, "pc", pc);
-    trace_str(&ev, "sym", mach_describe(c->m, pc, sym, sizeof sym));
-    trace_hex(&ev, "msr", index);
-    trace_str(&ev, "name", msr_name(c, index));
-    if (has_old)
-        trace_hex(&ev, "old", old);
-    trace_hex(&ev, "value", v);
-    if (!ok)
-        trace_str(&ev, "result", "#GP");
-    trace_end(&c->m->trace, &ev);
+    if (trace_on(&c->m->trace))
+        trace_rdmsr(&c->m->trace, op, c->cycles, c->index, pc, index, msr_name(c, index), has_old ? &old : NULL, v,
+                    ok ? NULL : "#GP");
 }
 
 /* rdmsr/wrmsr of any MSR: the PMU's, then the table.  false: #GP. */
@@ -766,7 +755,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         uint32_t index = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RCX);
         uint64_t v = 0;
         bool ok = cpl == 0 && any_msr_read(c, index, &v);
-        trace_msr(c, pc, "rdmsr", index, v, ok, false, 0);
+        trace_msr(c, pc, TK_RDMSR, index, v, ok, false, 0);
         if (!ok)
             goto gp;
         set_edx_eax(c, v);
@@ -783,7 +772,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         bool ok = cpl == 0 && any_msr_write(c, index, v, pc);
         if (!ok)
             vcpu_retire_upto(c, pc, false);      /* it faults instead */
-        trace_msr(c, pc, "wrmsr", index, v, ok, has_old, old);
+        trace_msr(c, pc, TK_WRMSR, index, v, ok, has_old, old);
         if (!ok)
             goto gp;
         break;
@@ -792,15 +781,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         uint32_t sel = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RCX);
         uint64_t v = 0;
         bool ok = (cpl == 0 || (vcpu_reg_read(c, UC_X86_REG_CR4) & CR4_PCE)) && x86pmu_rdpmc(&x->pmu, sel, &v);
-        if (trace_on(&c->m->trace)) {
-            TraceEvent ev = trace_begin(c->cycles, c->index, "rdpmc");
-            trace_hex(&ev, "pc", pc);
-            trace_hex(&ev, "ecx", sel);
-            trace_hex(&ev, "value", v);
-            if (!ok)
-                trace_str(&ev, "result", "#GP");
-            trace_end(&c->m->trace, &ev);
-        }
+        trace_rdpmc(&c->m->trace, c->cycles, c->index, pc, sel, v, ok ? NULL : "#GP");
         if (!ok)
             goto gp;
         set_edx_eax(c, v);
@@ -865,7 +846,7 @@ static void x86_intr(Cpu *c, uint32_t intno)
     bool soft = intno == X86_BP || intno == X86_OF ||
                 (rip >= 2 && vcpu_mem_read(c, rip - 2, b, 2) && b[0] == 0xcd && b[1] == intno) || intno >= 32;
     if (soft) {
-        x86_deliver(c, intno, true, false, 0, "exception");
+        x86_deliver(c, intno, true, false, 0, TK_EXCEPTION);
         return;
     }
     uint64_t err = 0;
@@ -905,7 +886,7 @@ static bool x86_take_interrupt(Cpu *c)
         c->nmi_pending = false;
         if (c->state == CPU_HALTED)
             c->state = CPU_RUNNING, c->stop_reason = "running";
-        x86_deliver(c, X86_NMI, false, false, 0, "nmi");
+        x86_deliver(c, X86_NMI, false, false, 0, TK_NMI);
         return true;
     }
     if (c->irq_pending && (vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF)) {
@@ -914,7 +895,7 @@ static bool x86_take_interrupt(Cpu *c)
             return false;
         if (c->state == CPU_HALTED)
             c->state = CPU_RUNNING, c->stop_reason = "running";
-        x86_deliver(c, (unsigned)vec, false, false, 0, "interrupt");
+        x86_deliver(c, (unsigned)vec, false, false, 0, TK_INTERRUPT);
         return true;
     }
     return false;

@@ -187,14 +187,7 @@ bool pmc_needs_branches(const PmcBank *b)
 void pmc_trace_overflow(const PmcBank *b, uint64_t pc, const char *counter, uint64_t status, bool pmi)
 {
     Cpu *c = b->cpu;
-    if (!trace_on(&c->m->trace))
-        return;
-    TraceEvent ev = trace_begin(c->cycles, c->index, "pmu-overflow");
-    trace_hex(&ev, "pc", pc);
-    trace_str(&ev, "counter", counter);
-    trace_hex(&ev, "status", status);
-    trace_dec(&ev, "pmi", pmi);
-    trace_end(&c->m->trace, &ev);
+    trace_pmu_overflow(&c->m->trace, c->cycles, c->index, pc, counter, status, pmi);
 }
 
 void pmc_save(const PmcBank *b, Blob *blob)

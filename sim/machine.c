@@ -34,23 +34,21 @@ const char *mach_describe(Machine *m, uint64_t addr, char *buf, size_t len)
     return image_describe(&m->image, addr, buf, len);
 }
 
+static const char *describe_for_trace(void *m, uint64_t addr, char *buf, size_t len)
+{
+    return mach_describe(m, addr, buf, len);
+}
+
 void mach_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
 {
     if (!trace_on(&m->trace))
         return;
-    char msg[256], sym[128];
+    char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    TraceEvent ev = trace_begin(c ? c->cycles : m->clock.now, c ? c->index : -1, "diag");
-    trace_str(&ev, "what", what);
-    if (c) {
-        trace_hex(&ev, "pc", pc);
-        trace_str(&ev, "sym", mach_describe(m, pc, sym, sizeof sym));
-    }
-    trace_str(&ev, "msg", msg);
-    trace_end(&m->trace, &ev);
+    trace_diag(&m->trace, c ? c->cycles : m->clock.now, c ? c->index : -1, what, c ? &pc : NULL, msg);
 }
 
 static void console_write_all(Console *con)
@@ -117,17 +115,7 @@ void mach_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *reaso
     m->exit_status = status;
     m->exit_reason = reason;
     m->exit_cpu = c ? c->index : -1;
-    if (trace_on(&m->trace)) {
-        char sym[128];
-        TraceEvent ev = trace_begin(c ? c->cycles : m->clock.now, c ? c->index : -1, "exit");
-        trace_dec(&ev, "status", (uint64_t)status);
-        trace_str(&ev, "reason", reason);
-        if (c) {
-            trace_hex(&ev, "pc", pc);
-            trace_str(&ev, "sym", mach_describe(m, pc, sym, sizeof sym));
-        }
-        trace_end(&m->trace, &ev);
-    }
+    trace_exit(&m->trace, c ? c->cycles : m->clock.now, c ? c->index : -1, (uint64_t)status, reason, c ? &pc : NULL);
 }
 
 /* ------------------------------------------------------------------ I/O and MMIO dispatch */
@@ -449,6 +437,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     m->cfg = *cfg;
     m->exit_cpu = -1;
     trace_init(&m->trace);
+    trace_set_symbolizer(&m->trace, describe_for_trace, m);
     codewatch_init(&m->cw);
     m->console.out.fd = -1;
 

@@ -183,17 +183,7 @@ void patchcheck_violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc,
         pc->v = xrealloc(pc->v, pc->vcap * sizeof *pc->v);
     }
     pc->v[pc->nv++] = (PatchViolation){ cpu, cycle, wpc, addr, xstrdup(what) };
-    Machine *m = pc->m;
-    if (trace_on(&m->trace)) {
-        char sym[128], asym[128];
-        TraceEvent ev = trace_begin(cycle, cpu, "patch-violation");
-        trace_hex(&ev, "pc", wpc);
-        trace_str(&ev, "sym", mach_describe(m, wpc, sym, sizeof sym));
-        trace_hex(&ev, "addr", addr);
-        trace_str(&ev, "at", mach_describe(m, addr, asym, sizeof asym));
-        trace_str(&ev, "what", what);
-        trace_end(&m->trace, &ev);
-    }
+    trace_patch_violation(&pc->m->trace, cycle, cpu, wpc, addr, what);
 }
 
 static bool others_online(const PatchCheck *pc, int writer)
@@ -421,18 +411,10 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
     if (s->nhist < ARRAY_SIZE(s->hist))
         s->hist[s->nhist++] = (uint8_t)f;
     pc->patches++;
-    Machine *m = pc->m;
-    if (trace_on(&m->trace)) {
-        char sym[128], wsym[128];
-        TraceEvent ev = trace_begin(w->cycle, w->cpu, "patch");
-        trace_hex(&ev, "addr", s->addr);
-        trace_str(&ev, "at", site_name(pc, s, sym, sizeof sym));
-        trace_str(&ev, "kind", kind_names[s->kind]);
-        trace_str(&ev, "from", from);
-        trace_str(&ev, "to", to);
-        trace_hex(&ev, "pc", w->pc);
-        trace_str(&ev, "sym", mach_describe(m, w->pc, wsym, sizeof wsym));
-        trace_end(&m->trace, &ev);
+    if (trace_on(&pc->m->trace)) {
+        char sym[128];
+        trace_patch(&pc->m->trace, w->cycle, w->cpu, s->addr, site_name(pc, s, sym, sizeof sym), kind_names[s->kind],
+                    from, to, w->pc);
     }
 }
 
