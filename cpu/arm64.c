@@ -16,16 +16,20 @@
 #include "cpu/cpu.h"
 #include "pmu/pmu_armv8.h"
 #include "sim/machine.h"
+#include "tracer/icache.h"
 
 /* QEMU's exception numbers as the engine reports them (target/arm/cpu.h). */
 enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4, EXCP_BKPT = 7,
        EXCP_HVC = 11, EXCP_SMC = 13 };
 
 /* ESR_ELx.EC values. @see DDI 0487 D13.2.37 */
-enum { EC_UNKNOWN = 0x00, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_IABT_CUR = 0x21, EC_DABT_CUR = 0x25,
-       EC_BRK64 = 0x3c };
+enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_IABT_CUR = 0x21,
+       EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
 
-enum { PSTATE_I = 1 << 7, PSTATE_EL1H = 0x3c5 };
+enum { PSTATE_I = 1 << 7, PSTATE_EL1H = 0x3c5, PSTATE_DAIF = 0xf << 6, PSTATE_NZCV = 0xfu << 28,
+       PSTATE_IL = 1 << 20 };
+/* SPSR_EL1.M[4:0]: M[4] AArch32; M[3:2] the EL, M[1] reserved, M[0] SP_ELx */
+enum { SPSR_M_MASK = 0x1f, SPSR_M_AARCH32 = 0x10, SPSR_M_RES = 0x2, SPSR_M_EL0_SPX = 0x1 };
 
 /* PSCI function ids and return codes (DEN 0022D §5). */
 enum {
@@ -39,7 +43,7 @@ enum { PSCI_SUCCESS = 0, PSCI_NOT_SUPPORTED = -1, PSCI_INVALID_PARAMS = -2, PSCI
 
 #define SYSREG(op0, op1, crn, crm, op2) ((op0) << 14 | (op1) << 11 | (crn) << 7 | (crm) << 3 | (op2))
 enum {
-    MIDR_EL1 = SYSREG(3, 0, 0, 0, 0), MPIDR_EL1 = SYSREG(3, 0, 0, 0, 5),
+    MIDR_EL1 = SYSREG(3, 0, 0, 0, 0), MPIDR_EL1 = SYSREG(3, 0, 0, 0, 5), ID_AA64PFR0_EL1 = SYSREG(3, 0, 0, 4, 0),
     CNTKCTL_EL1 = SYSREG(3, 0, 14, 1, 0), CNTFRQ_EL0 = SYSREG(3, 3, 14, 0, 0),
     CNTPCT_EL0 = SYSREG(3, 3, 14, 0, 1), CNTVCT_EL0 = SYSREG(3, 3, 14, 0, 2),
     CNTP_TVAL_EL0 = SYSREG(3, 3, 14, 2, 0), CNTP_CTL_EL0 = SYSREG(3, 3, 14, 2, 1),
@@ -49,8 +53,12 @@ enum {
 enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET };
+/* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
+#define PFR0_EL0_EL1_MASK 0xffu
+#define PFR0_EL0_EL1_AA64_ONLY 0x11u
 #define INSN_WFI 0xd503207fu
+#define INSN_ERET 0xd69f03e0u
 #define INSN_DC_ZVA 0xd50b7420u         /* dc zva, Xt (Rt in bits 4:0) */
 #define INSN_HLT_SEMIHOST 0xd45e0000u   /* hlt #0xf000 */
 
@@ -276,6 +284,9 @@ static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     switch (key) {
     case MIDR_EL1: *v = c->model->id; return true;
     case MPIDR_EL1: *v = 0x80000000ull | c->hwid; return true;
+    case ID_AA64PFR0_EL1:                   /* no AArch32 (a64_eret) */
+        *v = (cp_read(c, 3, 0, 0, 4, 0) & ~(uint64_t)PFR0_EL0_EL1_MASK) | PFR0_EL0_EL1_AA64_ONLY;
+        return true;
     case CNTFRQ_EL0: *v = c->m->desc.timer_hz; return true;
     case CNTPCT_EL0:
     case CNTVCT_EL0: *v = counter_at(c, pc); return true;
@@ -299,7 +310,7 @@ static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     Arm64Cpu *a = A64(c);
     uint64_t now;
     switch (key) {
-    case MIDR_EL1: case MPIDR_EL1: case CNTPCT_EL0: case CNTVCT_EL0:
+    case MIDR_EL1: case MPIDR_EL1: case ID_AA64PFR0_EL1: case CNTPCT_EL0: case CNTVCT_EL0:
         return -1;                                          /* read-only */
     case CNTFRQ_EL0:
         return 1;                                           /* writable only at the highest EL */
@@ -323,8 +334,8 @@ static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
 static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
 {
     switch (key) {
-    case MIDR_EL1: case MPIDR_EL1: case CNTFRQ_EL0: case CNTPCT_EL0: case CNTVCT_EL0: case CNTKCTL_EL1:
-    case CNTP_CTL_EL0: case CNTV_CTL_EL0: case CNTP_CVAL_EL0: case CNTV_CVAL_EL0: case CNTP_TVAL_EL0:
+    case MIDR_EL1: case MPIDR_EL1: case ID_AA64PFR0_EL1: case CNTFRQ_EL0: case CNTPCT_EL0: case CNTVCT_EL0:
+    case CNTKCTL_EL1: case CNTP_CTL_EL0: case CNTV_CTL_EL0: case CNTP_CVAL_EL0: case CNTV_CVAL_EL0: case CNTP_TVAL_EL0:
     case CNTV_TVAL_EL0:
         return true;
     default:
@@ -403,7 +414,7 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
 static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 {
     uint32_t w = (uint32_t)load_le(bytes, 4);
-    return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : 0;
+    return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
 }
 
 static uint64_t xreg(Cpu *c, unsigned n)
@@ -445,10 +456,51 @@ static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
     return TRAP_FAULTED;
 }
 
+/* An ERET whose SPSR_EL1 makes it an illegal exception return on pmusim's CPUs (DDI 0487,
+ * "Illegal return events from AArch64 state"): to AArch32 (M[4] = 1: they implement AArch64
+ * only, see a64_eret), M[1] set (reserved), EL0 with SP_EL1 (M[3:0] = 0b0001), or EL2/EL3 (not
+ * implemented). */
+static bool eret_illegal(uint64_t spsr)
+{
+    unsigned m = spsr & SPSR_M_MASK;
+    return (m & SPSR_M_AARCH32) || (m & SPSR_M_RES) || m == SPSR_M_EL0_SPX || (m >> 2 & 3) > 1;
+}
+
+/* ERET.  The engine (QEMU 5 inside Unicorn 2.0.1) runs AArch32 after a return with SPSR.M[4] =
+ * 1, decoded by pmusim as A64 and unable to take an exception back (pmusim's exception entry
+ * cannot leave AArch32: random guest arm64 2611 looped at a Thumb store), and it ignores
+ * PSTATE.IL.  So pmusim's CPUs implement AArch64 only (ID_AA64PFR0_EL1.EL0 = EL1 = 0b0001), and
+ * an ERET that leaves PSTATE.IL set is done here: an illegal return keeps EL and SP, takes
+ * NZCV and DAIF from SPSR and sets IL; a legal one restores SPSR, IL included; either way PC =
+ * ELR and the ERET retires.  The first instruction there takes the Illegal Execution state
+ * exception, EC 0x0e, without executing (DDI 0487, "The Illegal Execution state exception"),
+ * so it is taken at once.  With --icache=strict the ERET is also a context synchronisation
+ * step of the I-cache model. */
+static TrapResult a64_eret(Cpu *c, uint64_t pc)
+{
+    if (c->m->icache) {
+        TrapResult r = (TrapResult)icache_trap(c->m->icache, c, pc);
+        if (r != TRAP_NATIVE)
+            return r;                       /* a stale word: the old instruction was emulated */
+    }
+    uint64_t spsr = cp_read(c, 3, 0, 4, 0, 0);
+    bool illegal = eret_illegal(spsr);
+    if (!illegal && !(spsr & PSTATE_IL))
+        return TRAP_NATIVE;
+    uint64_t keep = illegal ? vcpu_reg_read(c, UC_ARM64_REG_PSTATE) & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF)
+                            : spsr & SPSR_M_MASK;
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL);
+    vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
+    a64_take(c, "exception", vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
+    return TRAP_DONE;
+}
+
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
     if (t->kind == T_DC_ZVA)
         return a64_dc_zva(c, pc, (uint32_t)load_le(t->bytes, 4));
+    if (t->kind == T_ERET)
+        return a64_eret(c, pc);
     /* WFI: sleep until an interrupt (vcpu_run wakes the CPU when one can be taken). */
     vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     vcpu_stop(c, CPU_HALTED, "wfi");

@@ -498,8 +498,8 @@ void vcpu_profile_window(Cpu *c, bool on)
 static void smc_restart_retire(Cpu *c, uint64_t pc, uint32_t size)
 {
     const BlockEntry *b = c->blk;
-    if (!b || pc < b->pc || pc + size >= b->pc + b->size)
-        return;
+    if (!b || b == &c->blk_stale || pc < b->pc || pc + size >= b->pc + b->size)
+        return;                     /* (a stale block was pmusim's code write, not the engine's) */
     uint32_t i = blockcache_insn_index(b, pc);
     if (i < c->blk_counted && b->pc + b->info[i].off == pc)     /* not a jump into an instruction */
         vcpu_retire_upto(c, pc, false);
@@ -971,15 +971,32 @@ void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
     c->blk_counted = counted;
 }
 
+/* A code write (pmusim's, through the write-protected code pages) into the block being executed:
+ * the engine runs the rest of its translation as it was (uc_ctl_remove_cache takes effect at
+ * the next block lookup), so the block's old decode still says which of its instructions retire
+ * when one of them faults later.  Without it the fault took nothing back: random guests arm64
+ * 7846, 9498, ppc32 2905.  (Arm ARM B2.2.5 and the PowerPC PEM's instruction-cache rules let
+ * instructions already fetched run until an ISB / isync.)  Keep the block outside the cache
+ * until the next block starts. */
+static void block_keep_stale(Cpu *c)
+{
+    if (c->blk == &c->blk_stale)
+        return;
+    c->blk_stale = *c->blk;
+    if (c->acc_blk == c->blk)       /* the access locator's cursor goes on in the same pass */
+        c->acc_blk = &c->blk_stale;
+    c->blk = &c->blk_stale;
+}
+
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
 {
     if (c->profiling)
         vcpu_profile_flush(c);
     vcpu_mem_flush(c);
     uc_ctl_remove_cache(c->uc, start, end);
+    if (c->blk && c->blk->size && c->blk->pc < end && start < c->blk->pc + c->blk->size)
+        block_keep_stale(c);
     blockcache_invalidate(&c->bc, start, end);
-    if (c->blk && c->blk->size == 0)
-        c->blk = NULL;
     for (uint32_t i = 0; i < c->traps_cap; i++) {
         TrapSite *t = &c->traps[i];
         if (t->len && t->live && t->pc < end && start < t->pc + t->len)

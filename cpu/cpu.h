@@ -162,6 +162,8 @@ struct Cpu {
     /* the block being executed */
     BlockEntry *blk;
     uint32_t blk_counted;           /* how many of its instructions are in insns/cycles */
+    BlockEntry blk_stale;           /* blk, when a code write dropped it from the cache while it
+                                       runs (vcpu_invalidate_code) */
 
     bool quiet;                     /* a pmusim-internal run (vcpu_quiet_run): hooks do nothing */
 
