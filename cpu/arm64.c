@@ -14,9 +14,9 @@
 
 #include "base/state.h"
 #include "cpu/cpu.h"
+#include "cpu/icache.h"
 #include "pmu/pmu_armv8.h"
 #include "sim/machine.h"
-#include "tracer/icache.h"
 
 /* QEMU's exception numbers as the engine reports them (target/arm/cpu.h). */
 enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4, EXCP_BKPT = 7,
@@ -491,7 +491,7 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
                             : spsr & SPSR_M_MASK;
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL);
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
-    a64_take(c, "exception", vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
+    a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
 }
 
