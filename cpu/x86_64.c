@@ -1126,3 +1126,37 @@ const CpuOps vcpu_x86_64_ops = {
     .load = x86_load,
     .destroy = x86_destroy,
 };
+
+/* ------------------------------------------------------------------ the local APIC's MMIO window */
+
+/* The `intel,ce4100-lapic` node: one page that every CPU sees as its own APIC (the access
+ * reaches the accessing CPU's Lapic). */
+
+static uint64_t lapic_dev_read(Device *d, Cpu *c, uint64_t off, unsigned size)
+{
+    uint64_t pc = vcpu_access_pc(c, ACC_READ, d->base + off, size);
+    return lapic_read(vcpu_x86_lapic(c), pc, off, size);
+}
+
+static void lapic_dev_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t val)
+{
+    uint64_t pc = vcpu_access_pc(c, ACC_WRITE, d->base + off, size);
+    lapic_write(vcpu_x86_lapic(c), pc, off, size, (uint32_t)val);
+}
+
+static const DeviceOps lapic_dev_ops = {
+    .type = "intel,ce4100-lapic", .read = lapic_dev_read, .write = lapic_dev_write,
+};
+
+Device *x86_lapic_dev_create(const DeviceHost *host, const DevDesc *dd, Error *err)
+{
+    if (host->arch != ARCH_X86_64)
+        return err_set(err, "node %s: a local APIC needs x86_64 CPUs", dd->path), NULL;
+    if (dd->base != APIC_DEFAULT_BASE || dd->size < 0x400)
+        return err_set(err, "node %s: property reg: the local APIC page must be at 0x%llx (IA32_APIC_BASE)",
+                         dd->path, APIC_DEFAULT_BASE), NULL;
+    if (!dd->clock_hz)
+        return err_set(err, "node %s: property clock-frequency is missing (the APIC timer's bus clock in Hz)",
+                         dd->path), NULL;
+    return device_alloc(sizeof(Device), &lapic_dev_ops, host, dd);
+}

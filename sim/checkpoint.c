@@ -11,7 +11,7 @@
 
 #include "base/outfile.h"
 #include "base/tunables.h"
-#include "sim/dev/device.h"
+#include "sim/devices.h"
 #include "sim/machine.h"
 
 #define CK_MAGIC "PMUSIMCK"

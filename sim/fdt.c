@@ -14,7 +14,7 @@
 
 #include "base/tunables.h"
 #include "cpu/cpu.h"
-#include "sim/dev/device.h"
+#include "sim/devices.h"
 
 extern const unsigned char board_x86_64_dtb[], board_arm64_dtb[], board_ppc32_dtb[];
 extern const unsigned int board_x86_64_dtb_len, board_arm64_dtb_len, board_ppc32_dtb_len;

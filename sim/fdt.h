@@ -9,6 +9,7 @@
 #define PMUSIM_FDT_H
 
 #include "base/common.h"
+#include "sim/dev/device.h"
 
 #define DESC_MAX_CPUS 16
 #define DESC_MAX_MEM 8
@@ -51,15 +52,6 @@ typedef struct MemDesc {
     bool rom;
     char path[128];                 /* the node, for messages */
 } MemDesc;
-
-typedef struct DevDesc {
-    char path[128];
-    char compatible[64];            /* the compatible string pmusim matched */
-    uint64_t base, size;            /* MMIO address, or I/O port when io */
-    bool io;
-    uint64_t clock_hz;              /* clock-frequency if present, else 0 */
-    bool described_only;            /* present in the tree, not modelled yet */
-} DevDesc;
 
 typedef struct MachineDesc {
     Arch arch;

@@ -13,7 +13,7 @@
 
 #include "base/tunables.h"
 #include "sim/checkpoint.h"
-#include "sim/dev/device.h"
+#include "sim/devices.h"
 
 /* x86 boot structures (docs/machines.md). */
 #define X86_BOOT_BASE 0x8000ull
@@ -431,6 +431,52 @@ static bool reserve_regions(Machine *m, Error *err)
     return dt_reserve(m->fdt, m->fdt_addr, DTB_MAX_SIZE, err);
 }
 
+/* ------------------------------------------------------------------ what devices see */
+
+static void host_putc(void *m, uint8_t c)
+{
+    console_putc(m, c);
+}
+
+static void host_exit(void *m, Cpu *cpu, int status, const char *reason)
+{
+    mach_exit(m, cpu, status, reason);
+}
+
+static int host_cpu_index(void *m, Cpu *cpu)
+{
+    return cpu->index;
+}
+
+static Cpu *host_cpu(void *m, int n)
+{
+    return ((Machine *)m)->cpus[n];
+}
+
+static uint64_t host_cpu_cycles(void *m, int n)
+{
+    return ((Machine *)m)->cpus[n]->cycles;
+}
+
+static EventQueue *host_cpu_events(void *m, int n)
+{
+    return &((Machine *)m)->cpus[n]->events;
+}
+
+static void host_cpu_schedule(void *m, int n, Event *ev, uint64_t cycle)
+{
+    vcpu_schedule(((Machine *)m)->cpus[n], ev, cycle);
+}
+
+static void dev_host_init(Machine *m)
+{
+    m->dev_host = (DeviceHost){
+        .opaque = m, .arch = m->arch, .trace = &m->trace, .cpu_hz = m->clock.freq_hz, .ncpus = m->desc.ncpus,
+        .console_putc = host_putc, .exit = host_exit, .cpu_index = host_cpu_index, .cpu = host_cpu,
+        .cpu_cycles = host_cpu_cycles, .cpu_events = host_cpu_events, .cpu_schedule = host_cpu_schedule,
+    };
+}
+
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
 {
     memset(m, 0, sizeof *m);
@@ -498,6 +544,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
                        m->fdt_size, DTB_MAX_SIZE);
     memcpy(mem_ptr(&m->mem, m->fdt_addr, m->fdt_size), m->fdt, m->fdt_size);
 
+    dev_host_init(m);
     for (int i = 0; i < m->desc.ndevs; i++) {
         const DevDesc *dd = &m->desc.devs[i];
         if (dd->described_only)
@@ -509,7 +556,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         const char *file = cfg->machine_file ? cfg->machine_file : "built-in board";
         if (!create)
             return err_set(err, "%s: node %s: \"%s\" has no device model", file, dd->path, dd->compatible);
-        Device *d = create(m, dd, err);
+        Device *d = create(&m->dev_host, dd, err);
         if (!d) {
             char tmp[sizeof err->msg];
             memcpy(tmp, err->msg, sizeof tmp);

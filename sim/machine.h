@@ -104,6 +104,7 @@ struct Machine {
     bool output_lost;               /* an output could not be written: exit status 7 */
     bool saved;                     /* --save-at done */
     AccessCtx acc;
+    DeviceHost dev_host;            /* what the devices see of the machine (mach_create) */
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;
 };

@@ -9,14 +9,14 @@ static uint64_t debug_exit_read(Device *d, Cpu *c, uint64_t off, unsigned size)
 
 static void debug_exit_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t val)
 {
-    mach_exit(d->m, c, (int)(((val << 1) | 1) & 0xff), "debug-exit");
+    d->host->exit(d->host->opaque, c, (int)(((val << 1) | 1) & 0xff), "debug-exit");
 }
 
 static const DeviceOps debug_exit_ops = {
     .type = "pmusim,isa-debug-exit", .read = debug_exit_read, .write = debug_exit_write,
 };
 
-Device *debug_exit_create(Machine *m, const DevDesc *dd, Error *err)
+Device *debug_exit_create(const DeviceHost *host, const DevDesc *dd, Error *err)
 {
-    return device_alloc(sizeof(Device), &debug_exit_ops, m, dd);
+    return device_alloc(sizeof(Device), &debug_exit_ops, host, dd);
 }

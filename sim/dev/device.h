@@ -1,16 +1,55 @@
-/* device.h — device models.
+/* device.h — device models, and everything a device may see of the machine.
  *
  * A device is created from its tree node (DevDesc), occupies an MMIO range or an I/O port
- * range, and is accessed by CPUs through read/write.  Devices never write CPU state: they call
- * machine services (console, exit, power) or raise lines on a CPU.  `peek` reads a register
- * without side effects (for the trace, a debugger, checkpoints).  Each file opens with its
- * register map and the manual it follows.
+ * range, and is accessed by CPUs through read/write.  It sees nothing of the machine but the
+ * DeviceHost it is handed (TinyEMU's and Spike's devices are built the same way): the console
+ * it transmits to, the trace, the time and event queue of a CPU, and the request to end the
+ * run.  The CPU making an access is an opaque handle a device only passes back to the host.
+ * Interrupts go out on lines (base/irq.h).  `peek` reads a register without side effects (for
+ * the trace, a debugger, checkpoints).  Each file opens with its register map and the manual
+ * it follows.
  */
 #ifndef PMUSIM_DEVICE_H
 #define PMUSIM_DEVICE_H
 
-#include "sim/fdt.h"
-#include "sim/machine.h"
+#include "base/clock.h"
+#include "base/common.h"
+#include "base/state.h"
+#include "base/trace.h"
+
+typedef struct Cpu Cpu;             /* opaque here: the CPU making an access */
+typedef struct Device Device;
+
+/* A device node of the tree, as the machine description parsed it (sim/fdt.c). */
+typedef struct DevDesc {
+    char path[128];
+    char compatible[64];            /* the compatible string pmusim matched */
+    uint64_t base, size;            /* MMIO address, or I/O port when io */
+    bool io;
+    uint64_t clock_hz;              /* clock-frequency if present, else 0 */
+    bool described_only;            /* present in the tree, not modelled yet */
+} DevDesc;
+
+/* What a device may ask of the machine it is plugged into. */
+typedef struct DeviceHost {
+    void *opaque;
+    Arch arch;
+    Trace *trace;
+    uint64_t cpu_hz;                /* the CPUs' clock (cycles per second) */
+    int ncpus;
+    /* A byte out of the console (a UART transmitted it). */
+    void (*console_putc)(void *opaque, uint8_t c);
+    /* End the run with `status`; `cpu` is the CPU whose access caused it, or NULL. */
+    void (*exit)(void *opaque, Cpu *cpu, int status, const char *reason);
+    /* The logical number of an accessing CPU, and the CPU of a number. */
+    int (*cpu_index)(void *opaque, Cpu *cpu);
+    Cpu *(*cpu)(void *opaque, int n);
+    /* CPU n's local time, and its queue of cycle events (timers run on one CPU's clock, so
+     * that they expire on an exact instruction of it). */
+    uint64_t (*cpu_cycles)(void *opaque, int n);
+    EventQueue *(*cpu_events)(void *opaque, int n);
+    void (*cpu_schedule)(void *opaque, int n, Event *ev, uint64_t cycle);
+} DeviceHost;
 
 typedef struct DeviceOps {
     const char *type;
@@ -24,17 +63,21 @@ typedef struct DeviceOps {
 
 struct Device {
     const DeviceOps *ops;
-    Machine *m;
+    const DeviceHost *host;
     char name[128];                 /* tree path */
     uint64_t base, size;
     bool io;                        /* I/O port space */
 };
 
-typedef Device *(*DeviceCreateFn)(Machine *m, const DevDesc *dd, Error *err);
+typedef Device *(*DeviceCreateFn)(const DeviceHost *host, const DevDesc *dd, Error *err);
 
-/* The constructor for a compatible string, or NULL. */
-DeviceCreateFn device_find(const char *compatible);
 /* Allocate a device struct of `size` bytes with the common part filled in. */
-void *device_alloc(size_t size, const DeviceOps *ops, Machine *m, const DevDesc *dd);
+void *device_alloc(size_t size, const DeviceOps *ops, const DeviceHost *host, const DevDesc *dd);
+
+/* The models (sim/dev/, and the machine's table of them by compatible: sim/devices.c). */
+Device *uart16550_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *pl011_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *debug_exit_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *ib700_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 
 #endif

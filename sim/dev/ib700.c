@@ -14,14 +14,14 @@
 typedef struct Ib700 {
     Device d;
     Event expire;
-    int cpu;                        /* whose clock the timer runs on */
+    int cpu;                        /* whose clock the timer runs on (the expiry is its instruction) */
 } Ib700;
 
 static void ib700_expire(Event *ev, void *opaque)
 {
     Ib700 *w = opaque;
-    Machine *m = w->d.m;
-    mach_exit(m, m->cpus[w->cpu], 0, "watchdog-poweroff");
+    const DeviceHost *h = w->d.host;
+    h->exit(h->opaque, h->cpu(h->opaque, w->cpu), 0, "watchdog-poweroff");
 }
 
 static uint64_t ib700_read(Device *d, Cpu *c, uint64_t off, unsigned size)
@@ -36,8 +36,9 @@ static void ib700_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
     if (off == 0) {
         evq_remove(&w->expire);
     } else if (off == 2) {
-        w->cpu = c->index;
-        vcpu_schedule(c, &w->expire, c->cycles + timeout_s[val & 15] * d->m->clock.freq_hz);
+        const DeviceHost *h = d->host;
+        w->cpu = h->cpu_index(h->opaque, c);
+        h->cpu_schedule(h->opaque, w->cpu, &w->expire, h->cpu_cycles(h->opaque, w->cpu) + timeout_s[val & 15] * h->cpu_hz);
     }
 }
 
@@ -51,10 +52,11 @@ static void ib700_save(Device *d, Blob *b)
 static bool ib700_load(Device *d, BlobReader *r)
 {
     Ib700 *w = (Ib700 *)d;
+    const DeviceHost *h = d->host;
     w->cpu = (int)br_u32(r);
-    if (w->cpu < 0 || w->cpu >= d->m->ncpus)
+    if (w->cpu < 0 || w->cpu >= h->ncpus)
         return false;
-    br_event(r, &w->expire, &d->m->cpus[w->cpu]->events);
+    br_event(r, &w->expire, h->cpu_events(h->opaque, w->cpu));
     return r->ok;
 }
 
@@ -62,13 +64,13 @@ static const DeviceOps ib700_ops = {
     .type = "pmusim,ib700", .read = ib700_read, .write = ib700_write, .save = ib700_save, .load = ib700_load,
 };
 
-Device *ib700_create(Machine *m, const DevDesc *dd, Error *err)
+Device *ib700_create(const DeviceHost *host, const DevDesc *dd, Error *err)
 {
     if (dd->size < 3) {
         err_set(err, "node %s: property reg: the ib700 uses 3 ports (0x441..0x443)", dd->path);
         return NULL;
     }
-    Ib700 *w = device_alloc(sizeof(Ib700), &ib700_ops, m, dd);
+    Ib700 *w = device_alloc(sizeof(Ib700), &ib700_ops, host, dd);
     event_init(&w->expire, "ib700", ib700_expire, w);
     return &w->d;
 }

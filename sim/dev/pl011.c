@@ -53,7 +53,7 @@ static void pl011_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
     Pl011 *u = (Pl011 *)d;
     uint32_t v = (uint32_t)val;
     switch (off) {
-    case PL011_DR: console_putc(d->m, (uint8_t)v); break;
+    case PL011_DR: d->host->console_putc(d->host->opaque, (uint8_t)v); break;
     case PL011_ILPR: u->ilpr = v & 0xff; break;
     case PL011_IBRD: u->ibrd = v & 0xffff; break;
     case PL011_FBRD: u->fbrd = v & 0x3f; break;
@@ -87,11 +87,11 @@ static const DeviceOps pl011_ops = {
     .save = pl011_save, .load = pl011_load,
 };
 
-Device *pl011_create(Machine *m, const DevDesc *dd, Error *err)
+Device *pl011_create(const DeviceHost *host, const DevDesc *dd, Error *err)
 {
     if (dd->size < 0x1000) {
         err_set(err, "node %s: property reg: a PL011 occupies 4 KiB", dd->path);
         return NULL;
     }
-    return device_alloc(sizeof(Pl011), &pl011_ops, m, dd);
+    return device_alloc(sizeof(Pl011), &pl011_ops, host, dd);
 }

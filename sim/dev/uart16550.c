@@ -49,7 +49,7 @@ static void uart_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t 
         if (u->lcr & LCR_DLAB)
             u->dll = v;
         else
-            console_putc(d->m, v);
+            d->host->console_putc(d->host->opaque, v);
         break;
     case UART_IER:
         if (u->lcr & LCR_DLAB)
@@ -86,11 +86,11 @@ static const DeviceOps uart_ops = {
     .save = uart_save, .load = uart_load,
 };
 
-Device *uart16550_create(Machine *m, const DevDesc *dd, Error *err)
+Device *uart16550_create(const DeviceHost *host, const DevDesc *dd, Error *err)
 {
     if (dd->size < 8) {
         err_set(err, "node %s: property reg: a 16550 needs 8 registers", dd->path);
         return NULL;
     }
-    return device_alloc(sizeof(Uart16550), &uart_ops, m, dd);
+    return device_alloc(sizeof(Uart16550), &uart_ops, host, dd);
 }

@@ -1,0 +1,26 @@
+/* devices.c — the table of device models by compatible string. */
+#include "sim/devices.h"
+
+#include <string.h>
+
+#include "cpu/x86_64.h"
+
+static const struct {
+    const char *compatible;
+    DeviceCreateFn create;
+} device_table[] = {
+    { "ns16550a", uart16550_create },
+    { "ns16550", uart16550_create },
+    { "arm,pl011", pl011_create },
+    { "pmusim,isa-debug-exit", debug_exit_create },
+    { "pmusim,ib700", ib700_create },
+    { "intel,ce4100-lapic", x86_lapic_dev_create },
+};
+
+DeviceCreateFn device_find(const char *compatible)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(device_table); i++)
+        if (!strcmp(device_table[i].compatible, compatible))
+            return device_table[i].create;
+    return NULL;
+}
