@@ -485,8 +485,8 @@ void vcpu_profile_window(Cpu *c, bool on)
 
 /* x86 self-modifying code.  A store into the block being executed (on a page pmusim has not
  * write-protected yet: code pages are protected after the slice of the CPU that first ran
- * them, before the next CPU runs) makes the engine abandon the block before the store and run the store again, alone, in
- * a one-instruction block (QEMU's precise SMC, TARGET_HAS_PRECISE_SMC: notdirty_write ->
+ * them, before the next CPU runs) makes the engine abandon the block before the store and run
+ * the store again, alone, in a one-instruction block (QEMU's precise SMC, TARGET_HAS_PRECISE_SMC: notdirty_write ->
  * tb_invalidate_phys_page_fast -> cpu_loop_exit_noexc with cflags_next_tb = 1), as the
  * architecture requires (Intel SDM vol. 3A §11.6: a write to an instruction already fetched
  * takes effect).  The block hook had counted the whole block, so without this the store and
@@ -495,26 +495,47 @@ void vcpu_profile_window(Cpu *c, bool on)
  * jump back to one of its instructions runs to the same end; a jump into the middle of one
  * decodes other instructions).  The store is then taken back like a faulting instruction,
  * which also tells the reference counter that its start did not retire. */
-static void smc_restart_retire(Cpu *c, uint64_t pc, uint32_t size)
+static uint32_t smc_restart_retire(Cpu *c, uint64_t pc, uint32_t size)
 {
     const BlockEntry *b = c->blk;
     if (!b || b == &c->blk_stale || pc < b->pc || pc + size >= b->pc + b->size)
-        return;                     /* (a stale block was pmusim's code write, not the engine's) */
-    uint32_t i = blockcache_insn_index(b, pc);
-    if (i < c->blk_counted && b->pc + b->info[i].off == pc)     /* not a jump into an instruction */
-        vcpu_retire_upto(c, pc, false);
+        return 0;                   /* (a stale block was pmusim's code write, not the engine's) */
+    uint32_t i = blockcache_insn_index(b, pc), counted = c->blk_counted;
+    if (i >= counted || b->pc + b->info[i].off != pc)     /* a jump into an instruction */
+        return 0;
+    vcpu_retire_upto(c, pc, false);
+    return counted - c->blk_counted;
+}
+
+/* Inside a cut, the restart of a store is the same pass of the block, not a new one: the engine
+ * has not made the store yet (QEMU leaves before it: notdirty_write -> cpu_loop_exit_noexc), so
+ * ending the cut there would stop before the store every time, and the cut would never retire
+ * it (a livelock: x86_64 random guest 3967).  The code hook counts the store again when it runs;
+ * what smc_restart_retire took back (`taken`) goes back to the cut's budget.  The restart block
+ * is that one instruction alone (not checked to be a store: push, pushf and stos store too, and
+ * Capstone's classes do not all say so). */
+static bool cut_smc_restart(Cpu *c, uint64_t pc, uint32_t size, uint32_t taken)
+{
+    const BlockEntry *b = c->blk;
+    if (!taken || !c->cut_entered)
+        return false;
+    if (size != b->info[blockcache_insn_index(b, pc)].len)
+        return false;
+    c->cut_left += taken;
+    return true;
 }
 
 /* Everything off the common path of the block hook: cuts, decoding, limits. */
 static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint32_t size, BlockEntry *e)
 {
-    if (!c->quiet)
-        smc_restart_retire(c, pc, size);
+    uint32_t taken = c->quiet ? 0 : smc_restart_retire(c, pc, size);
     if (c->in_cut) {
         /* Inside a cut only the code hook counts, and only one pass of the block: leaving its
          * range ends the cut, and so does entering a block again inside it (an exception whose
          * handler is in the block, a loop back into it), since the counted prefix (blk_counted)
-         * belongs to the pass that has just ended. */
+         * belongs to the pass that has just ended.  A store's restart continues the pass. */
+        if (cut_smc_restart(c, pc, size, taken))
+            return;
         if (pc < c->cut_start || pc >= c->cut_end || c->cut_entered)
             stop_at(c, pc, STOP_BOUNDARY);
         c->cut_entered = true;
