@@ -84,6 +84,13 @@ typedef struct TrapSite {
     bool live;
 } TrapSite;
 
+/* A code hook over the bytes of a block Capstone cannot decode (x86): there the engine's own
+ * instruction boundaries are counted (cpu.c: hook_tail).  One per distinct range. */
+typedef struct TailHook {
+    uint64_t start, end;            /* [start, end) */
+    uc_hook hook;
+} TailHook;
+
 /* The kind of access the access locator looks for. */
 typedef enum AccessKind { ACC_READ, ACC_WRITE, ACC_IN, ACC_OUT } AccessKind;
 
@@ -196,6 +203,8 @@ struct Cpu {
     BlockCache bc;
     TrapSite *traps;                /* open-addressing table keyed by pc */
     uint32_t ntraps, traps_cap;
+    TailHook *tails;                /* x86: code hooks over the tails Capstone cannot decode */
+    uint32_t ntails, tails_cap;
 
     EventQueue events;              /* keyed by this CPU's cycles */
     EventQueue insn_events;         /* keyed by this CPU's retired instructions */
