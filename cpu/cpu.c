@@ -798,6 +798,27 @@ static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int si
  * first one of the current block, from where the previous access was found, whose operands
  * address it.  Consecutive pieces of one access (a 64-bit MMIO access arrives as two 32-bit
  * callbacks; ldp/stp) match the same instruction because their addresses ascend. */
+/* Does instruction i of block e make the access? */
+static bool insn_makes_access(Cpu *c, const BlockEntry *e, const uint8_t *bytes, uint32_t i, AccessKind kind,
+                              uint64_t addr, unsigned size)
+{
+    cs_insn *insn = NULL;
+    size_t got = cs_disasm(c->cs, bytes + e->info[i].off, e->info[i].len, e->pc + e->info[i].off, 1, &insn);
+    bool hit = got == 1 && c->ops->insn_accesses(c, insn, kind, addr, size);
+    if (insn)
+        cs_free(insn, got);
+    return hit;
+}
+
+static uint64_t access_found(Cpu *c, const BlockEntry *e, uint32_t i, AccessKind kind, uint64_t addr)
+{
+    c->acc_idx = i + 1;
+    c->acc_last = e->pc + e->info[i].off;
+    c->acc_kind = kind;
+    c->acc_addr = addr;
+    return c->acc_last;
+}
+
 uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
 {
     BlockEntry *e = c->blk;
@@ -805,10 +826,13 @@ uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
         return c->ops->get_pc(c);
     if (c->in_cut)                  /* the code hook has just counted the executing instruction */
         return e->pc + e->info[c->blk_counted ? c->blk_counted - 1 : 0].off;
-    /* A new execution of a block (insns moves on at every block start) resets the cursor. */
-    if (c->acc_blk != e || c->acc_gen != c->insns) {
+    /* A new execution of a block resets the cursor.  The count before the block identifies the
+     * execution: it moves on at every block start and not within one (a tail instruction
+     * counted by hook_tail, a retirement adjustment move insns and blk_counted together). */
+    uint64_t gen = c->insns - c->blk_counted;
+    if (c->acc_blk != e || c->acc_gen != gen) {
         c->acc_blk = e;
-        c->acc_gen = c->insns;
+        c->acc_gen = gen;
         c->acc_idx = 0;
         c->acc_last = UINT64_MAX;
     }
@@ -820,22 +844,16 @@ uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
     const uint8_t *bytes = mem_ptr(&c->m->mem, e->pc, e->size);
     if (!bytes)
         return e->pc;
-    uint32_t start = c->acc_idx;
-    for (uint32_t i = start; i < e->n; i++) {
-        uint64_t ipc = e->pc + e->info[i].off;
-        cs_insn *insn = NULL;
-        size_t got = cs_disasm(c->cs, bytes + e->info[i].off, e->info[i].len, ipc, 1, &insn);
-        bool hit = got == 1 && c->ops->insn_accesses(c, insn, kind, addr, size);
-        if (insn)
-            cs_free(insn, got);
-        if (hit) {
-            c->acc_idx = i + 1;
-            c->acc_last = ipc;
-            c->acc_kind = kind;
-            c->acc_addr = addr;
-            return ipc;
-        }
-    }
+    /* A read-modify-write instruction (add %al,(%rax), xchg, a locked operation) reads its
+     * operand, then writes it back: the write belongs to the instruction that made the read
+     * if that one writes there too, not to the next that does (a run of such instructions on
+     * one device register drifted two instructions per instruction). */
+    if (kind == ACC_WRITE && c->acc_last != UINT64_MAX && c->acc_kind == ACC_READ &&
+        insn_makes_access(c, e, bytes, c->acc_idx - 1, kind, addr, size))
+        return access_found(c, e, c->acc_idx - 1, kind, addr);
+    for (uint32_t i = c->acc_idx; i < e->n; i++)
+        if (insn_makes_access(c, e, bytes, i, kind, addr, size))
+            return access_found(c, e, i, kind, addr);
     /* Not found (an access the matcher does not understand): the block start is the best we
      * can say, and it is deterministic. */
     return e->pc;

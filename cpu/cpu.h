@@ -215,7 +215,7 @@ struct Cpu {
 
     /* access locator cursor (see vcpu_access_pc) */
     const BlockEntry *acc_blk;
-    uint64_t acc_gen;               /* insns when the cursor was set: identifies the execution */
+    uint64_t acc_gen;               /* insns before the block when the cursor was set: the execution */
     uint32_t acc_idx;
     AccessKind acc_kind;
     uint64_t acc_last, acc_addr;
