@@ -913,6 +913,7 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
         goto fail;
     }
     cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+    c->cs_mode_now = ops->cs_mode;
     if (!mem_map_engine(&m->mem, c->uc, err) || !mach_map_devices(m, c, err))
         goto fail;
     uc_hook h;
@@ -1087,6 +1088,22 @@ void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
     c->lim_fast = fast;
     c->blk = blk;
     c->blk_counted = counted;
+}
+
+void vcpu_sync_decode_mode(Cpu *c)
+{
+    int mode = c->ops->decode_mode ? c->ops->decode_mode(c) : c->ops->cs_mode;
+    if (mode == c->cs_mode_now)
+        return;
+    if (c->profiling)
+        vcpu_profile_flush(c);
+    vcpu_mem_flush(c);
+    /* The engine keys its translations by the mode too; pmusim's cache is keyed by (pc, size)
+     * alone, so blocks decoded in the old mode go. */
+    blockcache_flush(&c->bc);
+    c->blk = NULL;
+    cs_option(c->cs, CS_OPT_MODE, (size_t)mode);
+    c->cs_mode_now = mode;
 }
 
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)

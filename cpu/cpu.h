@@ -126,6 +126,8 @@ typedef struct CpuOps {
     /* The engine stopped on an access to unmapped memory at c->fault_pc (already retired up to
      * it and reported): deliver the architecture's fault. */
     void (*mem_fault)(Cpu *c, uint64_t addr, bool write, bool fetch);
+    /* x86: the Capstone mode of the code the CPU executes now (NULL: always cs_mode). */
+    int (*decode_mode)(Cpu *c);
     /* Between runs: deliver an interrupt that is pending and allowed; true if one was taken. */
     bool (*take_interrupt)(Cpu *c);
     uint64_t (*get_pc)(Cpu *c);
@@ -146,6 +148,7 @@ struct Cpu {
     const CycleTable *ctab;
     uc_engine *uc;
     csh cs;
+    int cs_mode_now;                /* the mode Capstone decodes in (vcpu_sync_decode_mode) */
     CpuState state;
     const char *stop_reason;        /* for --stats: why this CPU stopped */
 
@@ -302,6 +305,10 @@ uint64_t vcpu_insns_at(Cpu *c, uint64_t pc);
 void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count);
 /* --icount-check: instructions retired by the reference count (a code hook on every one). */
 uint64_t vcpu_icount_reference(const Cpu *c);
+/* The CPU may have changed its code mode (x86: a far transfer, an exception entry, IRET to a
+ * compatibility-mode segment): decode in the mode it now executes in, and drop the blocks
+ * decoded in the other. */
+void vcpu_sync_decode_mode(Cpu *c);
 /* Remove every cached translation and decoded block overlapping [start, end). */
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
 
