@@ -1112,9 +1112,14 @@ void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
         vcpu_profile_flush(c);
     vcpu_mem_flush(c);
     uc_ctl_remove_cache(c->uc, start, end);
+    /* A store into the block being executed (on a write-protected code page) leaves the engine
+     * running the rest of its old translation, which can still fault: its description must
+     * outlive its cache slot for the retirement to be right (its info stays in the arena). */
+    if (c->blk && c->blk->pc < end && start < c->blk->pc + c->blk->size) {
+        c->blk_gone = *c->blk;
+        c->blk = &c->blk_gone;
+    }
     blockcache_invalidate(&c->bc, start, end);
-    if (c->blk && c->blk->size == 0)
-        c->blk = NULL;
     for (uint32_t i = 0; i < c->traps_cap; i++) {
         TrapSite *t = &c->traps[i];
         if (t->len && t->live && t->pc < end && start < t->pc + t->len)

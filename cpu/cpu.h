@@ -170,6 +170,7 @@ struct Cpu {
     /* the block being executed */
     BlockEntry *blk;
     uint32_t blk_counted;           /* how many of its instructions are in insns/cycles */
+    BlockEntry blk_gone;            /* blk, when code changes invalidate it while it executes */
 
     bool quiet;                     /* a pmusim-internal run (vcpu_quiet_run): hooks do nothing */
 
