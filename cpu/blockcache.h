@@ -26,8 +26,13 @@ typedef struct BlockEntry {
     uint8_t br;                     /* BranchKind of the last instruction */
     bool restart;                   /* may be the engine re-running a store alone (cpu.c:
                                        smc_restart_retire): never on the block hook's fast path */
+    bool tail;                      /* x86: Capstone could not decode from tail_off on; the
+                                       engine's own boundaries are learned there (cpu.c:
+                                       hook_tail), appended to info as it executes them */
+    uint16_t tail_off;
     uint64_t cycles;                /* sum of the instruction costs */
-    InsnInfo *info;                 /* n entries, in the arena */
+    InsnInfo *info;                 /* n entries, in the arena (with a tail: room for one per
+                                       byte of it) */
 } BlockEntry;
 
 typedef struct BlockCache {

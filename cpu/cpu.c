@@ -280,9 +280,49 @@ static bool block_may_restart(const Cpu *c, size_t n, BranchKind br, const InsnI
     return c->ops->arch == ARCH_X86_64 && n == 1 && br == BR_NONE && (info[0].mem & MEM_STORE);
 }
 
+static void hook_tail(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque);
+
+/* Make sure a code hook covers [start, end), the part of a block Capstone cannot decode; true
+ * if it is new (the block must be retranslated to call it). */
+static bool tail_hook_add(Cpu *c, uint64_t start, uint64_t end)
+{
+    for (uint32_t i = 0; i < c->ntails; i++)
+        if (c->tails[i].start == start && c->tails[i].end == end)
+            return false;
+    if (c->ntails == c->tails_cap) {
+        c->tails_cap = c->tails_cap ? 2 * c->tails_cap : 16;
+        c->tails = xrealloc(c->tails, c->tails_cap * sizeof *c->tails);
+    }
+    TailHook *t = &c->tails[c->ntails];
+    if (uc_hook_add(c->uc, &t->hook, UC_HOOK_CODE, (void *)hook_tail, c, start, end - 1) != UC_ERR_OK) {
+        vcpu_internal_error(c, "uc_hook_add(tail at 0x%" PRIx64 "): %s", start, uc_strerror(UC_ERR_HOOK));
+        return false;
+    }
+    t->start = start;
+    t->end = end;
+    c->ntails++;
+    return true;
+}
+
+/* The trap kind of a decoded instruction at pc (backend sites, then --icache=strict). */
+static int insn_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
+{
+    int kind = c->ops->trap_kind(c, insn, bytes);
+    if (!kind && c->m->icache)
+        kind = icache_trap_kind(c->m->icache, c, insn->address, bytes, insn->size);
+    return kind;
+}
+
 /* Decode the block (pc, size) into the cache: count, costs, trap sites.  Returns NULL when the
  * block contains new trap sites: the engine has then been asked to stop so the block is
- * retranslated with their hooks before it runs. */
+ * retranslated with their hooks before it runs.
+ *
+ * Where Capstone cannot decode an instruction, the two decoders disagree: on fixed-width ISAs
+ * each remaining word is one instruction.  On x86 nothing past that point can be trusted (the
+ * engine, QEMU's decoder, may take the bytes for an instruction of another length, or for
+ * several), so the block ends there for Capstone and the rest is its "tail": a code hook over
+ * it counts the instructions the engine actually executes there, with the engine's lengths
+ * (hook_tail), and the block learns them as it goes. */
 static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
 {
     Machine *m = c->m;
@@ -300,45 +340,45 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
     for (size_t i = 0; i < n; i++)
         decoded += insn[i].size;
     unsigned width = c->ops->arch == ARCH_X86_64 ? 0 : 4;
-    uint32_t extra = 0;         /* instructions Capstone could not decode */
-    if (decoded < size)
-        extra = width ? (uint32_t)((size - decoded) / width) : 1;
+    uint32_t extra = 0;         /* fixed-width words Capstone could not decode */
+    uint32_t tail = 0;          /* x86: bytes left to the engine's boundaries */
+    if (decoded < size && width)
+        extra = (uint32_t)((size - decoded) / width);
+    else if (decoded < size)
+        tail = size - (uint32_t)decoded;
 
     bool flushed;
     vcpu_mem_flush(c);               /* the allocation may free the current block's info */
-    InsnInfo *info = blockcache_alloc_info(&c->bc, (uint32_t)n + extra, &flushed);
+    InsnInfo *info = blockcache_alloc_info(&c->bc, (uint32_t)n + extra + tail, &flushed);
     if (flushed)
         c->blk = NULL;
     bool new_traps = false;
     uint64_t total = 0;
-    BranchKind br = n && !extra ? insn_branch_kind(c->ops->arch, &insn[n - 1]) : BR_NONE;
+    BranchKind br = n && !extra && !tail ? insn_branch_kind(c->ops->arch, &insn[n - 1]) : BR_NONE;
     for (size_t i = 0; i < n; i++) {
         InsnClass cls = insn_classify(c->ops->arch, &insn[i]);
         uint8_t cost = c->ctab->cost[cls];
         uint32_t off = (uint32_t)(insn[i].address - pc);
         info[i] = (InsnInfo){ (uint16_t)off, (uint8_t)insn[i].size, cost, insn_mem_kind(cls, &insn[i]) };
         total += cost;
-        int kind = c->ops->trap_kind(c, &insn[i], bytes + off);
-        if (!kind && m->icache)
-            kind = icache_trap_kind(m->icache, c, insn[i].address, bytes + off, insn[i].size);
+        int kind = insn_trap_kind(c, &insn[i], bytes + off);
         if (kind && trap_add(c, insn[i].address, kind, bytes + off, insn[i].size))
             new_traps = true;
     }
     for (uint32_t k = 0; k < extra; k++) {
-        uint32_t off = (uint32_t)decoded + k * (width ? width : 1);
-        uint32_t len = width ? width : size - (uint32_t)decoded;
-        info[n + k] = (InsnInfo){ (uint16_t)off, (uint8_t)len, c->ctab->cost[IC_ALU], 0 };
+        uint32_t off = (uint32_t)decoded + k * width;
+        info[n + k] = (InsnInfo){ (uint16_t)off, (uint8_t)width, c->ctab->cost[IC_ALU], 0 };
         total += c->ctab->cost[IC_ALU];
         /* Fixed-width ISAs: backends also recognise trap sites from the raw word. */
-        int kind = width ? c->ops->trap_kind(c, NULL, bytes + off) : 0;
-        if (kind && trap_add(c, pc + off, kind, bytes + off, len))
+        int kind = c->ops->trap_kind(c, NULL, bytes + off);
+        if (kind && trap_add(c, pc + off, kind, bytes + off, width))
             new_traps = true;
-        if (!width)
-            mach_diag(m, c, pc + off, "undecodable", "Capstone cannot decode the instruction; counted as one");
     }
     if (insn)
         cs_free(insn, n);
     c->bc.decodes++;
+    if (tail && tail_hook_add(c, pc + decoded, pc + size))
+        new_traps = true;
 
     /* Code seen for the first time outside the image's code: watch it from the next round. */
     if (!mem_page_is_code(&m->mem, pc) || !mem_page_is_code(&m->mem, pc + size - 1)) {
@@ -349,8 +389,9 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         codewatch_add_range(&m->cw, pc, pc + size);
 
     BlockEntry *e = blockcache_slot(&c->bc, pc);
-    bool restart = block_may_restart(c, n + extra, br, info);
-    *e = (BlockEntry){ pc, size, (uint32_t)n + extra, (uint8_t)br, restart, total, info };
+    bool restart = !tail && block_may_restart(c, n + extra, br, info);
+    *e = (BlockEntry){ .pc = pc, .size = size, .n = (uint32_t)n + extra, .br = (uint8_t)br, .restart = restart,
+                       .tail = tail != 0, .tail_off = (uint16_t)decoded, .cycles = total, .info = info };
     if (new_traps) {
         uc_ctl_remove_cache(c->uc, pc, pc + size);
         return NULL;
@@ -615,6 +656,65 @@ static void hook_cut(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     vcpu_retire_upto(c, pc, true);
 }
 
+/* A tail instruction the engine is about to execute for the first time in block e (its start
+ * and length are the engine's): append it to the block, classified by Capstone when Capstone
+ * decodes it at that boundary to the same length.  Returns true if it is a new trap site. */
+static bool tail_learn(Cpu *c, BlockEntry *e, uint64_t pc, uint32_t size)
+{
+    const uint8_t *bytes = mem_ptr(&c->m->mem, pc, size);
+    cs_insn *insn = NULL;
+    size_t got = bytes ? cs_disasm(c->cs, bytes, size, pc, 1, &insn) : 0;
+    bool known = got == 1 && insn[0].size == size;
+    InsnClass cls = known ? insn_classify(c->ops->arch, insn) : IC_ALU;
+    uint8_t cost = c->ctab->cost[cls];
+    e->info[e->n++] = (InsnInfo){ (uint16_t)(pc - e->pc), (uint8_t)size, cost, known ? insn_mem_kind(cls, insn) : 0 };
+    e->cycles += cost;
+    if (known && pc + size == e->pc + e->size)
+        e->br = (uint8_t)insn_branch_kind(c->ops->arch, insn);
+    int kind = known ? insn_trap_kind(c, insn, bytes) : 0;
+    if (insn)
+        cs_free(insn, got);
+    if (!known)
+        mach_diag(c->m, c, pc, "undecodable",
+                  "Capstone cannot decode the %u-byte instruction the engine executes here; counted as one", size);
+    return kind && trap_add(c, pc, kind, bytes, size);
+}
+
+/* (5) An instruction in the tail of a block (BlockEntry.tail) is about to execute.  The ones
+ * learned before were counted with the block; a new one is learned and counted here, and hard
+ * limits are kept exactly as a cut keeps them (the block hook could not see it).  Inside a cut
+ * hook_cut counts.  Several tail ranges may cover pc (blocks that overlap): the first call
+ * learns the instruction, the others find it known. */
+static void hook_tail(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
+{
+    Cpu *c = opaque;
+    BlockEntry *e = c->blk;
+    if (c->quiet || c->stop != STOP_NONE || !e || !e->tail || pc < e->pc + e->tail_off || pc >= e->pc + e->size)
+        return;
+    const InsnInfo *last = e->n ? &e->info[e->n - 1] : NULL;
+    if (last && pc < e->pc + last->off + last->len)
+        return;                     /* learned: counted with the block */
+    bool counting = !c->in_cut && c->blk_counted == e->n;
+    if (tail_learn(c, e, pc, size)) {
+        /* A trap site the engine's boundaries reveal: stop before it; from here on the engine
+         * translates anew, with its hook. */
+        uc_ctl_remove_cache(uc, e->pc, e->pc + e->size);
+        icount_unsee(c);
+        c->stop = STOP_PRECISE;
+        uc_emu_stop(uc);
+        return;
+    }
+    if (!counting)
+        return;
+    if (c->insns >= c->lim_insns || c->cycles >= c->lim_cycles) {
+        icount_unsee(c);            /* a hard limit is reached before it: stop exactly here */
+        c->stop = STOP_PRECISE;
+        uc_emu_stop(uc);
+        return;
+    }
+    block_set_counted(c, e->n);
+}
+
 /* (4) A trapped instruction is about to execute. */
 static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
@@ -719,6 +819,27 @@ static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int si
  * first one of the current block, from where the previous access was found, whose operands
  * address it.  Consecutive pieces of one access (a 64-bit MMIO access arrives as two 32-bit
  * callbacks; ldp/stp) match the same instruction because their addresses ascend. */
+/* Does instruction i of block e make the access? */
+static bool insn_makes_access(Cpu *c, const BlockEntry *e, const uint8_t *bytes, uint32_t i, AccessKind kind,
+                              uint64_t addr, unsigned size)
+{
+    cs_insn *insn = NULL;
+    size_t got = cs_disasm(c->cs, bytes + e->info[i].off, e->info[i].len, e->pc + e->info[i].off, 1, &insn);
+    bool hit = got == 1 && c->ops->insn_accesses(c, insn, kind, addr, size);
+    if (insn)
+        cs_free(insn, got);
+    return hit;
+}
+
+static uint64_t access_found(Cpu *c, const BlockEntry *e, uint32_t i, AccessKind kind, uint64_t addr)
+{
+    c->acc_idx = i + 1;
+    c->acc_last = e->pc + e->info[i].off;
+    c->acc_kind = kind;
+    c->acc_addr = addr;
+    return c->acc_last;
+}
+
 uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
 {
     BlockEntry *e = c->blk;
@@ -726,10 +847,13 @@ uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
         return c->ops->get_pc(c);
     if (c->in_cut)                  /* the code hook has just counted the executing instruction */
         return e->pc + e->info[c->blk_counted ? c->blk_counted - 1 : 0].off;
-    /* A new execution of a block (insns moves on at every block start) resets the cursor. */
-    if (c->acc_blk != e || c->acc_gen != c->insns) {
+    /* A new execution of a block resets the cursor.  The count before the block identifies the
+     * execution: it moves on at every block start and not within one (a tail instruction
+     * counted by hook_tail, a retirement adjustment move insns and blk_counted together). */
+    uint64_t gen = c->insns - c->blk_counted;
+    if (c->acc_blk != e || c->acc_gen != gen) {
         c->acc_blk = e;
-        c->acc_gen = c->insns;
+        c->acc_gen = gen;
         c->acc_idx = 0;
         c->acc_last = UINT64_MAX;
     }
@@ -741,22 +865,16 @@ uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
     const uint8_t *bytes = mem_ptr(&c->m->mem, e->pc, e->size);
     if (!bytes)
         return e->pc;
-    uint32_t start = c->acc_idx;
-    for (uint32_t i = start; i < e->n; i++) {
-        uint64_t ipc = e->pc + e->info[i].off;
-        cs_insn *insn = NULL;
-        size_t got = cs_disasm(c->cs, bytes + e->info[i].off, e->info[i].len, ipc, 1, &insn);
-        bool hit = got == 1 && c->ops->insn_accesses(c, insn, kind, addr, size);
-        if (insn)
-            cs_free(insn, got);
-        if (hit) {
-            c->acc_idx = i + 1;
-            c->acc_last = ipc;
-            c->acc_kind = kind;
-            c->acc_addr = addr;
-            return ipc;
-        }
-    }
+    /* A read-modify-write instruction (add %al,(%rax), xchg, a locked operation) reads its
+     * operand, then writes it back: the write belongs to the instruction that made the read
+     * if that one writes there too, not to the next that does (a run of such instructions on
+     * one device register drifted two instructions per instruction). */
+    if (kind == ACC_WRITE && c->acc_last != UINT64_MAX && c->acc_kind == ACC_READ &&
+        insn_makes_access(c, e, bytes, c->acc_idx - 1, kind, addr, size))
+        return access_found(c, e, c->acc_idx - 1, kind, addr);
+    for (uint32_t i = c->acc_idx; i < e->n; i++)
+        if (insn_makes_access(c, e, bytes, i, kind, addr, size))
+            return access_found(c, e, i, kind, addr);
     /* Not found (an access the matcher does not understand): the block start is the best we
      * can say, and it is deterministic. */
     return e->pc;
@@ -816,6 +934,7 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
         goto fail;
     }
     cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+    c->cs_mode_now = ops->cs_mode;
     if (!mem_map_engine(&m->mem, c->uc, err) || !mach_map_devices(m, c, err))
         goto fail;
     uc_hook h;
@@ -854,6 +973,7 @@ void vcpu_destroy(Cpu *c)
     evq_destroy(&c->events);
     evq_destroy(&c->insn_events);
     free(c->traps);
+    free(c->tails);
     free(c);
 }
 
@@ -1007,6 +1127,22 @@ static void block_keep_stale(Cpu *c)
     if (c->acc_blk == c->blk)       /* the access locator's cursor goes on in the same pass */
         c->acc_blk = &c->blk_stale;
     c->blk = &c->blk_stale;
+}
+
+void vcpu_sync_decode_mode(Cpu *c)
+{
+    int mode = c->ops->decode_mode ? c->ops->decode_mode(c) : c->ops->cs_mode;
+    if (mode == c->cs_mode_now)
+        return;
+    if (c->profiling)
+        vcpu_profile_flush(c);
+    vcpu_mem_flush(c);
+    /* The engine keys its translations by the mode too; pmusim's cache is keyed by (pc, size)
+     * alone, so blocks decoded in the old mode go. */
+    blockcache_flush(&c->bc);
+    c->blk = NULL;
+    cs_option(c->cs, CS_OPT_MODE, (size_t)mode);
+    c->cs_mode_now = mode;
 }
 
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)

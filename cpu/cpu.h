@@ -86,6 +86,13 @@ typedef struct TrapSite {
     bool live;
 } TrapSite;
 
+/* A code hook over the bytes of a block Capstone cannot decode (x86): there the engine's own
+ * instruction boundaries are counted (cpu.c: hook_tail).  One per distinct range. */
+typedef struct TailHook {
+    uint64_t start, end;            /* [start, end) */
+    uc_hook hook;
+} TailHook;
+
 /* The kind of access the access locator looks for. */
 typedef enum AccessKind { ACC_READ, ACC_WRITE, ACC_IN, ACC_OUT } AccessKind;
 
@@ -121,6 +128,8 @@ typedef struct CpuOps {
     /* The engine stopped on an access to unmapped memory at c->fault_pc (already retired up to
      * it and reported): deliver the architecture's fault. */
     void (*mem_fault)(Cpu *c, uint64_t addr, bool write, bool fetch);
+    /* x86: the Capstone mode of the code the CPU executes now (NULL: always cs_mode). */
+    int (*decode_mode)(Cpu *c);
     /* Between runs: deliver an interrupt that is pending and allowed; true if one was taken. */
     bool (*take_interrupt)(Cpu *c);
     uint64_t (*get_pc)(Cpu *c);
@@ -141,6 +150,7 @@ struct Cpu {
     const CycleTable *ctab;
     uc_engine *uc;
     csh cs;
+    int cs_mode_now;                /* the mode Capstone decodes in (vcpu_sync_decode_mode) */
     CpuState state;
     const char *stop_reason;        /* for --stats: why this CPU stopped */
 
@@ -200,6 +210,8 @@ struct Cpu {
     BlockCache bc;
     TrapSite *traps;                /* open-addressing table keyed by pc */
     uint32_t ntraps, traps_cap;
+    TailHook *tails;                /* x86: code hooks over the tails Capstone cannot decode */
+    uint32_t ntails, tails_cap;
 
     EventQueue events;              /* keyed by this CPU's cycles */
     EventQueue insn_events;         /* keyed by this CPU's retired instructions */
@@ -213,7 +225,7 @@ struct Cpu {
 
     /* access locator cursor (see vcpu_access_pc) */
     const BlockEntry *acc_blk;
-    uint64_t acc_gen;               /* insns when the cursor was set: identifies the execution */
+    uint64_t acc_gen;               /* insns before the block when the cursor was set: the execution */
     uint32_t acc_idx;
     AccessKind acc_kind;
     uint64_t acc_last, acc_addr;
@@ -306,6 +318,10 @@ uint64_t vcpu_insns_at(Cpu *c, uint64_t pc);
 void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count);
 /* --icount-check: instructions retired by the reference count (a code hook on every one). */
 uint64_t vcpu_icount_reference(const Cpu *c);
+/* The CPU may have changed its code mode (x86: a far transfer, an exception entry, IRET to a
+ * compatibility-mode segment): decode in the mode it now executes in, and drop the blocks
+ * decoded in the other. */
+void vcpu_sync_decode_mode(Cpu *c);
 /* Remove every cached translation and decoded block overlapping [start, end). */
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
 

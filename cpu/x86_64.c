@@ -28,7 +28,8 @@ enum {
 enum { RFLAGS_TF = 1 << 8, RFLAGS_IF = 1 << 9, RFLAGS_NT = 1 << 14, RFLAGS_RF = 1 << 16, RFLAGS_VM = 1 << 17 };
 
 /* Trap-site kinds. */
-enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND, T_STI, T_POPF, T_SYSRET };
+enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND, T_STI, T_POPF, T_SYSRET,
+       T_FAR, T_MOVCR0 };
 
 /* MSRs. @see Intel SDM vol. 4 */
 enum {
@@ -53,6 +54,8 @@ typedef struct X86Cpu {
     Event irq_window;           /* ends the run where an interrupt enabled by sti/popf is taken */
     uc_context *engine_ctx;     /* scratch for clearing the engine's exception in flight */
     size_t inflight_off;        /* where that record lies in engine_ctx (0: not found) */
+    size_t hflags_off;          /* where the engine's hidden mode flags lie in it (0: not found) */
+    bool mode_dirty;            /* CS may have changed since the decode mode was last synced */
 } X86Cpu;
 
 static X86Cpu *X86(Cpu *c)
@@ -232,9 +235,11 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
     if (new_ss != ss)
         vcpu_reg_write(c, UC_X86_REG_SS, new_ss);
     vcpu_reg_write(c, UC_X86_REG_RSP, new_rsp);
-    if (sel != cs)
-        vcpu_reg_write(c, UC_X86_REG_CS, sel);
     vcpu_reg_write(c, UC_X86_REG_RIP, target);
+    if (sel != cs) {
+        vcpu_reg_write(c, UC_X86_REG_CS, sel);
+        vcpu_sync_decode_mode(c);           /* the handler's code segment */
+    }
     if (vec == X86_NMI && !soft) {
         x->nmi_blocked = true;
         x86pmu_nmi_entry(&x->pmu);
@@ -510,13 +515,58 @@ static size_t engine_inflight_offset(size_t size)
     return size == found_size ? found : 0;
 }
 
+/* The engine's code mode is in its hidden CS descriptor, mirrored in its hflags (QEMU
+ * target/i386/cpu.h: HF_CS32_MASK, HF_CS64_MASK), which no Unicorn 2.0.1 API reads and which
+ * may differ from the GDT the guest has since changed.  In the saved context the hflags word
+ * follows RIP (CPUX86State: eip, eflags, cc_dst, cc_src, cc_src2, cc_op, df, hflags) and the
+ * segment caches follow it (segs[R_CS].selector).  The layout is checked once per process in
+ * a throwaway engine: a distinctive RIP, 64-bit mode's flags and the CS selector must all be
+ * where it says. */
+enum { HF_CS32 = 1u << 4, HF_LMA = 1u << 14, HF_CS64 = 1u << 15 };
+enum { CTX_HFLAGS_AFTER_RIP = 48, CTX_CS_SEL_AFTER_HFLAGS = 32, PROBE_RIP = 0x5a5a12345678ull };
+
+static size_t engine_hflags_offset(size_t size)
+{
+    static bool probed;
+    static size_t found, found_size;
+    if (probed)
+        return size == found_size ? found : 0;
+    probed = true;
+    uc_engine *uc;
+    uc_context *ctx = NULL;
+    if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
+        return 0;
+    size_t n = uc_context_size(uc);
+    uint64_t rip = PROBE_RIP, cs = 0;
+    if (uc_reg_write(uc, UC_X86_REG_RIP, &rip) == UC_ERR_OK && uc_reg_read(uc, UC_X86_REG_CS, &cs) == UC_ERR_OK &&
+        uc_context_alloc(uc, &ctx) == UC_ERR_OK && uc_context_save(uc, ctx) == UC_ERR_OK) {
+        const uint8_t *p = (const uint8_t *)ctx;
+        for (size_t off = 0; off + CTX_HFLAGS_AFTER_RIP + CTX_CS_SEL_AFTER_HFLAGS + 4 <= n && !found; off += 8) {
+            uint64_t v;
+            uint32_t hf, sel;
+            memcpy(&v, p + off, 8);
+            memcpy(&hf, p + off + CTX_HFLAGS_AFTER_RIP, 4);
+            memcpy(&sel, p + off + CTX_HFLAGS_AFTER_RIP + CTX_CS_SEL_AFTER_HFLAGS, 4);
+            if (v == PROBE_RIP && (hf & (HF_LMA | HF_CS64)) == (HF_LMA | HF_CS64) && sel == (uint32_t)(cs & 0xffff))
+                found = off + CTX_HFLAGS_AFTER_RIP;
+        }
+        found_size = n;
+    }
+    if (ctx)
+        uc_context_free(ctx);
+    uc_close(uc);
+    return size == found_size ? found : 0;
+}
+
 static void engine_inflight_init(Cpu *c)
 {
     X86Cpu *x = X86(c);
-    x->inflight_off = engine_inflight_offset(uc_context_size(c->uc));
-    if (x->inflight_off && uc_context_alloc(c->uc, &x->engine_ctx) != UC_ERR_OK) {
+    size_t n = uc_context_size(c->uc);
+    x->inflight_off = engine_inflight_offset(n);
+    x->hflags_off = engine_hflags_offset(n);
+    if ((x->inflight_off || x->hflags_off) && uc_context_alloc(c->uc, &x->engine_ctx) != UC_ERR_OK) {
         x->engine_ctx = NULL;
-        x->inflight_off = 0;
+        x->inflight_off = x->hflags_off = 0;
     }
 }
 
@@ -719,12 +769,17 @@ static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     case X86_INS_RDPMC: return T_RDPMC;
     case X86_INS_HLT: return T_HLT;
     case X86_INS_MWAIT: return T_MWAIT;
-    case X86_INS_IRETQ: return T_IRETQ;
+    case X86_INS_IRETQ: case X86_INS_IRETD: case X86_INS_IRET: return T_IRETQ;
     case X86_INS_RDRAND:
     case X86_INS_RDSEED: return T_RDRAND;
     case X86_INS_STI: return T_STI;
     case X86_INS_POPF: case X86_INS_POPFQ: return T_POPF;
     case X86_INS_SYSRET: return T_SYSRET;
+    case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF: case X86_INS_RETFQ:
+    case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_SYSEXIT: return T_FAR;
+    case X86_INS_MOV:
+        return insn->detail->x86.op_count == 2 && insn->detail->x86.operands[0].type == X86_OP_REG &&
+                       insn->detail->x86.operands[0].reg == X86_REG_CR0 ? T_MOVCR0 : 0;
     default: return 0;
     }
 }
@@ -733,6 +788,34 @@ static void set_edx_eax(Cpu *c, uint64_t v)
 {
     vcpu_reg_write(c, UC_X86_REG_RAX, (uint32_t)v);
     vcpu_reg_write(c, UC_X86_REG_RDX, v >> 32);
+}
+
+/* The value a MOV to CR0 (REX? 0F 22 /r; the r/m field names the source) writes. */
+static int x86_decode_mode(Cpu *c);
+
+static uint64_t movcr0_source(Cpu *c, const TrapSite *t)
+{
+    static const int gpr[16] = { UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
+                                 UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
+                                 UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+                                 UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15 };
+    unsigned rex = 0, i = 0;
+    while (i + 2 < t->len && !(t->bytes[i] == 0x0f && t->bytes[i + 1] == 0x22)) {
+        rex = (t->bytes[i] & 0xf0) == 0x40 ? t->bytes[i] : 0;
+        i++;
+    }
+    unsigned rm = (t->bytes[i + 2] & 7) | (rex & 1 ? 8 : 0);
+    return vcpu_reg_read(c, gpr[rm]);
+}
+
+/* Would this CR0 value fault?  (Intel SDM vol. 2B "MOV--Move to/from Control Registers",
+ * 64-bit mode exceptions: #GP(0) for bits 63:32 set, PG set with PE clear, NW set with CD
+ * clear, and any attempt to clear PG.)  The engine instead leaves IA-32e mode when PG is
+ * cleared and goes on executing 64-bit code as 32-bit code. */
+static bool cr0_write_faults(uint64_t v)
+{
+    enum { CR0_PE = 1u << 0, CR0_NW = 1u << 29, CR0_CD = 1u << 30, CR0_PG = 1u << 31 };
+    return (v >> 32) || !(v & CR0_PG) || !(v & CR0_PE) || ((v & CR0_NW) && !(v & CR0_CD));
 }
 
 static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
@@ -802,10 +885,20 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
             x->nmi_blocked = false;
             x86pmu_nmi_return(&x->pmu, pc);
         }
+        x->mode_dirty = true;       /* it may return to another code segment */
         vcpu_request_stop(c);
         return TRAP_NATIVE;
     case T_SYSRET:
+        x->mode_dirty = true;
         vcpu_request_stop(c);        /* back to CPL 3: see T_IRETQ */
+        return TRAP_NATIVE;
+    case T_MOVCR0:
+        if (cpl || (x86_decode_mode(c) == CS_MODE_64 && cr0_write_faults(movcr0_source(c, t))))
+            goto gp;
+        return TRAP_NATIVE;
+    case T_FAR:
+        x->mode_dirty = true;        /* a new CS may change the code mode: see x86_decode_mode */
+        vcpu_request_stop(c);
         return TRAP_NATIVE;
     case T_STI:
     case T_POPF: {
@@ -878,9 +971,26 @@ static void x86_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     x86_fault(c, X86_MC, 0);
 }
 
+/* The Capstone mode of the code the CPU executes: 64-bit mode, or compatibility mode with 32-
+ * or 16-bit default sizes (Intel SDM vol. 3A §5.2.1 and §3.4.5: CS.L, then CS.D) -- as the
+ * engine holds it (engine_hflags_offset); 64-bit when that cannot be read. */
+static int x86_decode_mode(Cpu *c)
+{
+    X86Cpu *x = X86(c);
+    uint32_t hf;
+    if (!x->hflags_off || uc_context_save(c->uc, x->engine_ctx) != UC_ERR_OK)
+        return CS_MODE_64;
+    memcpy(&hf, (const uint8_t *)x->engine_ctx + x->hflags_off, 4);
+    return hf & HF_CS64 ? CS_MODE_64 : hf & HF_CS32 ? CS_MODE_32 : CS_MODE_16;
+}
+
 static bool x86_take_interrupt(Cpu *c)
 {
     X86Cpu *x = X86(c);
+    if (x->mode_dirty) {                     /* after a far transfer (T_FAR, T_IRETQ, T_SYSRET) */
+        x->mode_dirty = false;
+        vcpu_sync_decode_mode(c);
+    }
     x86pmu_set_cpl(&x->pmu, x86_cpl(c));     /* after an IRETQ/SYSRET to another level */
     if (c->nmi_pending && !x->nmi_blocked) {
         c->nmi_pending = false;
@@ -1119,6 +1229,7 @@ const CpuOps vcpu_x86_64_ops = {
     .intr = x86_intr,
     .insn_accesses = x86_insn_accesses,
     .mem_fault = x86_mem_fault,
+    .decode_mode = x86_decode_mode,
     .take_interrupt = x86_take_interrupt,
     .get_pc = x86_get_pc,
     .set_pc = x86_set_pc,

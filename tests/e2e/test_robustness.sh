@@ -239,4 +239,18 @@ check "ERET to AArch32: the guest saw AArch64-only and EC 0x0e, and sleeps (stat
 check "ERET to AArch32: one Illegal Execution state exception at the target" \
     [ "$(grep -c 'exception .* from=0x40080030 .* info=0x38000000' "$T/aa32.trace")" = 1 ]
 check "ERET to AArch32: --icount-check agrees" grep -q "icount-check: cpu0 block-count=21 per-insn=21 ok" "$T/aa32.err"
+# ---- x86 bytes Capstone 4 cannot decode (found by random guests): a VEX-prefixed CMOVB (c5 d6
+# 42 c0; #UD on the hardware, an instruction to the engine), nop, nop, hlt.  Both counts follow
+# the engine's instruction boundaries, and the hlt it reveals is still a trap site (the CPU sleeps)
+printf '\305\326\102\300\220\220\364' >"$T/vex.bin"
+run "$T/vex" run --icount-check --trace "$T/vex.trace" --arch x86_64 --load-addr 0x100000 --max-insns 100 "$T/vex.bin"
+check "undecodable bytes: the hlt sleeps (status $(status "$T/vex"))" [ "$(status "$T/vex")" = 4 ]
+check "undecodable bytes: counted by the engine's boundaries" grep -q "icount-check: cpu0 block-count=4 per-insn=4 ok" "$T/vex.err"
+check "undecodable bytes: a diag where they execute" grep -q "what=undecodable pc=0x100000 .*4-byte" "$T/vex.trace"
+# ---- x86 MOV to CR0 clearing PG in 64-bit mode (mov %cr0,%rax; btr $31,%rax; mov %rax,%cr0):
+# #GP (Intel SDM vol. 2B), not a silent fall to 32-bit code; with no IDT it ends in a triple fault
+printf '\017\040\300\110\017\272\360\037\017\042\300\220\364' >"$T/cr0.bin"
+run "$T/cr0" run --icount-check --trace "$T/cr0.trace" --arch x86_64 --load-addr 0x100000 --max-insns 100 "$T/cr0.bin"
+check "CR0.PG cleared: #GP at the mov (status $(status "$T/cr0"))" grep -q "what=triple-fault pc=0x100008" "$T/cr0.trace"
+check "CR0.PG cleared: two instructions retired" grep -q "icount-check: cpu0 block-count=2 per-insn=2 ok" "$T/cr0.err"
 finish
