@@ -463,56 +463,74 @@ static void inflight_probe_intr(uc_engine *uc, uint32_t intno, void *opaque)
 {
 }
 
-/* Offset of the engine's exception in flight in a saved x86-64 context of `size` bytes; 0 if
- * the probe does not find exactly one. */
-static size_t engine_inflight_offset(size_t size)
+/* A field of the engine's saved x86-64 context, found once per process in a throwaway engine by
+ * a finder (given the open engine and a context of n bytes; 0: not found).  0 also for a
+ * context of another size. */
+typedef size_t (*ContextFinder)(uc_engine *uc, uc_context *ctx, size_t n);
+typedef struct ContextProbe {
+    bool done;
+    size_t offset, ctx_size;
+} ContextProbe;
+
+static size_t context_probe(ContextProbe *p, size_t size, ContextFinder find)
 {
-    static bool probed;
-    static size_t found, found_size;
-    if (probed)
-        return size == found_size ? found : 0;
-    probed = true;
-    uc_engine *uc;
-    uc_context *ctx = NULL;
-    uc_hook h;
-    if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
-        return 0;
-    size_t n = uc_context_size(uc);
-    uint8_t *snap[3] = { xcalloc(1, n), xcalloc(1, n), xcalloc(1, n) };
-    static const uint8_t div_ecx[2] = { 0xf7, 0xf1 };           /* div ecx, with ecx = 0: #DE */
-    if (uc_mem_map(uc, INFLIGHT_STUB, GUEST_PAGE, UC_PROT_ALL) == UC_ERR_OK &&
-        uc_mem_write(uc, INFLIGHT_STUB, div_ecx, sizeof div_ecx) == UC_ERR_OK &&
-        uc_hook_add(uc, &h, UC_HOOK_INTR, (void *)inflight_probe_intr, NULL, 1, 0) == UC_ERR_OK &&
-        uc_context_alloc(uc, &ctx) == UC_ERR_OK) {
-        uc_context_save(uc, ctx);
-        memcpy(snap[0], ctx, n);
-        for (int i = 1; i <= 2; i++) {
-            uint64_t zero = 0;
-            uc_reg_write(uc, UC_X86_REG_RCX, &zero);
-            uc_emu_start(uc, INFLIGHT_STUB, 0, 0, 1);
-            uc_context_save(uc, ctx);
-            memcpy(snap[i], ctx, n);
-        }
-        int hits = 0;
-        for (size_t off = 0; off + 4 <= n; off += 4) {
-            int32_t v[3];
-            for (int i = 0; i < 3; i++)
-                memcpy(&v[i], snap[i] + off, 4);
-            if (v[0] == -1 && v[1] == 0 && v[2] == 8) {
-                found = off;
-                hits++;
+    if (!p->done) {
+        p->done = true;
+        uc_engine *uc;
+        uc_context *ctx;
+        if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) == UC_ERR_OK) {
+            if (uc_context_alloc(uc, &ctx) == UC_ERR_OK) {
+                p->ctx_size = uc_context_size(uc);
+                p->offset = find(uc, ctx, p->ctx_size);
+                uc_context_free(ctx);
             }
+            uc_close(uc);
         }
-        if (hits != 1)
-            found = 0;
-        found_size = n;
     }
-    if (ctx)
-        uc_context_free(ctx);
-    uc_close(uc);
+    return size == p->ctx_size ? p->offset : 0;
+}
+
+/* The exception in flight: the only 32-bit field that goes -1 -> 0 (#DE) -> 8 (#DF). */
+static size_t find_inflight(uc_engine *uc, uc_context *ctx, size_t n)
+{
+    static const uint8_t div_ecx[2] = { 0xf7, 0xf1 };           /* div ecx, with ecx = 0: #DE */
+    uc_hook h;
+    if (uc_mem_map(uc, INFLIGHT_STUB, GUEST_PAGE, UC_PROT_ALL) != UC_ERR_OK ||
+        uc_mem_write(uc, INFLIGHT_STUB, div_ecx, sizeof div_ecx) != UC_ERR_OK ||
+        uc_hook_add(uc, &h, UC_HOOK_INTR, (void *)inflight_probe_intr, NULL, 1, 0) != UC_ERR_OK)
+        return 0;
+    uint8_t *snap[3] = { xcalloc(1, n), xcalloc(1, n), xcalloc(1, n) };
+    uc_context_save(uc, ctx);
+    memcpy(snap[0], ctx, n);
+    for (int i = 1; i <= 2; i++) {
+        uint64_t zero = 0;
+        uc_reg_write(uc, UC_X86_REG_RCX, &zero);
+        uc_emu_start(uc, INFLIGHT_STUB, 0, 0, 1);
+        uc_context_save(uc, ctx);
+        memcpy(snap[i], ctx, n);
+    }
+    size_t found = 0;
+    int hits = 0;
+    for (size_t off = 0; off + 4 <= n; off += 4) {
+        int32_t v[3];
+        for (int i = 0; i < 3; i++)
+            memcpy(&v[i], snap[i] + off, 4);
+        if (v[0] == -1 && v[1] == 0 && v[2] == 8) {
+            found = off;
+            hits++;
+        }
+    }
     for (int i = 0; i < 3; i++)
         free(snap[i]);
-    return size == found_size ? found : 0;
+    return hits == 1 ? found : 0;
+}
+
+/* Offset of the engine's exception in flight in a saved context of `size` bytes; 0 if the
+ * probe does not find exactly one. */
+static size_t engine_inflight_offset(size_t size)
+{
+    static ContextProbe probe;
+    return context_probe(&probe, size, find_inflight);
 }
 
 /* The engine's code mode is in its hidden CS descriptor, mirrored in its hflags (QEMU
@@ -525,37 +543,30 @@ static size_t engine_inflight_offset(size_t size)
 enum { HF_CS32 = 1u << 4, HF_LMA = 1u << 14, HF_CS64 = 1u << 15 };
 enum { CTX_HFLAGS_AFTER_RIP = 48, CTX_CS_SEL_AFTER_HFLAGS = 32, PROBE_RIP = 0x5a5a12345678ull };
 
+/* hflags: after a distinctive RIP, with 64-bit mode's flags, and the CS selector after it. */
+static size_t find_hflags(uc_engine *uc, uc_context *ctx, size_t n)
+{
+    uint64_t rip = PROBE_RIP, cs = 0;
+    if (uc_reg_write(uc, UC_X86_REG_RIP, &rip) != UC_ERR_OK || uc_reg_read(uc, UC_X86_REG_CS, &cs) != UC_ERR_OK ||
+        uc_context_save(uc, ctx) != UC_ERR_OK)
+        return 0;
+    const uint8_t *p = (const uint8_t *)ctx;
+    for (size_t off = 0; off + CTX_HFLAGS_AFTER_RIP + CTX_CS_SEL_AFTER_HFLAGS + 4 <= n; off += 8) {
+        uint64_t v;
+        uint32_t hf, sel;
+        memcpy(&v, p + off, 8);
+        memcpy(&hf, p + off + CTX_HFLAGS_AFTER_RIP, 4);
+        memcpy(&sel, p + off + CTX_HFLAGS_AFTER_RIP + CTX_CS_SEL_AFTER_HFLAGS, 4);
+        if (v == PROBE_RIP && (hf & (HF_LMA | HF_CS64)) == (HF_LMA | HF_CS64) && sel == (uint32_t)(cs & 0xffff))
+            return off + CTX_HFLAGS_AFTER_RIP;
+    }
+    return 0;
+}
+
 static size_t engine_hflags_offset(size_t size)
 {
-    static bool probed;
-    static size_t found, found_size;
-    if (probed)
-        return size == found_size ? found : 0;
-    probed = true;
-    uc_engine *uc;
-    uc_context *ctx = NULL;
-    if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK)
-        return 0;
-    size_t n = uc_context_size(uc);
-    uint64_t rip = PROBE_RIP, cs = 0;
-    if (uc_reg_write(uc, UC_X86_REG_RIP, &rip) == UC_ERR_OK && uc_reg_read(uc, UC_X86_REG_CS, &cs) == UC_ERR_OK &&
-        uc_context_alloc(uc, &ctx) == UC_ERR_OK && uc_context_save(uc, ctx) == UC_ERR_OK) {
-        const uint8_t *p = (const uint8_t *)ctx;
-        for (size_t off = 0; off + CTX_HFLAGS_AFTER_RIP + CTX_CS_SEL_AFTER_HFLAGS + 4 <= n && !found; off += 8) {
-            uint64_t v;
-            uint32_t hf, sel;
-            memcpy(&v, p + off, 8);
-            memcpy(&hf, p + off + CTX_HFLAGS_AFTER_RIP, 4);
-            memcpy(&sel, p + off + CTX_HFLAGS_AFTER_RIP + CTX_CS_SEL_AFTER_HFLAGS, 4);
-            if (v == PROBE_RIP && (hf & (HF_LMA | HF_CS64)) == (HF_LMA | HF_CS64) && sel == (uint32_t)(cs & 0xffff))
-                found = off + CTX_HFLAGS_AFTER_RIP;
-        }
-        found_size = n;
-    }
-    if (ctx)
-        uc_context_free(ctx);
-    uc_close(uc);
-    return size == found_size ? found : 0;
+    static ContextProbe probe;
+    return context_probe(&probe, size, find_hflags);
 }
 
 static void engine_inflight_init(Cpu *c)
@@ -1259,7 +1270,7 @@ static const DeviceOps lapic_dev_ops = {
     .type = "intel,ce4100-lapic", .read = lapic_dev_read, .write = lapic_dev_write,
 };
 
-Device *x86_lapic_dev_create(const DeviceHost *host, const DevDesc *dd, Error *err)
+Device *vcpu_x86_lapic_dev_create(const DeviceHost *host, const DevDesc *dd, Error *err)
 {
     if (host->arch != ARCH_X86_64)
         return err_set(err, "node %s: a local APIC needs x86_64 CPUs", dd->path), NULL;

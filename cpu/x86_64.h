@@ -11,7 +11,7 @@
 Lapic *vcpu_x86_lapic(Cpu *c);
 X86Pmu *x86pmu_of(Cpu *c);
 /* The device of the `intel,ce4100-lapic` node: the local APIC's MMIO page. */
-Device *x86_lapic_dev_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *vcpu_x86_lapic_dev_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 /* The CPUID values the guest sees for (leaf, subleaf): EAX, EBX, ECX, EDX. */
 void vcpu_x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4]);
 

@@ -14,7 +14,7 @@ static const struct {
     { "arm,pl011", pl011_create },
     { "pmusim,isa-debug-exit", debug_exit_create },
     { "pmusim,ib700", ib700_create },
-    { "intel,ce4100-lapic", x86_lapic_dev_create },
+    { "intel,ce4100-lapic", vcpu_x86_lapic_dev_create },
 };
 
 DeviceCreateFn device_find(const char *compatible)
