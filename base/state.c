@@ -49,11 +49,14 @@ void blob_u64(Blob *b, uint64_t v)
     blob_put(b, t, 8);
 }
 
+/* An idle event's when and seq are left over from its last schedule (or from a refused
+ * restore) and mean nothing: saved as 0, so that the file holds the state, not its history. */
 void blob_event(Blob *b, const Event *ev)
 {
-    blob_u8(b, event_pending(ev));
-    blob_u64(b, ev->when);
-    blob_u64(b, ev->seq);
+    bool queued = event_pending(ev);
+    blob_u8(b, queued);
+    blob_u64(b, queued ? ev->when : 0);
+    blob_u64(b, queued ? ev->seq : 0);
 }
 
 void blob_str(Blob *b, const char *s)

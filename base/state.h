@@ -27,7 +27,7 @@ void blob_u32(Blob *b, uint32_t v);
 void blob_u64(Blob *b, uint64_t v);
 /* u32 length and the bytes (br_str reads it back). */
 void blob_str(Blob *b, const char *s);
-/* An event's schedule: queued flag, when, seq. */
+/* An event's schedule: queued flag, when, seq (0 and 0 when idle). */
 void blob_event(Blob *b, const Event *ev);
 
 /* The plain state of a model, described once and used both ways (QEMU's VMState idea): each

@@ -137,6 +137,10 @@ typedef struct CpuOps {
     /* Checkpoint the architectural state (the engine's registers and the backend's). */
     void (*save)(Cpu *c, Blob *b);
     bool (*load)(Cpu *c, BlobReader *r);
+    /* Optional: the part of a restore that reads guest memory (x86: the FS and GS descriptors),
+     * once every section, RAM included, is loaded; false with err (naming path) if the state
+     * cannot be restored. */
+    bool (*load_finish)(Cpu *c, const char *path, Error *err);
     void (*destroy)(Cpu *c);
 } CpuOps;
 

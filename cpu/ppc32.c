@@ -461,7 +461,11 @@ illegal:
 /* ------------------------------------------------------------------ SPR stubs */
 
 /* Run one instruction (mfspr/mtspr/mfsr/mtsr with r0) on the private page.  Used only for
- * checkpoints: the count-limited run makes the engine drop its translations afterwards. */
+ * checkpoints: the count-limited run makes the engine drop its translations afterwards.  It
+ * runs in a fixed MSR whatever the guest's (supervisor, real addressing, big-endian, no trace,
+ * no power saving: MPC7450 RM table 2-11), keeping only ME and IP: with MSR[LE] set the engine
+ * would fetch the big-endian stub byte-reversed (MPC7450 RM §3.1.2.2) and the SPR and segment
+ * register moves would silently do nothing. */
 static uint32_t stub_run(Cpu *c, uint32_t insn, uint32_t r0)
 {
     PpcCpu *p = PPC(c);
@@ -469,7 +473,7 @@ static uint32_t stub_run(Cpu *c, uint32_t insn, uint32_t r0)
     uint32_t old_r0 = gpr(c, 0);
     store_be(p->stub, 4, insn);
     uc_ctl_remove_cache(c->uc, STUB_PAGE, STUB_PAGE + 4);
-    vcpu_reg_write(c, UC_PPC_REG_MSR, msr & ~(uint64_t)(MSR_IR | MSR_DR | MSR_PR | MSR_EE));
+    vcpu_reg_write(c, UC_PPC_REG_MSR, msr & (MSR_ME | MSR_IP));
     set_gpr(c, 0, r0);
     vcpu_quiet_run(c, STUB_PAGE, 1);
     uint32_t out = gpr(c, 0);
@@ -662,6 +666,10 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     uint64_t msr = br_u64(r);
     if (!r->ok)
         return false;
+    if (msr > UINT32_MAX || (msr & MSR_UNMODELLED)) {
+        r->off -= 8;                /* a state no run reaches: mtmsr and rfi clear these bits */
+        return br_fail(r, "MSR (LE, ILE, IR or DR set: not modelled)");
+    }
     for (unsigned i = 0; i < 32; i++)
         set_gpr(c, i, g[i]);
     for (size_t i = 0; i < ARRAY_SIZE(ppc_saved_regs); i++)

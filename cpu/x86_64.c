@@ -52,6 +52,8 @@ typedef struct X86Cpu {
     Lapic apic;
     X86Pmu pmu;
     Event irq_window;           /* ends the run where an interrupt enabled by sti/popf is taken */
+    uint16_t ck_sel[2];         /* a restore's FS and GS selectors, loaded once RAM is (load_finish) */
+    size_t ck_sel_at[2];        /* ... and their file offsets, for the refusal */
     uc_context *engine_ctx;     /* scratch for clearing the engine's exception in flight */
     size_t inflight_off;        /* where that record lies in engine_ctx (0: not found) */
     size_t hflags_off;          /* where the engine's hidden mode flags lie in it (0: not found) */
@@ -1131,6 +1133,9 @@ static const int x86_saved_regs[] = {
 };
 static const int x86_saved_segs[] = { UC_X86_REG_CS, UC_X86_REG_SS, UC_X86_REG_DS, UC_X86_REG_ES,
                                       UC_X86_REG_FS, UC_X86_REG_GS };
+/* The first of x86_saved_segs that the engine loads from the descriptor tables (FS, GS): in
+ * 64-bit mode Unicorn 2.0.1 sets only the selector of CS, SS, DS and ES. */
+#define X86_SEG_FROM_TABLE 4
 static const uint32_t x86_saved_msrs[] = { MSR_EFER, MSR_STAR, MSR_LSTAR, MSR_CSTAR, MSR_FMASK, MSR_FS_BASE,
                                            MSR_GS_BASE, MSR_KERNEL_GS_BASE, MSR_SYSENTER_CS,
                                            MSR_SYSENTER_ESP, MSR_SYSENTER_EIP, MSR_PAT };
@@ -1196,8 +1201,8 @@ static bool x86_load(Cpu *c, BlobReader *r)
         msrs[i] = br_u64(r);
     if (!r->ok)
         return false;
-    /* Mode first (control registers, EFER), then descriptor tables, then selectors (which load
-     * their descriptors from the GDT), then the bases the selectors reset. */
+    /* Mode first (control registers, EFER), then descriptor tables and selectors; FS and GS,
+     * whose descriptors the engine reads from the restored RAM, wait for x86_load_finish. */
     vcpu_reg_write(c, UC_X86_REG_CR3, regs[20]);
     vcpu_reg_write(c, UC_X86_REG_CR4, regs[21]);
     msr_engine_write(c, MSR_EFER, msrs[0]);
@@ -1206,8 +1211,16 @@ static bool x86_load(Cpu *c, BlobReader *r)
     load_mmr(r, c, UC_X86_REG_IDTR);
     load_mmr(r, c, UC_X86_REG_LDTR);
     load_mmr(r, c, UC_X86_REG_TR);
-    for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++)
-        vcpu_reg_write(c, x86_saved_segs[i], br_u64(r));
+    for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++) {
+        size_t at = r->base + r->off;
+        uint16_t sel = (uint16_t)br_u64(r);
+        if (i < X86_SEG_FROM_TABLE) {
+            vcpu_reg_write(c, x86_saved_segs[i], sel);
+        } else {
+            X86(c)->ck_sel[i - X86_SEG_FROM_TABLE] = sel;
+            X86(c)->ck_sel_at[i - X86_SEG_FROM_TABLE] = at;
+        }
+    }
     for (size_t i = 1; i < ARRAY_SIZE(msrs); i++)
         msr_engine_write(c, x86_saved_msrs[i], msrs[i]);
     for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
@@ -1224,6 +1237,117 @@ static bool x86_load(Cpu *c, BlobReader *r)
         return false;
     br_event(r, &X86(c)->irq_window, &c->insn_events);
     return lapic_load(&X86(c)->apic, r) && x86pmu_load(&X86(c)->pmu, r);
+}
+
+/* Unicorn 2.0.1's page walk (QEMU 5.0 target/i386/excp_helper.c handle_mmu_fault) at CPL 0,
+ * for a read: the physical address of linear va, or NULL and why the engine would fault.  The
+ * restore must know beforehand: a fault while loading a segment register outside uc_emu_start
+ * makes the engine longjmp to a stale (on a machine that never ran, all-zero) jump buffer.
+ * Only the modes a restore can get right are accepted: no paging, or 4-level long-mode paging
+ * without SMAP or protection keys on the page (their state is not in the checkpoint). */
+enum { PTE_P = 1, PTE_U = 4, PTE_PS = 0x80, PTE_PAT_LARGE = 0x1000 };
+#define PTE_ADDR 0x000ffffffffff000ull
+#define PTE_ABOVE_PHYS 0x000fff0000000000ull    /* bits 51:40: QEMU's TCG_PHYS_ADDR_BITS is 40 */
+#define PTE_NX (1ull << 63)
+enum { CR4_PAE = 1u << 5, CR4_LA57 = 1u << 12, CR4_SMAP = 1u << 21, CR4_PKE = 1u << 22 };
+enum { EFER_LMA = 1u << 10, EFER_NXE = 1u << 11 };
+
+static const char *engine_translate(Cpu *c, uint64_t va, uint64_t *pa)
+{
+    uint64_t cr0 = vcpu_reg_read(c, UC_X86_REG_CR0), cr4 = vcpu_reg_read(c, UC_X86_REG_CR4);
+    uint64_t efer = msr_engine_read(c, MSR_EFER);
+    if (!(cr0 & (1ull << 31))) {
+        *pa = efer & EFER_LMA ? va : (uint32_t)va;
+        return NULL;
+    }
+    if (!(efer & EFER_LMA) || !(cr4 & CR4_PAE) || (cr4 & CR4_LA57))
+        return "paging other than 4-level long mode";
+    if ((int64_t)va >> 47 != 0 && (int64_t)va >> 47 != -1)
+        return "not canonical";
+    uint64_t rsvd = PTE_ABOVE_PHYS | (efer & EFER_NXE ? 0 : PTE_NX), table = vcpu_reg_read(c, UC_X86_REG_CR3);
+    bool user = true;
+    for (int level = 3; level >= 0; level--) {
+        uint8_t raw[8];
+        if (!vcpu_mem_read(c, (table & PTE_ADDR) + ((va >> (12 + 9 * level)) & 0x1ff) * 8, raw, 8))
+            return "a page table outside RAM";
+        uint64_t pte = load_le(raw, 8), page = 1ull << (12 + 9 * level);
+        bool leaf = level == 0 || (level < 3 && (pte & PTE_PS));
+        if (!(pte & PTE_P))
+            return "not mapped";
+        if ((pte & rsvd) || (level == 3 && (pte & PTE_PS)) ||
+            (leaf && level > 0 && (pte & (page - 1) & PTE_ADDR & ~(uint64_t)PTE_PAT_LARGE)))
+            return "a page table entry with reserved bits set";
+        user = user && (pte & PTE_U);
+        if (leaf) {
+            if (user && (cr4 & (CR4_SMAP | CR4_PKE)))
+                return "a user page under SMAP or protection keys";
+            *pa = (pte & PTE_ADDR & ~(page - 1)) | (va & (page - 1));
+            return NULL;
+        }
+        table = pte;
+    }
+    return NULL;                    /* not reached: level 0 is a leaf */
+}
+
+/* The 8-byte descriptor at linear va as the engine would read it; NULL, or why it cannot. */
+static const char *engine_read_descriptor(Cpu *c, uint64_t va, uint8_t d[8])
+{
+    for (unsigned done = 0, n; done < 8; done += n, va += n) {
+        n = 0x1000 - (va & 0xfff) < 8 - done ? 0x1000 - (unsigned)(va & 0xfff) : 8 - done;
+        uint64_t pa;
+        const char *why = engine_translate(c, va, &pa);
+        if (why)
+            return why;
+        if (!vcpu_mem_read(c, pa, d + done, n))
+            return "outside RAM";
+    }
+    return NULL;
+}
+
+/* Why the engine cannot load selector sel into FS or GS without touching guest memory in a way
+ * that faults or writes (it sets a clear accessed bit: Intel SDM vol. 3A §3.4.5.1), or NULL.
+ * The other checks (type, privilege, present) are uc_reg_write's, which refuses cleanly. */
+static const char *x86_seg_unloadable(Cpu *c, uint16_t sel, char *buf, size_t len)
+{
+    if (!(vcpu_reg_read(c, UC_X86_REG_CR0) & 1) || (vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_VM) ||
+        !(sel & 0xfffc))
+        return NULL;                /* real mode, virtual-8086 or a null selector: no table read */
+    uc_x86_mmr dt = { 0 };
+    uc_reg_read(c->uc, sel & 4 ? UC_X86_REG_LDTR : UC_X86_REG_GDTR, &dt);
+    uint32_t index = sel & ~7u;
+    if (index + 7 > dt.limit)
+        return "beyond its descriptor table's limit";
+    uint8_t d[8];
+    const char *why = engine_read_descriptor(c, dt.base + index, d);
+    if (why) {
+        snprintf(buf, len, "its descriptor at linear 0x%" PRIx64 ": %s", dt.base + index, why);
+        return buf;
+    }
+    if (!(load_le(d + 4, 4) & (1u << 8)))
+        return "its descriptor's accessed bit is clear (the descriptor changed after the load)";
+    return NULL;
+}
+
+/* FS and GS, now that the descriptor tables' memory is restored; then their bases, which the
+ * loads replaced (the MSRs hold the 64-bit bases: Intel SDM vol. 3A §3.4.4). */
+static bool x86_load_finish(Cpu *c, const char *path, Error *err)
+{
+    static const char *const names[] = { "fs", "gs" };
+    static const uint32_t base_msrs[] = { MSR_FS_BASE, MSR_GS_BASE };
+    X86Cpu *x = X86(c);
+    for (int i = 0; i < 2; i++) {
+        uint64_t base = msr_engine_read(c, base_msrs[i]);
+        char buf[160];
+        const char *why = x86_seg_unloadable(c, x->ck_sel[i], buf, sizeof buf);
+        uint64_t v = x->ck_sel[i];
+        if (!why && uc_reg_write(c->uc, x86_saved_segs[X86_SEG_FROM_TABLE + i], &v) != UC_ERR_OK)
+            why = "the engine refuses its descriptor (type, privilege or not present)";
+        if (why)
+            return err_set(err, "%s: offset %zu: cpu%d: %s selector 0x%x cannot be restored: %s", path,
+                           x->ck_sel_at[i], c->index, names[i], x->ck_sel[i], why);
+        msr_engine_write(c, base_msrs[i], base);
+    }
+    return true;
 }
 
 const CpuOps vcpu_x86_64_ops = {
@@ -1246,6 +1370,7 @@ const CpuOps vcpu_x86_64_ops = {
     .set_pc = x86_set_pc,
     .save = x86_save,
     .load = x86_load,
+    .load_finish = x86_load_finish,
     .destroy = x86_destroy,
 };
 

@@ -509,6 +509,17 @@ static bool load_sections(Machine *m, BlobReader *file, uint32_t saved, const ch
            load_section(m, file, SEC_END, "end", NULL, path, err);
 }
 
+/* What each CPU restores from guest memory (CpuOps.load_finish), now that RAM is restored. */
+static bool finish_cpus(Machine *m, const char *path, Error *err)
+{
+    for (int i = 0; i < m->ncpus; i++) {
+        Cpu *c = m->cpus[i];
+        if (c->ops->load_finish && !c->ops->load_finish(c, path, err))
+            return false;
+    }
+    return true;
+}
+
 bool checkpoint_restore(Machine *m, const char *path, Error *err)
 {
     Blob data;
@@ -522,6 +533,7 @@ bool checkpoint_restore(Machine *m, const char *path, Error *err)
         ok = check_options(m, saved, path, err) && load_sections(m, &file, saved, path, err);
         if (ok && file.off != file.len)
             ok = err_set(err, "%s: offset %zu: bytes after the end section", path, file.off);
+        ok = ok && finish_cpus(m, path, err);
     }
     blob_free(&data);
     return ok;

@@ -21,6 +21,9 @@
  * checks magic, version, declared length, CRC and fingerprint in that order, then every
  * section, and refuses the file at the first failure with its offset and the reason.  Other
  * versions are refused (the stream is positional: any change of a model's fields changes it).
+ * State the engine rebuilds from guest memory (x86 FS and GS: the engine loads their
+ * descriptors from the GDT or LDT) is loaded last, from the restored RAM, and refused when the
+ * engine could not read it without a fault (cpu/x86_64.c, x86_load_finish).
  *
  * Options: the tools' state is in the file only when the saving run had them.  --icache must
  * be the same at save and restore (it changes what the guest executes); --check-patching (and
