@@ -177,6 +177,7 @@ static void text_emit(TraceSink *sink, const TraceEvent *ev)
         k += (size_t)snprintf(line + k, sizeof line - k, " %s=", f->key);
         switch (f->type) {
         case TF_HEX:
+        case TF_SYM:                /* (trace_emit has made every symbol a string) */
             k += (size_t)snprintf(line + k, sizeof line - k, "0x%" PRIx64, f->u);
             break;
         case TF_DEC:

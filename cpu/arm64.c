@@ -177,15 +177,15 @@ static void psci_call(Cpu *c)
         t = mach_cpu_by_hwid(m, a1 & 0xff00ffffffull);
         if (!t || m->desc.cpus[t->index].enable != ENABLE_PSCI)
             ret = PSCI_INVALID_PARAMS;
-        else if (t->state != CPU_OFF || t->start_pending)
+        else if (t->state != CPU_OFF || t->start.pending)
             ret = PSCI_ALREADY_ON;
         else if (!mem_ptr(&m->mem, a2, 4))
             ret = PSCI_INVALID_ADDRESS;
         else {
-            t->start_pending = true;                        /* starts at its next quantum */
-            t->start_entry = a2;
-            t->start_arg = a3;
-            t->start_at = c->cycles;
+            t->start.pending = true;                        /* starts at its next quantum */
+            t->start.entry = a2;
+            t->start.arg = a3;
+            t->start.at = c->cycles;
             ret = PSCI_SUCCESS;
         }
         break;
@@ -195,7 +195,7 @@ static void psci_call(Cpu *c)
         if (!t || a2 != 0)
             ret = PSCI_INVALID_PARAMS;
         else
-            ret = t->start_pending ? 2 : t->state == CPU_OFF ? 1 : 0;   /* ON_PENDING, OFF, ON */
+            ret = t->start.pending ? 2 : t->state == CPU_OFF ? 1 : 0;   /* ON_PENDING, OFF, ON */
         break;
     case PSCI_MIGRATE_INFO_TYPE:
         ret = 2;                                            /* no trusted OS to migrate */
@@ -563,16 +563,16 @@ static void a64_intr(Cpu *c, uint32_t intno)
 /* An access to a physical address with nothing behind it: a synchronous external abort. */
 static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
-    uint64_t pc = c->fault_pc;
+    uint64_t pc = c->fault.pc;
     /* ISS: DFSC/IFSC 0x10 synchronous external abort; WnR (bit 6) for writes */
     a64_take(c, TK_EXCEPTION, pc, 0, fetch ? EC_IABT_CUR : EC_DABT_CUR, 0x10 | (write ? 1u << 6 : 0), true, addr);
 }
 
 static bool a64_take_interrupt(Cpu *c)
 {
-    if (!c->irq_pending || (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) & PSTATE_I))
+    if (!c->pins.irq || (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) & PSTATE_I))
         return false;
-    c->irq_pending = false;
+    c->pins.irq = false;
     if (c->state == CPU_HALTED)
         c->state = CPU_RUNNING, c->stop_reason = "running";
     a64_take(c, TK_INTERRUPT, vcpu_reg_read(c, UC_ARM64_REG_PC), 0x80, 0, 0, false, 0);

@@ -1,5 +1,6 @@
 /* cpu.c — the architecture-independent CPU: engine setup, exact accounting, limits and cuts,
- * trap sites, the access locator, and the per-CPU run loop.  The design is described at the top
+ * the engine hooks of trap sites, and the per-CPU run loop (the CPU models are in model.c, the
+ * trap-site table in trapsite.c, the access locator in locator.c).  The design is described at the top
  * of cpu.h; the numbered comments below refer to it.
  */
 #include "cpu/cpu.h"
@@ -10,50 +11,6 @@
 
 #include "base/tunables.h"
 #include "sim/machine.h"
-
-/* ------------------------------------------------------------------ CPU models */
-
-static const CpuModel cpu_models[] = {
-    /* x86: PMU version 2 with 4 + 3 counters of 48 bits (the default), and a Core 2 Duo (E6x00:
-     * version 2, 2 + 3 counters of 40 bits; SDM vol. 3B 20.2.2). */
-    { "generic", ARCH_X86_64, "pmusim,x86-64-generic", UC_CPU_X86_SKYLAKE_CLIENT, 0x00050654, 0, 2, 4, 48, 3, 48 },
-    { "core2duo", ARCH_X86_64, "intel,core2duo", UC_CPU_X86_CORE2DUO, 0x000006f6, 0, 2, 2, 40, 3, 40 },
-    { "cortex-a57", ARCH_ARM64, "arm,cortex-a57", UC_CPU_ARM64_A57, 0x411fd070, 0x01, 0, 0, 0, 0, 0 },
-    { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034, 0x03, 0, 0, 0, 0, 0 },
-    { "cortex-a72", ARCH_ARM64, "arm,cortex-a72", UC_CPU_ARM64_A72, 0x410fd083, 0x02, 0, 0, 0, 0, 0 },
-    { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_7450_V2_1, 0x80000201, 0, 0, 0, 0, 0, 0 },
-    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80030102, 0, 0, 0, 0, 0, 0 },
-};
-
-const CpuModel *vcpu_model_find(Arch arch, const char *name)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(cpu_models); i++)
-        if (cpu_models[i].arch == arch &&
-            (!strcmp(cpu_models[i].name, name) || !strcmp(cpu_models[i].compatible, name)))
-            return &cpu_models[i];
-    return NULL;
-}
-
-const CpuModel *vcpu_model_default(Arch arch)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(cpu_models); i++)
-        if (cpu_models[i].arch == arch)
-            return &cpu_models[i];
-    return NULL;
-}
-
-const char *vcpu_model_list(Arch arch)
-{
-    static char buf[256];
-    buf[0] = 0;
-    for (size_t i = 0; i < ARRAY_SIZE(cpu_models); i++)
-        if (cpu_models[i].arch == arch) {
-            if (buf[0])
-                strcat(buf, ", ");
-            strcat(buf, cpu_models[i].name);
-        }
-    return buf;
-}
 
 /* ------------------------------------------------------------------ registers and memory */
 
@@ -112,18 +69,9 @@ void vcpu_internal_error(Cpu *c, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ trap sites */
 
-static TrapSite *trap_slot(Cpu *c, uint64_t pc)
-{
-    uint32_t mask = c->traps_cap - 1;
-    for (uint32_t i = hash_fib(pc, 24) & mask;; i = (i + 1) & mask)
-        if (c->traps[i].pc == pc || !c->traps[i].len)
-            return &c->traps[i];
-}
-
 static TrapSite *trap_find(Cpu *c, uint64_t pc)
 {
-    TrapSite *t = trap_slot(c, pc);
-    return t->len ? t : NULL;
+    return traps_find(&c->trap, pc);
 }
 
 static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque);
@@ -136,20 +84,8 @@ static bool trap_add(Cpu *c, uint64_t pc, int kind, const uint8_t *bytes, unsign
         return false;
     if (t && t->live)
         uc_hook_del(c->uc, t->hook);
-    if (!t) {
-        if (2 * (c->ntraps + 1) > c->traps_cap) {     /* grow and rehash */
-            TrapSite *old = c->traps;
-            uint32_t oldcap = c->traps_cap;
-            c->traps_cap *= 2;
-            c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
-            for (uint32_t i = 0; i < oldcap; i++)
-                if (old[i].len)
-                    *trap_slot(c, old[i].pc) = old[i];
-            free(old);
-        }
-        t = trap_slot(c, pc);
-        c->ntraps++;
-    }
+    if (!t)
+        t = traps_insert(&c->trap, pc);
     t->pc = pc;
     t->kind = (uint16_t)kind;
     t->len = (uint8_t)len;
@@ -224,8 +160,8 @@ static void block_set_counted(Cpu *c, uint32_t keep)
         c->cycles += block_cost(e, c->blk_counted, keep);
     }
     c->blk_counted = keep;
-    if (c->prof_from > keep)
-        c->prof_from = keep;
+    if (c->prof.from > keep)
+        c->prof.from = keep;
     if (c->mem_from > keep) {       /* flushed instructions that did not retire after all */
         uint64_t l, s, m;
         mem_span(e, keep, c->mem_from, &l, &s, &m);
@@ -239,8 +175,8 @@ static void block_set_counted(Cpu *c, uint32_t keep)
 void vcpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive)
 {
     BlockEntry *e = c->blk;
-    if (pc == c->ref_pc)            /* the backend says whether the instruction at hand retires */
-        c->ref_abandoned = !inclusive;
+    if (pc == c->ref.pc)            /* the backend says whether the instruction at hand retires */
+        c->ref.abandoned = !inclusive;
     if (!e || pc < e->pc || pc > e->pc + e->size)
         return;                     /* not inside the block being executed: nothing to adjust */
     uint32_t idx = blockcache_insn_index(e, pc);
@@ -407,17 +343,17 @@ static void hook_icount(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     Cpu *c = opaque;
     if (c->m->stopping || c->quiet)
         return;
-    if (c->ref_abandoned)           /* the previous one faulted instead of retiring */
-        c->ref_insns--;
-    c->ref_abandoned = false;
-    c->ref_insns++;
-    c->ref_prev_pc = c->ref_pc;
-    c->ref_pc = pc;
+    if (c->ref.abandoned)           /* the previous one faulted instead of retiring */
+        c->ref.insns--;
+    c->ref.abandoned = false;
+    c->ref.insns++;
+    c->ref.prev_pc = c->ref.pc;
+    c->ref.pc = pc;
 }
 
 uint64_t vcpu_icount_reference(const Cpu *c)
 {
-    return c->ref_insns - c->ref_abandoned;
+    return c->ref.insns - c->ref.abandoned;
 }
 
 /* A code hook is about to stop before the instruction at hand: the reference counter has
@@ -428,8 +364,8 @@ uint64_t vcpu_icount_reference(const Cpu *c)
 static void icount_unsee(Cpu *c)
 {
     if (c->m->cfg.icount_check) {
-        c->ref_insns--;
-        c->ref_pc = c->ref_prev_pc;
+        c->ref.insns--;
+        c->ref.pc = c->ref.prev_pc;
     }
 }
 
@@ -439,25 +375,25 @@ static void icount_unsee(Cpu *c)
 static void icount_rewind(Cpu *c, uint64_t pc)
 {
     const BlockEntry *e = c->blk;
-    if (c->ref_pc == pc || !e || pc < e->pc || c->ref_pc <= pc || c->ref_pc >= e->pc + e->size)
+    if (c->ref.pc == pc || !e || pc < e->pc || c->ref.pc <= pc || c->ref.pc >= e->pc + e->size)
         return;
-    c->ref_insns -= blockcache_insn_index(e, c->ref_pc) - blockcache_insn_index(e, pc);
-    c->ref_pc = pc;
-    c->ref_abandoned = false;
+    c->ref.insns -= blockcache_insn_index(e, c->ref.pc) - blockcache_insn_index(e, pc);
+    c->ref.pc = pc;
+    c->ref.abandoned = false;
 }
 
 static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
 {
-    c->stop = kind;
-    c->stop_pc = pc;
+    c->stop.kind = kind;
+    c->stop.pc = pc;
     uc_emu_stop(c->uc);
 }
 
 void vcpu_profile_flush(Cpu *c)
 {
-    if (c->blk && c->blk_counted > c->prof_from)
-        profile_block(c->m->profile, c->blk, c->prof_from, c->blk_counted, c->prof_window);
-    c->prof_from = c->blk_counted;
+    if (c->blk && c->blk_counted > c->prof.from)
+        profile_block(c->m->profile, c->blk, c->prof.from, c->blk_counted, c->prof.window);
+    c->prof.from = c->blk_counted;
 }
 
 void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
@@ -490,7 +426,7 @@ void vcpu_set_mem_tracking(Cpu *c, bool on)
         vcpu_mem_flush(c);
     c->track_mem = on;
     if (on)
-        c->lim_fast = 0;
+        c->lim.fast = 0;
 }
 
 /* Entering block e with tracking on: if a limit is reached inside it, fire mem_limit_ev after
@@ -518,10 +454,10 @@ static void mem_limit_check(Cpu *c, const BlockEntry *e)
 
 void vcpu_profile_window(Cpu *c, bool on)
 {
-    if (!c->profiling || c->prof_window == on)
+    if (!c->prof.on || c->prof.window == on)
         return;
     vcpu_profile_flush(c);
-    c->prof_window = on;
+    c->prof.window = on;
 }
 
 /* x86 self-modifying code.  A store into the block being executed (on a page pmusim has not
@@ -558,11 +494,11 @@ static uint32_t smc_restart_retire(Cpu *c, uint64_t pc, uint32_t size)
 static bool cut_smc_restart(Cpu *c, uint64_t pc, uint32_t size, uint32_t taken)
 {
     const BlockEntry *b = c->blk;
-    if (!taken || !c->cut_entered)
+    if (!taken || !c->cut.entered)
         return false;
     if (size != b->info[blockcache_insn_index(b, pc)].len)
         return false;
-    c->cut_left += taken;
+    c->cut.left += taken;
     return true;
 }
 
@@ -570,21 +506,21 @@ static bool cut_smc_restart(Cpu *c, uint64_t pc, uint32_t size, uint32_t taken)
 static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint32_t size, BlockEntry *e)
 {
     uint32_t taken = c->quiet ? 0 : smc_restart_retire(c, pc, size);
-    if (c->in_cut) {
+    if (c->cut.active) {
         /* Inside a cut only the code hook counts, and only one pass of the block: leaving its
          * range ends the cut, and so does entering a block again inside it (an exception whose
          * handler is in the block, a loop back into it), since the counted prefix (blk_counted)
          * belongs to the pass that has just ended.  A store's restart continues the pass. */
         if (cut_smc_restart(c, pc, size, taken))
             return;
-        if (pc < c->cut_start || pc >= c->cut_end || c->cut_entered)
+        if (pc < c->cut.start || pc >= c->cut.end || c->cut.entered)
             stop_at(c, pc, STOP_BOUNDARY);
-        c->cut_entered = true;
+        c->cut.entered = true;
         return;
     }
     if (c->quiet)
         return;
-    if (c->profiling)               /* the previous block's retired prefix is final */
+    if (c->prof.on)               /* the previous block's retired prefix is final */
         vcpu_profile_flush(c);
     vcpu_mem_flush(c);
     if (c->track_branches) {        /* the previous block's final branch has retired */
@@ -604,16 +540,16 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
         c->prev_last_pc = c->blk->pc + c->blk->info[c->blk_counted - 1].off;
     c->blk = e;
     c->blk_counted = 0;
-    c->prof_from = 0;
+    c->prof.from = 0;
     c->mem_from = 0;
     c->br_done = false;
     if (c->track_mem)
         mem_limit_check(c, e);
     /* (2) a limit is at or inside this block */
-    if (c->stop_next_block || c->m->stopping || c->m->interrupted || c->cycles >= c->lim_soft || c->cycles >= c->lim_cycles ||
-        c->insns >= c->lim_insns) {
+    if (c->stop.next_block || c->m->stopping || c->m->interrupted || c->cycles >= c->lim.soft || c->cycles >= c->lim.cycles ||
+        c->insns >= c->lim.insns) {
         stop_at(c, pc, STOP_BOUNDARY);
-    } else if (c->cycles + e->cycles > c->lim_cycles || c->insns + e->n > c->lim_insns) {
+    } else if (c->cycles + e->cycles > c->lim.cycles || c->insns + e->n > c->lim.insns) {
         stop_at(c, pc, STOP_CUT);
     } else {                        /* only the quantum ends inside: finish the block */
         c->cycles += e->cycles;
@@ -631,7 +567,7 @@ static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     BlockEntry *e = &c->bc.tab[blockcache_index(pc)];
     if (likely(e->pc == pc && e->size == size && !e->restart)) {
         uint64_t cycles = c->cycles + e->cycles, insns = c->insns + e->n;
-        if (likely(cycles <= c->lim_fast && insns <= c->lim_insns)) {
+        if (likely(cycles <= c->lim.fast && insns <= c->lim.insns)) {
             c->cycles = cycles;
             c->insns = insns;
             c->blk = e;
@@ -646,13 +582,13 @@ static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 static void hook_cut(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
-    if (c->cut_left == 0) {
+    if (c->cut.left == 0) {
         icount_unsee(c);
-        c->stop = STOP_PRECISE;
+        c->stop.kind = STOP_PRECISE;
         uc_emu_stop(uc);
         return;
     }
-    c->cut_left--;
+    c->cut.left--;
     vcpu_retire_upto(c, pc, true);
 }
 
@@ -689,26 +625,26 @@ static void hook_tail(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     BlockEntry *e = c->blk;
-    if (c->quiet || c->stop != STOP_NONE || !e || !e->tail || pc < e->pc + e->tail_off || pc >= e->pc + e->size)
+    if (c->quiet || c->stop.kind != STOP_NONE || !e || !e->tail || pc < e->pc + e->tail_off || pc >= e->pc + e->size)
         return;
     const InsnInfo *last = e->n ? &e->info[e->n - 1] : NULL;
     if (last && pc < e->pc + last->off + last->len)
         return;                     /* learned: counted with the block */
-    bool counting = !c->in_cut && c->blk_counted == e->n;
+    bool counting = !c->cut.active && c->blk_counted == e->n;
     if (tail_learn(c, e, pc, size)) {
         /* A trap site the engine's boundaries reveal: stop before it; from here on the engine
          * translates anew, with its hook. */
         uc_ctl_remove_cache(uc, e->pc, e->pc + e->size);
         icount_unsee(c);
-        c->stop = STOP_PRECISE;
+        c->stop.kind = STOP_PRECISE;
         uc_emu_stop(uc);
         return;
     }
     if (!counting)
         return;
-    if (c->insns >= c->lim_insns || c->cycles >= c->lim_cycles) {
+    if (c->insns >= c->lim.insns || c->cycles >= c->lim.cycles) {
         icount_unsee(c);            /* a hard limit is reached before it: stop exactly here */
-        c->stop = STOP_PRECISE;
+        c->stop.kind = STOP_PRECISE;
         uc_emu_stop(uc);
         return;
     }
@@ -720,10 +656,10 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     TrapSite *t = trap_find(c, pc);
-    if (!t || !t->live || c->stop != STOP_NONE || c->quiet)
+    if (!t || !t->live || c->stop.kind != STOP_NONE || c->quiet)
         return;
     if (c->m->stopping) {           /* the run has ended at an earlier instruction */
-        c->stop = STOP_PRECISE;
+        c->stop.kind = STOP_PRECISE;
         uc_emu_stop(uc);
         return;
     }
@@ -732,9 +668,9 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         trap_kill(c, t);            /* the code changed: it is no longer this instruction */
         return;
     }
-    if (c->in_cut && c->cut_left == 0) {
+    if (c->cut.active && c->cut.left == 0) {
         icount_unsee(c);
-        c->stop = STOP_PRECISE;
+        c->stop.kind = STOP_PRECISE;
         uc_emu_stop(uc);
         return;
     }
@@ -744,15 +680,15 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     vcpu_retire_upto(c, pc, false);
     TrapResult r = t->kind == TRAP_KIND_ICACHE ? (TrapResult)icache_trap(c->m->icache, c, pc) : c->ops->trap(c, pc, t);
     if (r == TRAP_NATIVE) {
-        c->ref_abandoned = false;   /* the engine executes it after all */
-        if (!c->in_cut && c->blk)
+        c->ref.abandoned = false;   /* the engine executes it after all */
+        if (!c->cut.active && c->blk)
             block_set_counted(c, counted);
         return;
     }
     if (r == TRAP_DONE) {
         vcpu_retire_upto(c, pc, true);
-        if (c->in_cut && c->cut_left)
-            c->cut_left--;
+        if (c->cut.active && c->cut.left)
+            c->cut.left--;
     }
 }
 
@@ -802,82 +738,14 @@ static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int si
                           void *opaque)
 {
     Cpu *c = opaque;
-    c->fault_addr = addr;
-    c->fault_write = type == UC_MEM_WRITE_UNMAPPED;
-    c->fault_fetch = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
-    c->fault_device = type == UC_MEM_FETCH_PROT;
-    c->fault_pc = c->fault_fetch ? addr
-                                 : vcpu_access_pc(c, c->fault_write ? ACC_WRITE : ACC_READ, addr, (unsigned)size);
-    c->fault_pending = true;
+    c->fault.addr = addr;
+    c->fault.write = type == UC_MEM_WRITE_UNMAPPED;
+    c->fault.fetch = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
+    c->fault.device = type == UC_MEM_FETCH_PROT;
+    c->fault.pc = c->fault.fetch ? addr
+                                 : vcpu_access_pc(c, c->fault.write ? ACC_WRITE : ACC_READ, addr, (unsigned)size);
+    c->fault.pending = true;
     return false;                   /* the engine stops with an error; vcpu_run delivers the fault */
-}
-
-/* ------------------------------------------------------------------ the access locator */
-
-/* Registers are synchronised to the engine state at every memory and I/O access (TCG syncs
- * globals before operations with side effects), so the instruction that made an access is the
- * first one of the current block, from where the previous access was found, whose operands
- * address it.  Consecutive pieces of one access (a 64-bit MMIO access arrives as two 32-bit
- * callbacks; ldp/stp) match the same instruction because their addresses ascend. */
-/* Does instruction i of block e make the access? */
-static bool insn_makes_access(Cpu *c, const BlockEntry *e, const uint8_t *bytes, uint32_t i, AccessKind kind,
-                              uint64_t addr, unsigned size)
-{
-    cs_insn *insn = NULL;
-    size_t got = cs_disasm(c->cs, bytes + e->info[i].off, e->info[i].len, e->pc + e->info[i].off, 1, &insn);
-    bool hit = got == 1 && c->ops->insn_accesses(c, insn, kind, addr, size);
-    if (insn)
-        cs_free(insn, got);
-    return hit;
-}
-
-static uint64_t access_found(Cpu *c, const BlockEntry *e, uint32_t i, AccessKind kind, uint64_t addr)
-{
-    c->acc_idx = i + 1;
-    c->acc_last = e->pc + e->info[i].off;
-    c->acc_kind = kind;
-    c->acc_addr = addr;
-    return c->acc_last;
-}
-
-uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
-{
-    BlockEntry *e = c->blk;
-    if (!e)
-        return c->ops->get_pc(c);
-    if (c->in_cut)                  /* the code hook has just counted the executing instruction */
-        return e->pc + e->info[c->blk_counted ? c->blk_counted - 1 : 0].off;
-    /* A new execution of a block resets the cursor.  The count before the block identifies the
-     * execution: it moves on at every block start and not within one (a tail instruction
-     * counted by hook_tail, a retirement adjustment move insns and blk_counted together). */
-    uint64_t gen = c->insns - c->blk_counted;
-    if (c->acc_blk != e || c->acc_gen != gen) {
-        c->acc_blk = e;
-        c->acc_gen = gen;
-        c->acc_idx = 0;
-        c->acc_last = UINT64_MAX;
-    }
-    if (c->acc_last != UINT64_MAX && c->acc_kind == kind && addr > c->acc_addr &&
-        addr < c->acc_addr + 16) {
-        c->acc_addr = addr;
-        return c->acc_last;
-    }
-    const uint8_t *bytes = mem_ptr(&c->m->mem, e->pc, e->size);
-    if (!bytes)
-        return e->pc;
-    /* A read-modify-write instruction (add %al,(%rax), xchg, a locked operation) reads its
-     * operand, then writes it back: the write belongs to the instruction that made the read
-     * if that one writes there too, not to the next that does (a run of such instructions on
-     * one device register drifted two instructions per instruction). */
-    if (kind == ACC_WRITE && c->acc_last != UINT64_MAX && c->acc_kind == ACC_READ &&
-        insn_makes_access(c, e, bytes, c->acc_idx - 1, kind, addr, size))
-        return access_found(c, e, c->acc_idx - 1, kind, addr);
-    for (uint32_t i = c->acc_idx; i < e->n; i++)
-        if (insn_makes_access(c, e, bytes, i, kind, addr, size))
-            return access_found(c, e, i, kind, addr);
-    /* Not found (an access the matcher does not understand): the block start is the best we
-     * can say, and it is deterministic. */
-    return e->pc;
 }
 
 /* ------------------------------------------------------------------ create / destroy */
@@ -904,10 +772,9 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
     bp_init(&c->bp);
     c->lim_branches = c->lim_br_misses = UINT64_MAX;
     c->lim_loads = c->lim_stores = c->lim_memops = UINT64_MAX;
-    c->exc_insns = UINT64_MAX;      /* no exception entry yet */
-    c->ref_pc = c->ref_prev_pc = UINT64_MAX;
-    c->traps_cap = 64;
-    c->traps = xcalloc(c->traps_cap, sizeof *c->traps);
+    c->exc.insns_at = UINT64_MAX;      /* no exception entry yet */
+    c->ref.pc = c->ref.prev_pc = UINT64_MAX;
+    traps_init(&c->trap);
     evq_init(&c->events);
     evq_init(&c->insn_events);
 
@@ -972,7 +839,7 @@ void vcpu_destroy(Cpu *c)
     blockcache_destroy(&c->bc);
     evq_destroy(&c->events);
     evq_destroy(&c->insn_events);
-    free(c->traps);
+    traps_free(&c->trap);
     free(c->tails);
     free(c);
 }
@@ -983,15 +850,15 @@ void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *n
     Machine *m = c->m;
     vcpu_branch_retire(c, from);
     c->br_done = true;              /* nothing of the interrupted block retires any more */
-    c->serialized++;
-    c->serialized_at = c->cycles;
+    c->exc.serialized++;
+    c->exc.serialized_at = c->cycles;
     if (m->icache)
         icache_context_sync(m->icache, c);
     c->cycles += c->ctab->cost[IC_TRAP];
     /* Count entries with nothing retired in between, whatever their vectors: a storm that
      * alternates between handlers retires no instruction either, so --max-insns never ends it. */
-    if (c->insns == c->exc_insns) {
-        if (++c->exc_repeats == EXCEPTION_LOOP_LIMIT) {
+    if (c->insns == c->exc.insns_at) {
+        if (++c->exc.repeats == EXCEPTION_LOOP_LIMIT) {
             mach_diag(m, c, from, "exception-loop",
                       "%u exceptions in a row (the last to 0x%" PRIx64 ") with no instruction retiring: stopping the CPU",
                       EXCEPTION_LOOP_LIMIT, to);
@@ -1001,9 +868,9 @@ void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *n
             return;
         }
     } else {
-        c->exc_repeats = 0;
+        c->exc.repeats = 0;
     }
-    c->exc_insns = c->insns;
+    c->exc.insns_at = c->insns;
     trace_exception(&m->trace, kind, c->cycles, c->index, vector, name, from, to, info);
 }
 
@@ -1024,7 +891,7 @@ void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t a
 static bool pin_set(void *opaque, int pin, bool level)
 {
     Cpu *c = opaque;
-    bool *p = pin == CPU_PIN_NMI ? &c->nmi_pending : &c->irq_pending;
+    bool *p = pin == CPU_PIN_NMI ? &c->pins.nmi : &c->pins.irq;
     if (pin == CPU_PIN_IRQ) {
         bool was = *p;
         *p = level;
@@ -1057,7 +924,7 @@ void vcpu_set_branch_tracking(Cpu *c, bool on)
         c->br_done = false;         /* the block being executed has not branched yet */
     c->track_branches = on;
     if (on)
-        c->lim_fast = 0;
+        c->lim.fast = 0;
 }
 
 uint64_t vcpu_last_retired_pc(Cpu *c)
@@ -1084,30 +951,30 @@ void vcpu_branch_retire(Cpu *c, uint64_t next)
 void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
 {
     evq_insert(&c->events, ev, cycle, clk_next_seq(&c->m->clock));
-    if (cycle < c->lim_cycles) {    /* a running CPU must notice it (from a hook) */
-        c->lim_cycles = cycle;
-        if (cycle < c->lim_fast)
-            c->lim_fast = cycle;
+    if (cycle < c->lim.cycles) {    /* a running CPU must notice it (from a hook) */
+        c->lim.cycles = cycle;
+        if (cycle < c->lim.fast)
+            c->lim.fast = cycle;
     }
 }
 
 void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
 {
     evq_insert(&c->insn_events, ev, insns, clk_next_seq(&c->m->clock));
-    if (insns < c->lim_insns)
-        c->lim_insns = insns;
+    if (insns < c->lim.insns)
+        c->lim.insns = insns;
 }
 
 void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
 {
-    uint64_t fast = c->lim_fast;
+    uint64_t fast = c->lim.fast;
     BlockEntry *blk = c->blk;
     uint32_t counted = c->blk_counted;
     c->quiet = true;
-    c->lim_fast = 0;                /* keeps the block hook off its counting fast path */
+    c->lim.fast = 0;                /* keeps the block hook off its counting fast path */
     uc_emu_start(c->uc, pc, 0, 0, count);
     c->quiet = false;
-    c->lim_fast = fast;
+    c->lim.fast = fast;
     c->blk = blk;
     c->blk_counted = counted;
 }
@@ -1124,8 +991,8 @@ static void block_keep_stale(Cpu *c)
     if (c->blk == &c->blk_stale)
         return;
     c->blk_stale = *c->blk;
-    if (c->acc_blk == c->blk)       /* the access locator's cursor goes on in the same pass */
-        c->acc_blk = &c->blk_stale;
+    if (c->acc.blk == c->blk)       /* the access locator's cursor goes on in the same pass */
+        c->acc.blk = &c->blk_stale;
     c->blk = &c->blk_stale;
 }
 
@@ -1134,7 +1001,7 @@ void vcpu_sync_decode_mode(Cpu *c)
     int mode = c->ops->decode_mode ? c->ops->decode_mode(c) : c->ops->cs_mode;
     if (mode == c->cs_mode_now)
         return;
-    if (c->profiling)
+    if (c->prof.on)
         vcpu_profile_flush(c);
     vcpu_mem_flush(c);
     /* The engine keys its translations by the mode too; pmusim's cache is keyed by (pc, size)
@@ -1147,15 +1014,15 @@ void vcpu_sync_decode_mode(Cpu *c)
 
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
 {
-    if (c->profiling)
+    if (c->prof.on)
         vcpu_profile_flush(c);
     vcpu_mem_flush(c);
     uc_ctl_remove_cache(c->uc, start, end);
     if (c->blk && c->blk->size && c->blk->pc < end && start < c->blk->pc + c->blk->size)
         block_keep_stale(c);
     blockcache_invalidate(&c->bc, start, end);
-    for (uint32_t i = 0; i < c->traps_cap; i++) {
-        TrapSite *t = &c->traps[i];
+    for (uint32_t i = 0; i < c->trap.cap; i++) {
+        TrapSite *t = &c->trap.sites[i];
         if (t->len && t->live && t->pc < end && start < t->pc + t->len)
             trap_kill(c, t);
     }
@@ -1169,16 +1036,16 @@ static void vcpu_engine_error(Cpu *c, uc_err err);
 static void run_cut(Cpu *c)
 {
     BlockEntry *e = c->blk;
-    uint64_t pc = c->stop_pc;
+    uint64_t pc = c->stop.pc;
     if (!e || e->pc != pc)
         return;
     uint64_t k = e->n;
-    if (c->insns + k > c->lim_insns)
-        k = c->lim_insns - c->insns;
+    if (c->insns + k > c->lim.insns)
+        k = c->lim.insns - c->insns;
     uint64_t t = c->cycles;
     for (uint32_t i = 0; i < k; i++) {     /* the first instruction that reaches the cycle limit */
         t += e->info[i].cost;
-        if (t >= c->lim_cycles) {
+        if (t >= c->lim.cycles) {
             k = i + 1;
             break;
         }
@@ -1191,43 +1058,43 @@ static void run_cut(Cpu *c)
         return;
     }
     uc_ctl_remove_cache(c->uc, pc, pc + e->size);
-    uint64_t fast = c->lim_fast;
-    c->in_cut = true;
-    c->cut_entered = false;
-    c->lim_fast = 0;                /* every block hook goes to the slow path, which sees the cut */
-    c->cut_start = pc;
-    c->cut_end = pc + e->size;
-    c->cut_left = (uint32_t)k;
+    uint64_t fast = c->lim.fast;
+    c->cut.active = true;
+    c->cut.entered = false;
+    c->lim.fast = 0;                /* every block hook goes to the slow path, which sees the cut */
+    c->cut.start = pc;
+    c->cut.end = pc + e->size;
+    c->cut.left = (uint32_t)k;
     c->blk_counted = 0;
-    c->prof_from = 0;
+    c->prof.from = 0;
     c->mem_from = 0;
-    c->stop = STOP_NONE;
+    c->stop.kind = STOP_NONE;
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
-    c->in_cut = false;
-    c->lim_fast = fast;
+    c->cut.active = false;
+    c->lim.fast = fast;
     uc_hook_del(c->uc, h);
     uc_ctl_remove_cache(c->uc, pc, pc + e->size);   /* back to the hook-free translation */
-    if (c->stop == STOP_BOUNDARY)
-        c->ops->set_pc(c, c->stop_pc);
+    if (c->stop.kind == STOP_BOUNDARY)
+        c->ops->set_pc(c, c->stop.pc);
     if (err != UC_ERR_OK)
         vcpu_engine_error(c, err);
 }
 
 static void vcpu_engine_error(Cpu *c, uc_err err)
 {
-    if (c->fault_pending) {
+    if (c->fault.pending) {
         /* The faulting instruction did not retire; the backend delivers the architecture's
          * answer to an access with nothing behind it. */
-        c->fault_pending = false;
-        icount_rewind(c, c->fault_pc);
-        vcpu_retire_upto(c, c->fault_pc, false);
-        if (c->fault_device)
-            mach_diag(c->m, c, c->fault_pc, "bus-error", "instruction fetch from a device window at 0x%" PRIx64,
-                      c->fault_addr);
+        c->fault.pending = false;
+        icount_rewind(c, c->fault.pc);
+        vcpu_retire_upto(c, c->fault.pc, false);
+        if (c->fault.device)
+            mach_diag(c->m, c, c->fault.pc, "bus-error", "instruction fetch from a device window at 0x%" PRIx64,
+                      c->fault.addr);
         else
-            mach_diag(c->m, c, c->fault_pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
-                      c->fault_fetch ? "fetch" : c->fault_write ? "write" : "read", c->fault_addr);
-        c->ops->mem_fault(c, c->fault_addr, c->fault_write, c->fault_fetch);
+            mach_diag(c->m, c, c->fault.pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
+                      c->fault.fetch ? "fetch" : c->fault.write ? "write" : "read", c->fault.addr);
+        c->ops->mem_fault(c, c->fault.addr, c->fault.write, c->fault.fetch);
         return;
     }
     if (c->m->stopping)
@@ -1238,14 +1105,14 @@ static void vcpu_engine_error(Cpu *c, uc_err err)
 /* One engine run within the current limits. */
 static void engine_run(Cpu *c)
 {
-    c->stop = STOP_NONE;
-    c->stop_next_block = false;
-    c->fault_pending = false;
+    c->stop.kind = STOP_NONE;
+    c->stop.next_block = false;
+    c->fault.pending = false;
     uint64_t pc = c->ops->get_pc(c);
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
-    StopKind stop = c->stop;
+    StopKind stop = c->stop.kind;
     if (stop == STOP_BOUNDARY || stop == STOP_RETRANSLATE || stop == STOP_CUT)
-        c->ops->set_pc(c, c->stop_pc);     /* the engine's PC is stale after a block-hook stop */
+        c->ops->set_pc(c, c->stop.pc);     /* the engine's PC is stale after a block-hook stop */
     if (err != UC_ERR_OK) {
         vcpu_engine_error(c, err);
         return;
@@ -1286,9 +1153,9 @@ void vcpu_run(Cpu *c, uint64_t until)
             }
             continue;
         }
-        c->lim_soft = until;
-        c->lim_cycles = min64(evq_next(&c->events), max_c);
-        c->lim_insns = evq_next(&c->insn_events);
+        c->lim.soft = until;
+        c->lim.cycles = min64(evq_next(&c->events), max_c);
+        c->lim.insns = evq_next(&c->insn_events);
         if (m->cfg.max_insns) {
             uint64_t total = mach_total_insns(m);
             if (total >= m->cfg.max_insns) {
@@ -1296,9 +1163,9 @@ void vcpu_run(Cpu *c, uint64_t until)
                 mach_exit(m, c, EXIT_LIMIT, "max-insns");
                 return;
             }
-            c->lim_insns = min64(c->lim_insns, c->insns + (m->cfg.max_insns - total));
+            c->lim.insns = min64(c->lim.insns, c->insns + (m->cfg.max_insns - total));
         }
-        c->lim_fast = c->track_branches || c->track_mem || c->profiling ? 0 : min64(c->lim_soft, c->lim_cycles);
+        c->lim.fast = c->track_branches || c->track_mem || c->prof.on ? 0 : min64(c->lim.soft, c->lim.cycles);
         engine_run(c);
     }
 }

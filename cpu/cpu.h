@@ -36,6 +36,7 @@
 #include "base/trace_events.h"
 #include "cpu/blockcache.h"
 #include "cpu/cycle_model.h"
+#include "cpu/trapsite.h"
 
 typedef struct Machine Machine;
 typedef struct Cpu Cpu;
@@ -76,15 +77,6 @@ typedef enum StopKind {
     STOP_PRECISE,       /* stopped by a code hook: PC is exact */
 } StopKind;
 
-/* A trapped instruction site (one per address, per CPU engine). */
-typedef struct TrapSite {
-    uint64_t pc;
-    uc_hook hook;
-    uint16_t kind;              /* backend-defined */
-    uint8_t len;
-    uint8_t bytes[15];          /* the instruction when it was hooked */
-    bool live;
-} TrapSite;
 
 /* A code hook over the bytes of a block Capstone cannot decode (x86): there the engine's own
  * instruction boundaries are counted (cpu.c: hook_tail).  One per distinct range. */
@@ -125,7 +117,7 @@ typedef struct CpuOps {
     void (*intr)(Cpu *c, uint32_t intno);
     /* Does this instruction, with the current registers, make the access (access locator)? */
     bool (*insn_accesses)(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size);
-    /* The engine stopped on an access to unmapped memory at c->fault_pc (already retired up to
+    /* The engine stopped on an access to unmapped memory at c->fault.pc (already retired up to
      * it and reported): deliver the architecture's fault. */
     void (*mem_fault)(Cpu *c, uint64_t addr, bool write, bool fetch);
     /* x86: the Capstone mode of the code the CPU executes now (NULL: always cs_mode). */
@@ -144,8 +136,84 @@ typedef struct CpuOps {
     void (*destroy)(Cpu *c);
 } CpuOps;
 
-/* Common state, first member of every backend struct. */
+/* The limits of the current run. */
+typedef struct CpuLimits {
+    uint64_t fast;                  /* min(soft, cycles): the block fast path bound */
+    uint64_t soft;                  /* quantum end */
+    uint64_t cycles;                /* next cycle event (hard) */
+    uint64_t insns;                 /* next instruction event or --max-insns (hard) */
+} CpuLimits;
+
+/* Why and where the engine was asked to stop. */
+typedef struct CpuStopRequest {
+    StopKind kind;
+    uint64_t pc;
+    bool next_block;                /* a hook asked to stop at the next block boundary */
+} CpuStopRequest;
+
+/* A cut: part of one block run under a counting code hook, to stop on an exact instruction. */
+typedef struct CpuCut {
+    bool active;
+    bool entered;                   /* the cut's block hook has run: a cut is one pass of one block */
+    uint64_t start, end;
+    uint32_t left;
+} CpuCut;
+
+/* --samples: every block through the slow path, profiled. */
+typedef struct CpuProfiling {
+    bool on;
+    bool window;                    /* a sampling counter is counting (vcpu_profile_window) */
+    uint32_t from;                  /* instructions of blk already in the profile */
+} CpuProfiling;
+
+
+/* The interrupt pins (vcpu_pin): a controller sets them, the backend takes them between runs.
+ * irq follows the IRQ line's level; nmi latches the NMI line's rising edge until taken. */
+typedef struct CpuPins {
+    bool nmi, irq;
+} CpuPins;
+
+/* A start the firmware accepted (PSCI CPU_ON): the CPU starts at its next quantum. */
+typedef struct CpuStartRequest {
+    bool pending;
+    uint64_t entry, arg, at;
+} CpuStartRequest;
+
+/* The access locator's cursor (vcpu_access_pc). */
+typedef struct CpuLocator {
+    const BlockEntry *blk;
+    uint64_t gen;                   /* insns before the block when the cursor was set: the execution */
+    uint32_t idx;
+    AccessKind kind;
+    uint64_t last, addr;
+} CpuLocator;
+
+/* An access to unmapped memory (or a fetch from a device window), found by the engine hook and
+ * delivered by vcpu_run. */
+typedef struct CpuFault {
+    bool pending, write, fetch, device;
+    uint64_t addr, pc;
+} CpuFault;
+
+/* --icount-check: the reference count, one code hook on every instruction. */
+typedef struct CpuRefCount {
+    uint64_t insns;                 /* instructions seen */
+    uint64_t pc;                    /* the last of them */
+    uint64_t prev_pc;               /* the one before it */
+    bool abandoned;                 /* it faulted instead of retiring (see vcpu_retire_upto) */
+} CpuRefCount;
+
+/* Exception and interrupt entries. */
+typedef struct CpuExceptions {
+    uint64_t insns_at;              /* retired count at the last entry */
+    uint64_t serialized;            /* entries taken: each serialises the CPU */
+    uint64_t serialized_at;         /* the cycle of the last (the patch validator's text_poke_sync check) */
+    unsigned repeats;               /* entries in a row with no instruction retired between */
+} CpuExceptions;
+
+/* Common state, first member of every backend struct, by concern. */
 struct Cpu {
+    /* identity and engine */
     const CpuOps *ops;
     Machine *m;
     int index;                      /* logical CPU number (DT order) */
@@ -158,96 +226,57 @@ struct Cpu {
     CpuState state;
     const char *stop_reason;        /* for --stats: why this CPU stopped */
 
+    /* time and accounting */
     uint64_t insns;                 /* retired instructions */
     uint64_t cycles;                /* local time */
     uint64_t idle_cycles;           /* part of `cycles` spent halted or off */
-
-    /* limits of the current run */
-    uint64_t lim_fast;              /* min(lim_soft, lim_cycles): the block fast path bound */
-    uint64_t lim_soft;              /* quantum end */
-    uint64_t lim_cycles;            /* next cycle event (hard) */
-    uint64_t lim_insns;             /* next instruction event or --max-insns (hard) */
-
-    /* stop protocol */
-    StopKind stop;
-    uint64_t stop_pc;
-    bool stop_next_block;           /* a hook asked to stop at the next block boundary */
-
-    /* the block being executed */
-    BlockEntry *blk;
+    CpuLimits lim;
+    CpuStopRequest stop;
+    BlockEntry *blk;                /* the block being executed */
     uint32_t blk_counted;           /* how many of its instructions are in insns/cycles */
     BlockEntry blk_stale;           /* blk, when a code write dropped it from the cache while it
                                        runs (vcpu_invalidate_code) */
-
     bool quiet;                     /* a pmusim-internal run (vcpu_quiet_run): hooks do nothing */
+    CpuCut cut;
+    BlockCache bc;
+    EventQueue events;              /* keyed by this CPU's cycles */
+    EventQueue insn_events;         /* keyed by this CPU's retired instructions */
 
-    /* cut (precise partial block) */
-    bool in_cut;
-    bool cut_entered;               /* the cut's block hook has run: a cut is one pass of one block */
-    uint64_t cut_start, cut_end;
-    uint32_t cut_left;
-
-    /* Branch tracking (PMU branch events; off unless a counter needs it): with it on, every
-     * block goes through the slow path, which retires the previous block's final branch
+    /* events counted for the PMU.  Branch tracking (off unless a counter needs it): with it on,
+     * every block goes through the slow path, which retires the previous block's final branch
      * (vcpu_branch_retire) and runs the predictor; reaching lim_branches/lim_br_misses fires
-     * branch_limit_ev before the next block. */
+     * branch_limit_ev before the next block.  Loads and stores retired (PMC_SRC_LOADS/STORES/
+     * MEMOPS), counted per block on the slow path while track_mem; the current block's part is
+     * added on demand (vcpu_mem_count).  A counter trips at lim_*: mem_limit_ev (an
+     * instruction-queue event) fires after the instruction that reaches it, found when its block
+     * is entered. */
     bool track_branches;
-    /* Loads and stores retired (PMC_SRC_LOADS/STORES/MEMOPS), counted per block on the slow path
-     * while track_mem; the current block's part is added on demand (vcpu_mem_count).  A counter
-     * trips at lim_*: mem_limit_ev (an instruction-queue event) fires after the instruction that
-     * reaches it, found when its block is entered. */
     bool track_mem;
     uint64_t loads, stores, memops; /* in the blocks left so far */
     uint32_t mem_from;              /* instructions of blk already in them */
     uint64_t lim_loads, lim_stores, lim_memops;
     Event *mem_limit_ev;
-    bool profiling;                 /* --samples: every block through the slow path, profiled */
-    bool prof_window;               /* a sampling counter is counting (vcpu_profile_window) */
-    uint32_t prof_from;             /* instructions of blk already in the profile */
     bool br_done;                   /* the current block's branch has been retired */
     uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
     uint64_t branches, br_misses;
     uint64_t lim_branches, lim_br_misses;
     Event *branch_limit_ev;
     BranchPredictor bp;
+    CpuProfiling prof;
 
-    BlockCache bc;
-    TrapSite *traps;                /* open-addressing table keyed by pc */
-    uint32_t ntraps, traps_cap;
+    /* trap sites and code hooks */
+    TrapTable trap;
     TailHook *tails;                /* x86: code hooks over the tails Capstone cannot decode */
     uint32_t ntails, tails_cap;
 
-    EventQueue events;              /* keyed by this CPU's cycles */
-    EventQueue insn_events;         /* keyed by this CPU's retired instructions */
+    /* exceptions and interrupts */
+    CpuPins pins;
+    CpuStartRequest start;
+    CpuFault fault;
+    CpuExceptions exc;
 
-    /* The interrupt pins (vcpu_pin): a controller sets them, the backend takes them between
-     * runs.  irq_pending follows the IRQ line's level; nmi_pending latches the NMI line's rising
-     * edge until the backend takes it. */
-    bool nmi_pending, irq_pending;
-    bool start_pending;             /* PSCI CPU_ON accepted: starts at its next quantum */
-    uint64_t start_entry, start_arg, start_at;
-
-    /* access locator cursor (see vcpu_access_pc) */
-    const BlockEntry *acc_blk;
-    uint64_t acc_gen;               /* insns before the block when the cursor was set: the execution */
-    uint32_t acc_idx;
-    AccessKind acc_kind;
-    uint64_t acc_last, acc_addr;
-
-    /* an access to unmapped memory (or a fetch from a device window), found by the engine
-     * hook, delivered by vcpu_run */
-    bool fault_pending, fault_write, fault_fetch, fault_device;
-    uint64_t fault_addr, fault_pc;
-
-    uint64_t ref_insns;             /* --icount-check: instructions seen by a code hook */
-    uint64_t ref_pc;                /* the last of them */
-    uint64_t ref_prev_pc;           /* the one before it */
-    bool ref_abandoned;             /* it faulted instead of retiring (see vcpu_retire_upto) */
-    uint64_t exc_insns;             /* retired count at the last exception entry */
-    uint64_t serialized;            /* exceptions and interrupts taken: each serialises the CPU */
-    uint64_t serialized_at;         /* the cycle of the last (the patch validator's
-                                       text_poke_sync check) */
-    unsigned exc_repeats;           /* entries in a row with no instruction retired between */
+    CpuLocator acc;
+    CpuRefCount ref;
 };
 
 /* Create a CPU for machine m (engine opened, RAM/devices mapped, hooks installed). */
@@ -305,8 +334,8 @@ void vcpu_retire_upto(Cpu *c, uint64_t pc, bool inclusive);
  * be stale and the stop point unknown. */
 static inline void vcpu_request_stop(Cpu *c)
 {
-    c->stop_next_block = true;
-    c->lim_fast = 0;                /* forces the block hook off its fast path */
+    c->stop.next_block = true;
+    c->lim.fast = 0;                /* forces the block hook off its fast path */
 }
 /* The instruction of the current block that made a memory or I/O access (exact; see cpu.c). */
 uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size);

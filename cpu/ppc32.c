@@ -244,7 +244,7 @@ static void ppc_intr(Cpu *c, uint32_t intno)
 /* An access with nothing behind it: a machine check (a checkstop with MSR[ME] = 0). */
 static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
-    uint64_t pc = c->fault_pc;
+    uint64_t pc = c->fault.pc;
     if (!(vcpu_reg_read(c, UC_PPC_REG_MSR) & MSR_ME)) {
         vcpu_stop(c, CPU_DEAD, "checkstop");
         mach_exit(c->m, c, EXIT_HUNG, "checkstop");

@@ -922,7 +922,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         uint8_t top[8];
         bool if_next = t->kind == T_STI ? cpl <= ((vcpu_reg_read(c, UC_X86_REG_RFLAGS) >> 12) & 3) :
                        lin_read(c, vcpu_reg_read(c, UC_X86_REG_RSP), top, 8) && (load_le(top, 8) & RFLAGS_IF);
-        if (!if_now && if_next && c->irq_pending)
+        if (!if_now && if_next && c->pins.irq)
             vcpu_schedule_insns(c, &x->irq_window, c->insns + (t->kind == T_STI ? 2 : 1));
         return TRAP_NATIVE;
     }
@@ -979,7 +979,7 @@ static void x86_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
     /* Physical addresses below 4 GiB are all RAM, devices or unassigned (all ones); only a
      * guest mapping beyond them gets here: a machine check, as a bus error would be. */
-    uint64_t pc = c->fault_pc;
+    uint64_t pc = c->fault.pc;
     vcpu_reg_write(c, UC_X86_REG_RIP, pc);
     x86_fault(c, X86_MC, 0);
 }
@@ -1005,14 +1005,14 @@ static bool x86_take_interrupt(Cpu *c)
         vcpu_sync_decode_mode(c);
     }
     x86pmu_set_cpl(&x->pmu, x86_cpl(c));     /* after an IRETQ/SYSRET to another level */
-    if (c->nmi_pending && !x->nmi_blocked) {
-        c->nmi_pending = false;
+    if (c->pins.nmi && !x->nmi_blocked) {
+        c->pins.nmi = false;
         if (c->state == CPU_HALTED)
             c->state = CPU_RUNNING, c->stop_reason = "running";
         x86_deliver(c, X86_NMI, false, false, 0, TK_NMI);
         return true;
     }
-    if (c->irq_pending && (vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF)) {
+    if (c->pins.irq && (vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF)) {
         int vec = lapic_take_irq(&x->apic);
         if (vec < 0)
             return false;

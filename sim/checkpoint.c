@@ -69,19 +69,19 @@ static const StateField cpu_fields[] = {
     STATE_FIELD(Cpu, insns),
     STATE_FIELD(Cpu, cycles),
     STATE_FIELD(Cpu, idle_cycles),
-    STATE_FIELD(Cpu, serialized),
-    STATE_FIELD(Cpu, serialized_at),
-    STATE_FIELD(Cpu, exc_insns),
-    STATE_UPTO(Cpu, exc_repeats, EXCEPTION_LOOP_LIMIT),
+    STATE_FIELD(Cpu, exc.serialized),
+    STATE_FIELD(Cpu, exc.serialized_at),
+    STATE_FIELD(Cpu, exc.insns_at),
+    STATE_UPTO(Cpu, exc.repeats, EXCEPTION_LOOP_LIMIT),
     STATE_FIELD(Cpu, loads),
     STATE_FIELD(Cpu, stores),
     STATE_FIELD(Cpu, memops),
-    STATE_BOOL(Cpu, nmi_pending),
-    STATE_BOOL(Cpu, irq_pending),
-    STATE_BOOL(Cpu, start_pending),
-    STATE_FIELD(Cpu, start_entry),
-    STATE_FIELD(Cpu, start_arg),
-    STATE_FIELD(Cpu, start_at),
+    STATE_BOOL(Cpu, pins.nmi),
+    STATE_BOOL(Cpu, pins.irq),
+    STATE_BOOL(Cpu, start.pending),
+    STATE_FIELD(Cpu, start.entry),
+    STATE_FIELD(Cpu, start.arg),
+    STATE_FIELD(Cpu, start.at),
     STATE_FIELD(Cpu, branches),
     STATE_FIELD(Cpu, br_misses),
     STATE_ARRAY(Cpu, bp.pht),
@@ -136,11 +136,11 @@ static bool load_cpu(Cpu *c, BlobReader *r)
     c->prev_last_pc = br_u64(r);
     /* no block in progress: the first block hook starts afresh, as on a new CPU */
     c->blk = NULL;
-    c->blk_counted = c->prof_from = c->mem_from = 0;
+    c->blk_counted = c->prof.from = c->mem_from = 0;
     c->br_done = false;
     /* --icount-check compares the restored part: the reference count starts where the exact
      * count was saved */
-    c->ref_insns = c->insns;
+    c->ref.insns = c->insns;
     return r->ok && c->ops->load(c, r);
 }
 
@@ -224,7 +224,7 @@ static void save_profile(Machine *m, Blob *b)
     for (int i = 0; i < m->ncpus; i++)
         vcpu_profile_flush(m->cpus[i]);
     for (int i = 0; i < m->ncpus; i++)
-        blob_u8(b, m->cpus[i]->prof_window);
+        blob_u8(b, m->cpus[i]->prof.window);
     profile_save(m->profile, b);
 }
 
@@ -237,7 +237,7 @@ static bool load_profile(Machine *m, BlobReader *r)
     if (!r->ok || !profile_load(m->profile, r, m->ncpus))
         return false;
     for (int i = 0; i < m->ncpus; i++)
-        m->cpus[i]->prof_window = win[i];
+        m->cpus[i]->prof.window = win[i];
     return true;
 }
 

@@ -577,7 +577,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
             m->ncpus = i;
             return false;
         }
-        m->cpus[i]->profiling = m->profile != NULL;
+        m->cpus[i]->prof.on = m->profile != NULL;
     }
     return true;
 }
@@ -604,7 +604,7 @@ void mach_interrupt(Machine *m, int sig)
         return;
     for (int i = 0; i < m->ncpus; i++)
         if (m->cpus[i])
-            m->cpus[i]->lim_fast = 0;  /* the next block takes the slow path, which sees the flag */
+            m->cpus[i]->lim.fast = 0;  /* the next block takes the slow path, which sees the flag */
 }
 
 void mach_rescue_outputs(Machine *m)
@@ -712,9 +712,9 @@ bool mach_dump_dtb(Machine *m, Error *err)
 static void poll_power_on(Machine *m, Cpu *c)
 {
     const CpuDesc *cd = &m->desc.cpus[c->index];
-    if (c->start_pending) {
-        c->start_pending = false;
-        vcpu_start(c, c->start_entry, c->start_arg, 0, c->start_at, "psci-cpu-on");
+    if (c->start.pending) {
+        c->start.pending = false;
+        vcpu_start(c, c->start.entry, c->start.arg, 0, c->start.at, "psci-cpu-on");
         return;
     }
     if (cd->enable != ENABLE_SPIN_TABLE || c->state != CPU_OFF || c->insns)
@@ -759,8 +759,8 @@ static bool mach_hung(Machine *m)
     for (int i = 0; i < m->ncpus; i++) {
         Cpu *c = m->cpus[i];
         /* instruction events cannot fire while a CPU sleeps: only its cycle events can wake it */
-        if (c->state == CPU_RUNNING || c->start_pending || evq_has_wakers(&c->events) || c->nmi_pending ||
-            c->irq_pending)
+        if (c->state == CPU_RUNNING || c->start.pending || evq_has_wakers(&c->events) || c->pins.nmi ||
+            c->pins.irq)
             return false;
     }
     return true;

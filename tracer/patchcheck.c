@@ -208,7 +208,7 @@ static int unsynced_cpu(const PatchCheck *pc, const PatchSite *s, int writer)
 {
     for (int i = 0; i < pc->m->ncpus; i++) {
         const Cpu *c = pc->m->cpus[i];
-        if (i != writer && c->state == CPU_RUNNING && c->serialized_at < s->step_cycle)
+        if (i != writer && c->state == CPU_RUNNING && c->exc.serialized_at < s->step_cycle)
             return i;
     }
     return -1;

@@ -56,7 +56,11 @@ interrupt() {
     shift 2
     "$PMUSIM" run --trace "$T/$name.trace" "$@" >"$T/$name.out" 2>"$T/$name.err" &
     pid=$!
-    sleep 0.5
+    # busy = its outputs are open (the trace's temporary exists), plus a moment: on a loaded
+    # machine a fixed sleep can land before that, and the run then ends with no trace at all
+    n=0
+    while ! ls "$T/$name.trace".pmusim-* >/dev/null 2>&1 && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+    sleep 0.3
     kill -"$sig" $pid
     n=0
     while kill -0 $pid 2>/dev/null && [ $n -lt 100 ]; do sleep 0.01; n=$((n + 1)); done

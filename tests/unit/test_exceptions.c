@@ -94,7 +94,7 @@ static Cpu *nmi_cpu;
 
 static void raise_nmi(Event *ev, void *opaque)
 {
-    nmi_cpu->nmi_pending = true;
+    nmi_cpu->pins.nmi = true;
     if (ev == &nmi_ev[0])           /* the second one lands inside the first handler */
         vcpu_schedule(nmi_cpu, &nmi_ev[1], nmi_cpu->cycles + 1);
 }

@@ -88,7 +88,7 @@ START_TEST(masked_lvtpc_loses_the_pmi)
     enable(0);
     wr(0, LVTPC, 0x10400);
     ck_assert(!lapic_fire_lvt(apic(0), LVT_PC, 0));
-    ck_assert(!m->cpus[0]->nmi_pending);
+    ck_assert(!m->cpus[0]->pins.nmi);
 }
 END_TEST
 
@@ -97,14 +97,14 @@ START_TEST(lvtpc_nmi_delivery_sets_the_mask_bit)
     enable(0);
     wr(0, LVTPC, 0x400);
     ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
-    ck_assert(m->cpus[0]->nmi_pending);
+    ck_assert(m->cpus[0]->pins.nmi);
     ck_assert_uint_eq(rd(0, LVTPC), 0x10400);
-    m->cpus[0]->nmi_pending = false;
+    m->cpus[0]->pins.nmi = false;
     ck_assert(!lapic_fire_lvt(apic(0), LVT_PC, 0));    /* a second PMI before the unmask is lost */
-    ck_assert(!m->cpus[0]->nmi_pending);
+    ck_assert(!m->cpus[0]->pins.nmi);
     wr(0, LVTPC, 0x400);
     ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
-    ck_assert(m->cpus[0]->nmi_pending);
+    ck_assert(m->cpus[0]->pins.nmi);
 }
 END_TEST
 
@@ -113,9 +113,9 @@ START_TEST(lvtpc_fixed_mode_raises_its_vector)
     enable(0);
     wr(0, LVTPC, 0xfe);
     ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
-    ck_assert(!m->cpus[0]->nmi_pending);
+    ck_assert(!m->cpus[0]->pins.nmi);
     ck_assert(irr(0, 0xfe));
-    ck_assert(m->cpus[0]->irq_pending);
+    ck_assert(m->cpus[0]->pins.irq);
     ck_assert_uint_eq(rd(0, LVTPC), 0x100fe);
 }
 END_TEST
@@ -193,16 +193,16 @@ START_TEST(priority_classes_tpr_isr_and_eoi)
     lapic_accept(apic(0), 0x52);
     ck_assert_int_eq(lapic_take_irq(apic(0)), 0x52);   /* highest first */
     ck_assert_uint_eq(rd(0, PPR), 0x50);
-    ck_assert(!m->cpus[0]->irq_pending);                /* 0x31 is below the in-service class */
+    ck_assert(!m->cpus[0]->pins.irq);                /* 0x31 is below the in-service class */
     ck_assert_int_eq(lapic_take_irq(apic(0)), -1);
     lapic_accept(apic(0), 0x61);
     ck_assert_int_eq(lapic_take_irq(apic(0)), 0x61);   /* a higher class nests */
     wr(0, EOI, 0);                                      /* ends 0x61 */
     ck_assert(rd(0, ISR + 0x20) >> (0x52 - 64) & 1);
     wr(0, EOI, 0);                                      /* ends 0x52 */
-    ck_assert(m->cpus[0]->irq_pending);
+    ck_assert(m->cpus[0]->pins.irq);
     wr(0, TPR, 0x30);                                   /* class 3 masked by TPR */
-    ck_assert(!m->cpus[0]->irq_pending);
+    ck_assert(!m->cpus[0]->pins.irq);
     ck_assert_uint_eq(rd(0, PPR), 0x30);
     wr(0, TPR, 0x20);
     ck_assert_int_eq(lapic_take_irq(apic(0)), 0x31);
@@ -233,7 +233,7 @@ START_TEST(icr_ipis_reach_their_destinations)
     ck_assert(irr(2, 0x40) && !irr(1, 0x40) && !irr(0, 0x40));
     wr(0, ICR2, 1u << 24);
     wr(0, ICR, 0x400);                                  /* NMI to APIC ID 1 */
-    ck_assert(m->cpus[1]->nmi_pending && !m->cpus[2]->nmi_pending);
+    ck_assert(m->cpus[1]->pins.nmi && !m->cpus[2]->pins.nmi);
     wr(1, ICR, 0xc0041);                                /* all excluding self */
     ck_assert(irr(0, 0x41) && irr(2, 0x41) && !irr(1, 0x41));
     wr(2, ICR, 0x40042);                                /* self */
@@ -256,11 +256,11 @@ START_TEST(an_ipi_arrives_no_earlier_than_it_was_sent)
     wr(0, ICR2, 1u << 24);
     wr(0, ICR, 0x40);
     wr(0, ICR, 0x400);                                  /* and an NMI */
-    ck_assert(!irr(1, 0x40) && !m->cpus[1]->nmi_pending);
+    ck_assert(!irr(1, 0x40) && !m->cpus[1]->pins.nmi);
     run_to(1, 4999);
-    ck_assert(!irr(1, 0x40) && !m->cpus[1]->nmi_pending);
+    ck_assert(!irr(1, 0x40) && !m->cpus[1]->pins.nmi);
     run_to(1, 5000);
-    ck_assert(irr(1, 0x40) && m->cpus[1]->nmi_pending);
+    ck_assert(irr(1, 0x40) && m->cpus[1]->pins.nmi);
     m->cpus[1]->cycles = 9000;                          /* the target is ahead: at once */
     wr(0, ICR, 0x41);
     ck_assert(irr(1, 0x41));

@@ -69,7 +69,7 @@ static void site(PatchKind kind, uint64_t addr, const uint8_t *bytes, unsigned l
 /* The other CPU serialises (takes an interrupt) after everything so far. */
 static void sync_cpu1(void)
 {
-    m->cpus[1]->serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
+    m->cpus[1]->exc.serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
 }
 
 static void x86_call(uint8_t *b, uint64_t at, uint64_t to)
