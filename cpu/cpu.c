@@ -211,9 +211,11 @@ uint64_t vcpu_insns_at(Cpu *c, uint64_t pc)
  * itself?  Such a block is one instruction that writes memory and is not a branch.  (A rep
  * string instruction ends its block anyway, so a restart of it cannot be told apart and does
  * not need to be.) */
-static bool block_may_restart(const Cpu *c, size_t n, BranchKind br, const InsnInfo *info)
+static bool block_may_restart(const Cpu *c, size_t n, BranchKind br, const InsnInfo *info, InsnClass first)
 {
-    return c->ops->arch == ARCH_X86_64 && n == 1 && br == BR_NONE && (info[0].mem & MEM_STORE);
+    /* stos and movs store too, through an implicit operand (their class is IC_STRING) */
+    return c->ops->arch == ARCH_X86_64 && n == 1 && br == BR_NONE &&
+           ((info[0].mem & MEM_STORE) || first == IC_STRING);
 }
 
 static void hook_tail(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque);
@@ -291,8 +293,11 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
     bool new_traps = false;
     uint64_t total = 0;
     BranchKind br = n && !extra && !tail ? insn_branch_kind(c->ops->arch, &insn[n - 1]) : BR_NONE;
+    InsnClass first = IC_ALU;
     for (size_t i = 0; i < n; i++) {
         InsnClass cls = insn_classify(c->ops->arch, &insn[i]);
+        if (i == 0)
+            first = cls;
         uint8_t cost = c->ctab->cost[cls];
         uint32_t off = (uint32_t)(insn[i].address - pc);
         info[i] = (InsnInfo){ (uint16_t)off, (uint8_t)insn[i].size, cost, insn_mem_kind(cls, &insn[i]) };
@@ -325,7 +330,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         codewatch_add_range(&m->cw, pc, pc + size);
 
     BlockEntry *e = blockcache_slot(&c->bc, pc);
-    bool restart = !tail && block_may_restart(c, n + extra, br, info);
+    bool restart = !tail && block_may_restart(c, n + extra, br, info, first);
     *e = (BlockEntry){ .pc = pc, .size = size, .n = (uint32_t)n + extra, .br = (uint8_t)br, .restart = restart,
                        .tail = tail != 0, .tail_off = (uint16_t)decoded, .cycles = total, .info = info };
     if (new_traps) {

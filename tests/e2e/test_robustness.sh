@@ -243,6 +243,17 @@ check "ERET to AArch32: the guest saw AArch64-only and EC 0x0e, and sleeps (stat
 check "ERET to AArch32: one Illegal Execution state exception at the target" \
     [ "$(grep -c 'exception .* from=0x40080030 .* info=0x38000000' "$T/aa32.trace")" = 1 ]
 check "ERET to AArch32: --icount-check agrees" grep -q "icount-check: cpu0 block-count=21 per-insn=21 ok" "$T/aa32.err"
+# ---- the same with a stosb, whose store is implicit: inside a cut and in a whole run
+src=$(dirname "$0")/data/x86-stos-into-own-block.S
+as --64 -o "$T/stos.o" "$src" && objcopy -O binary "$T/stos.o" "$T/stos.bin"
+for n in 50 500; do
+    RUN_TIMEOUT=60 run "$T/stos$n" run --icount-check --arch x86_64 --load-addr 0x100000 --max-insns $n "$T/stos.bin"
+    check "stosb restart, --max-insns $n: the count is exact" \
+        grep -q "icount-check: cpu0 block-count=$n per-insn=$n ok" "$T/stos$n.err"
+done
+RUN_TIMEOUT=60 run "$T/stosall" run --icount-check --arch x86_64 --load-addr 0x100000 "$T/stos.bin"
+check "stosb restart, whole run: the guest halts (status $(status "$T/stosall"))" [ "$(status "$T/stosall")" = 4 ]
+check "stosb restart, whole run: the count is exact" grep -q "icount-check: cpu0 block-count=.* ok" "$T/stosall.err"
 # ---- x86 bytes Capstone 4 cannot decode (found by random guests): a VEX-prefixed CMOVB (c5 d6
 # 42 c0; #UD on the hardware, an instruction to the engine), nop, nop, hlt.  Both counts follow
 # the engine's instruction boundaries, and the hlt it reveals is still a trap site (the CPU sleeps)
