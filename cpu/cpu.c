@@ -763,6 +763,7 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
     Cpu *c = xcalloc(1, ops->size);
     c->ops = ops;
     c->m = m;
+    c->mem = &m->mem;
     c->index = index;
     c->hwid = hwid;
     c->model = model;

@@ -33,6 +33,7 @@
 #include "base/clock.h"
 #include "base/common.h"
 #include "base/irq.h"
+#include "base/mem.h"
 #include "base/trace_events.h"
 #include "cpu/blockcache.h"
 #include "cpu/cycle_model.h"
@@ -216,6 +217,7 @@ struct Cpu {
     /* identity and engine */
     const CpuOps *ops;
     Machine *m;
+    GuestMem *mem;                  /* the machine's RAM and ROM (guest physical addresses) */
     int index;                      /* logical CPU number (DT order) */
     uint64_t hwid;                  /* APIC ID / MPIDR / PIR from the cpu node */
     const CpuModel *model;

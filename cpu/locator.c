@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "sim/machine.h"
+#include "base/mem.h"
 
 /* Registers are synchronised to the engine state at every memory and I/O access (TCG syncs
  * globals before operations with side effects), so the instruction that made an access is the
@@ -54,7 +54,7 @@ uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
         c->acc.addr = addr;
         return c->acc.last;
     }
-    const uint8_t *bytes = mem_ptr(&c->m->mem, e->pc, e->size);
+    const uint8_t *bytes = mem_ptr(c->mem, e->pc, e->size);
     if (!bytes)
         return e->pc;
     /* A read-modify-write instruction (add %al,(%rax), xchg, a locked operation) reads its
