@@ -19,8 +19,7 @@
 #include <string.h>
 
 #include "base/state.h"
-#include "cpu/x86_64.h"
-#include "sim/machine.h"
+#include "base/trace_events.h"
 
 enum {
     APIC_ID = 0x20, APIC_VER = 0x30, APIC_TPR = 0x80, APIC_APR = 0x90, APIC_PPR = 0xa0, APIC_EOI = 0xb0,
@@ -116,7 +115,7 @@ static void update_irq(Lapic *l)
 
 static void trace_lvt(Lapic *l, uint64_t pc, TraceKind kind, const char *what, uint64_t a, uint64_t b)
 {
-    trace_apic_fire(&l->cpu->m->trace, kind, l->cpu->cycles, l->cpu->index, pc, what, a, b);
+    trace_apic_fire(l->cpu->trace, kind, port_cycles(l->cpu), l->cpu->index, pc, what, a, b);
 }
 
 static void raise_error(Lapic *l, uint32_t bits, uint64_t pc);
@@ -124,12 +123,12 @@ static void raise_error(Lapic *l, uint32_t bits, uint64_t pc);
 void lapic_accept(Lapic *l, unsigned vector)
 {
     if (!(l->svr & SVR_ENABLE)) {
-        mach_diag(l->cpu->m, l->cpu, l->cpu->ops->get_pc(l->cpu), "apic-disabled",
+        port_diag(l->cpu, port_pc(l->cpu), "apic-disabled",
                      "fixed interrupt 0x%x dropped: the APIC is software-disabled (SVR bit 8)", vector);
         return;
     }
     if (vector < 16) {
-        raise_error(l, ESR_RECV_ILLEGAL, l->cpu->ops->get_pc(l->cpu));
+        raise_error(l, ESR_RECV_ILLEGAL, port_pc(l->cpu));
         return;
     }
     vec_set(l->irr, vector);
@@ -160,7 +159,6 @@ static void eoi(Lapic *l)
 
 static bool deliver(Lapic *l, uint32_t entry, bool fixed_only, uint64_t pc, const char *source)
 {
-    Cpu *c = l->cpu;
     uint32_t mode = fixed_only ? APIC_DM_FIXED : entry & APIC_DM_MASK;
     switch (mode) {
     case APIC_DM_FIXED:
@@ -174,7 +172,7 @@ static bool deliver(Lapic *l, uint32_t entry, bool fixed_only, uint64_t pc, cons
         irq_pulse(&l->nmi);
         return true;
     default:
-        mach_diag(c->m, c, pc, "unsupported", "%s: delivery mode %u is not modelled (fixed and NMI are)",
+        port_diag(l->cpu, pc, "unsupported", "%s: delivery mode %u is not modelled (fixed and NMI are)",
                      source, mode >> 8);
         return false;
     }
@@ -199,7 +197,7 @@ bool lapic_fire_lvt(Lapic *l, unsigned lvt, uint64_t pc)
 static bool lvt_line_set(void *opaque, int lvt, bool level)
 {
     Lapic *l = opaque;
-    return level && lapic_fire_lvt(l, (unsigned)lvt, l->cpu->ops->get_pc(l->cpu));
+    return level && lapic_fire_lvt(l, (unsigned)lvt, port_pc(l->cpu));
 }
 
 IrqLine lapic_lvt_line(Lapic *l, unsigned lvt)
@@ -211,7 +209,7 @@ static void raise_error(Lapic *l, uint32_t bits, uint64_t pc)
 {
     bool fresh = (l->esr_pending & bits) != bits;
     l->esr_pending |= bits;
-    mach_diag(l->cpu->m, l->cpu, pc, "apic-error", "ESR bits 0x%x", bits);
+    port_diag(l->cpu, pc, "apic-error", "ESR bits 0x%x", bits);
     if (fresh)
         lapic_fire_lvt(l, LVT_ERROR, pc);
 }
@@ -226,7 +224,7 @@ static uint64_t divisor(const Lapic *l)
 
 static uint64_t core_hz(const Lapic *l)
 {
-    return l->cpu->m->clock.freq_hz;
+    return l->cpu->freq_hz;
 }
 
 /* Cycles for `ticks` timer ticks (rounded up: the tick that completes within that cycle). */
@@ -262,7 +260,7 @@ static void timer_start(Lapic *l, uint64_t now, uint32_t count)
     l->timer_start = count;
     l->timer_base = now;
     if (count)
-        vcpu_schedule(l->cpu, &l->timer_ev, now + ticks_to_cycles(l, count));
+        port_schedule(l->cpu, &l->timer_ev, now + ticks_to_cycles(l, count));
 }
 
 static void arm_deadline(Lapic *l)
@@ -271,13 +269,13 @@ static void arm_deadline(Lapic *l)
     if (timer_mode(l) != APIC_TIMER_TSC_DEADLINE || !l->tsc_deadline)
         return;
     uint64_t at = l->tsc_deadline - *l->tsc_offset;     /* the cycle at which TSC reaches it */
-    vcpu_schedule(l->cpu, &l->timer_ev, at < l->cpu->cycles ? l->cpu->cycles : at);
+    uint64_t now = port_cycles(l->cpu);
+    port_schedule(l->cpu, &l->timer_ev, at < now ? now : at);
 }
 
 static void timer_fire(Event *ev, void *opaque)
 {
     Lapic *l = opaque;
-    Cpu *c = l->cpu;
     uint64_t due = ev->when;
     if (timer_mode(l) == APIC_TIMER_TSC_DEADLINE) {
         l->tsc_deadline = 0;                /* one shot: SDM 11.5.4.1 */
@@ -286,7 +284,7 @@ static void timer_fire(Event *ev, void *opaque)
     } else {
         l->timer_armed = false;
     }
-    lapic_fire_lvt(l, LVT_TIMER, c->ops->get_pc(c));
+    lapic_fire_lvt(l, LVT_TIMER, port_pc(l->cpu));
 }
 
 uint64_t lapic_tsc_deadline(const Lapic *l)
@@ -327,20 +325,20 @@ static void ipi_arrive(Event *ev, void *opaque)
 {
     Lapic *t = opaque;
     uint32_t k = 0;
-    while (k < t->nipi && t->ipi_at[k] <= t->cpu->cycles)
+    while (k < t->nipi && t->ipi_at[k] <= port_cycles(t->cpu))
         deliver_ipi(t, t->ipi_vec[k++]);
     memmove(t->ipi_at, t->ipi_at + k, (t->nipi - k) * sizeof *t->ipi_at);
     memmove(t->ipi_vec, t->ipi_vec + k, (t->nipi - k) * sizeof *t->ipi_vec);
     t->nipi -= k;
     if (t->nipi)
-        vcpu_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
+        port_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
 }
 
 /* An IPI to t sent at cycle `at` of the sender: now if t's clock is there already (the IPI is
  * seen at t's next instruction boundary), else when t's clock gets there, never before. */
 static void post_ipi(Lapic *t, unsigned vector, uint64_t at)
 {
-    if (t->cpu->cycles >= at || t->nipi == LAPIC_IPI_QUEUE) {
+    if (port_cycles(t->cpu) >= at || t->nipi == LAPIC_IPI_QUEUE) {
         deliver_ipi(t, vector);
         return;
     }
@@ -353,13 +351,13 @@ static void post_ipi(Lapic *t, unsigned vector, uint64_t at)
     t->ipi_at[k] = at;
     t->ipi_vec[k] = (uint8_t)vector;
     t->nipi++;
-    vcpu_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
+    port_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
 }
 
 static void send_ipi(Lapic *l, uint64_t pc)
 {
-    Cpu *c = l->cpu;
-    Machine *m = c->m;
+    const CpuPort *c = l->cpu;
+    uint64_t now = port_cycles(c);
     uint32_t lo = l->icr_lo, mode = lo & APIC_DM_MASK, vector = lo & APIC_VECTOR_MASK;
     uint32_t dest = l->x2apic ? l->icr_hi : l->icr_hi >> 24, broadcast = l->x2apic ? 0xffffffffu : 0xff;
     unsigned shorthand = (lo >> 18) & 3;
@@ -368,10 +366,9 @@ static void send_ipi(Lapic *l, uint64_t pc)
         raise_error(l, ESR_SEND_ILLEGAL, pc);
         return;
     }
-    for (int i = 0; i < m->ncpus; i++) {
-        Cpu *tc = m->cpus[i];
-        Lapic *t = vcpu_x86_lapic(tc);
-        bool self = tc == c, hit;
+    for (int i = 0, n = l->bus.count(l->bus.opaque); i < n; i++) {
+        Lapic *t = l->bus.peer(l->bus.opaque, i);
+        bool self = t == l, hit;
         switch (shorthand) {
         case 1: hit = self; break;
         case 2: hit = true; break;
@@ -383,21 +380,21 @@ static void send_ipi(Lapic *l, uint64_t pc)
         }
         if (!hit)
             continue;
-        trace_ipi(&m->trace, c->cycles, c->index, pc, (uint64_t)tc->index, mode >> 8, vector);
-        if (tc->state == CPU_OFF) {
-            mach_diag(m, c, pc, "ipi-to-off-cpu", "IPI to cpu%d, which has not been started: dropped", tc->index);
+        trace_ipi(c->trace, now, c->index, pc, (uint64_t)t->cpu->index, mode >> 8, vector);
+        if (!t->cpu->started(t->cpu->opaque)) {
+            port_diag(c, pc, "ipi-to-off-cpu", "IPI to cpu%d, which has not been started: dropped", t->cpu->index);
             continue;
         }
         switch (mode) {
         case APIC_DM_FIXED:
         case APIC_DM_LOWEST:            /* one target per CPU here: lowest priority is fixed */
-            post_ipi(t, vector, c->cycles);
+            post_ipi(t, vector, now);
             break;
         case APIC_DM_NMI:
-            post_ipi(t, 0, c->cycles);
+            post_ipi(t, 0, now);
             break;
         default:
-            mach_diag(m, c, pc, "unsupported",
+            port_diag(c, pc, "unsupported",
                          "IPI delivery mode %u (SMI/INIT/SIPI) is not modelled: CPUs start through the spin table",
                          mode >> 8);
             break;
@@ -407,10 +404,12 @@ static void send_ipi(Lapic *l, uint64_t pc)
 
 /* ------------------------------------------------------------------ registers */
 
-void lapic_init(Lapic *l, Cpu *c, IrqLine intr, IrqLine nmi, uint64_t bus_hz, const uint64_t *tsc_offset)
+void lapic_init(Lapic *l, const CpuPort *c, LapicBus bus, IrqLine intr, IrqLine nmi, uint64_t bus_hz,
+                const uint64_t *tsc_offset)
 {
     memset(l, 0, sizeof *l);
     l->cpu = c;
+    l->bus = bus;
     l->intr = intr;
     l->nmi = nmi;
     l->present = bus_hz != 0;
@@ -552,7 +551,7 @@ static bool check_access(Lapic *l, uint64_t pc, uint64_t off, unsigned size, boo
 {
     if (size == 4 && (off & 0xf) == 0)
         return true;
-    mach_diag(l->cpu->m, l->cpu, pc, "apic-access",
+    port_diag(l->cpu, pc, "apic-access",
                  "%s of %u bytes at APIC +0x%" PRIx64 ": the registers are 32-bit, 16-byte aligned; %s",
                  write ? "write" : "read", size, off, write ? "ignored" : "reads 0");
     return false;
@@ -560,7 +559,7 @@ static bool check_access(Lapic *l, uint64_t pc, uint64_t off, unsigned size, boo
 
 static void trace_access(Lapic *l, uint64_t pc, uint64_t off, bool write, uint32_t old, uint32_t val, uint64_t now)
 {
-    Trace *t = &l->cpu->m->trace;
+    Trace *t = l->cpu->trace;
     if (write)
         trace_apic_write(t, now, l->cpu->index, pc, lapic_reg_name(off), old, val);
     else
@@ -571,7 +570,7 @@ static bool mmio_enabled(Lapic *l, uint64_t pc, uint64_t off)
 {
     if (!l->x2apic)
         return true;
-    mach_diag(l->cpu->m, l->cpu, pc, "apic-access",
+    port_diag(l->cpu, pc, "apic-access",
                  "APIC +0x%" PRIx64 " through MMIO in x2APIC mode: the page is not decoded (reads 0)", off);
     return false;
 }
@@ -580,7 +579,7 @@ uint32_t lapic_read(Lapic *l, uint64_t pc, uint64_t off, unsigned size)
 {
     if (!check_access(l, pc, off, size, false) || !mmio_enabled(l, pc, off))
         return 0;
-    uint64_t now = vcpu_cycles_at(l->cpu, pc);
+    uint64_t now = l->cpu->cycles_at(l->cpu->opaque, pc);
     uint32_t v = 0;
     if (!reg_read(l, off, now, &v))
         raise_error(l, ESR_ILLEGAL_REG, pc);
@@ -592,7 +591,7 @@ void lapic_write(Lapic *l, uint64_t pc, uint64_t off, unsigned size, uint32_t va
 {
     if (!check_access(l, pc, off, size, true) || !mmio_enabled(l, pc, off))
         return;
-    uint64_t now = vcpu_cycles_at(l->cpu, pc);
+    uint64_t now = l->cpu->cycles_at(l->cpu->opaque, pc);
     uint32_t old = 0;
     reg_read(l, off, now, &old);
     if (!reg_write(l, off, val, now, pc))
@@ -639,7 +638,7 @@ static bool x2apic_has(uint64_t off)
 
 static void trace_x2apic(Lapic *l, uint64_t pc, uint64_t off, bool write, uint64_t old, uint64_t val)
 {
-    trace_access(l, pc, off, write, (uint32_t)old, (uint32_t)val, l->cpu->cycles);
+    trace_access(l, pc, off, write, (uint32_t)old, (uint32_t)val, port_cycles(l->cpu));
 }
 
 bool lapic_x2apic_read(Lapic *l, uint32_t msr, uint64_t *v, uint64_t pc)
@@ -648,7 +647,7 @@ bool lapic_x2apic_read(Lapic *l, uint32_t msr, uint64_t *v, uint64_t pc)
     if (!l->present || !l->x2apic || msr == X2APIC_SELF_IPI || off == APIC_EOI || !x2apic_has(off))
         return false;
     uint32_t lo = 0;
-    reg_read(l, off, l->cpu->cycles, &lo);
+    reg_read(l, off, port_cycles(l->cpu), &lo);
     *v = off == APIC_ICR ? (uint64_t)l->icr_hi << 32 | lo : lo;
     trace_x2apic(l, pc, off, false, 0, *v);
     return true;
@@ -670,7 +669,7 @@ bool lapic_x2apic_write(Lapic *l, uint32_t msr, uint64_t v, uint64_t pc)
     if (!x2apic_has(off) || read_only || (off == APIC_EOI && v) || (off != APIC_ICR && (v >> 32)))
         return false;
     uint32_t old = 0;
-    uint64_t now = l->cpu->cycles;
+    uint64_t now = port_cycles(l->cpu);
     reg_read(l, off, now, &old);
     if (off == APIC_ICR)
         l->icr_hi = (uint32_t)(v >> 32);
@@ -702,7 +701,7 @@ bool lapic_load(Lapic *l, BlobReader *r)
 {
     if (!br_fields(r, l, lapic_fields, ARRAY_SIZE(lapic_fields)))
         return false;
-    br_event(r, &l->timer_ev, &l->cpu->events);
-    br_event(r, &l->ipi_ev, &l->cpu->events);
+    br_event(r, &l->timer_ev, l->cpu->events);
+    br_event(r, &l->ipi_ev, l->cpu->events);
     return r->ok;
 }

@@ -22,9 +22,9 @@
 
 #include "base/clock.h"
 #include "base/common.h"
+#include "base/cpuport.h"
 #include "base/irq.h"
 
-typedef struct Cpu Cpu;
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
 
@@ -50,8 +50,18 @@ enum LvtIndex { LVT_CMCI, LVT_TIMER, LVT_THERMAL, LVT_PC, LVT_LINT0, LVT_LINT1, 
 
 #define LAPIC_IPI_QUEUE 32
 
-typedef struct Lapic {
-    Cpu *cpu;
+typedef struct Lapic Lapic;
+
+/* The APIC bus: how an IPI reaches the other local APICs (the x86 backend provides it). */
+typedef struct LapicBus {
+    void *opaque;
+    int (*count)(void *opaque);
+    Lapic *(*peer)(void *opaque, int i);
+} LapicBus;
+
+struct Lapic {
+    const CpuPort *cpu;
+    LapicBus bus;
     IrqLine intr, nmi;              /* outputs: the CPU's INTR and NMI pins */
     bool present;                   /* the board has a LAPIC node */
     uint64_t bus_hz;                /* the timer's input clock */
@@ -77,9 +87,10 @@ typedef struct Lapic {
     uint8_t ipi_vec[LAPIC_IPI_QUEUE];           /* vector, or 0 for an NMI */
     uint32_t nipi;
     Event ipi_ev;
-} Lapic;
+};
 
-void lapic_init(Lapic *l, Cpu *c, IrqLine intr, IrqLine nmi, uint64_t bus_hz, const uint64_t *tsc_offset);
+void lapic_init(Lapic *l, const CpuPort *c, LapicBus bus, IrqLine intr, IrqLine nmi, uint64_t bus_hz,
+                const uint64_t *tsc_offset);
 void lapic_reset(Lapic *l);
 
 /* A 32-bit register access at offset `off` of the page by the instruction at pc. */

@@ -39,6 +39,14 @@ void trace_set_symbolizer(Trace *t, TraceSymbolizer fn, void *opaque)
 
 #define TRACE_SYM_LEN 128
 
+const char *trace_describe(const Trace *t, uint64_t addr, char *buf, size_t len)
+{
+    if (t->symbolize)
+        return t->symbolize(t->symbolize_opaque, addr, buf, len);
+    snprintf(buf, len, "0x%" PRIx64, addr);
+    return buf;
+}
+
 void trace_emit(Trace *t, const TraceEvent *ev)
 {
     TraceEvent out = *ev;
@@ -47,10 +55,7 @@ void trace_emit(Trace *t, const TraceEvent *ev)
         TraceField *f = &out.f[i];
         if (f->type != TF_SYM)
             continue;
-        if (t->symbolize)
-            f->s = t->symbolize(t->symbolize_opaque, f->u, text[i], sizeof text[i]);
-        else
-            f->s = (snprintf(text[i], sizeof text[i], "0x%" PRIx64, f->u), text[i]);
+        f->s = trace_describe(t, f->u, text[i], sizeof text[i]);
         f->type = TF_STR;
     }
     for (int i = 0; i < t->nsinks; i++)

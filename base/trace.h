@@ -59,6 +59,9 @@ static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }
 void trace_init(Trace *t);
 void trace_add_sink(Trace *t, TraceSink *s);
 void trace_set_symbolizer(Trace *t, TraceSymbolizer fn, void *opaque);
+/* A guest address as the trace writes it ("func+0x10", or 0x<address> with no symbolizer), for
+ * reports that go beside the trace (the tools' summaries). */
+const char *trace_describe(const Trace *t, uint64_t addr, char *buf, size_t len);
 /* Flush and close every sink; false with err set (the first failure) if any output was lost. */
 bool trace_close(Trace *t, Error *err);
 void trace_emit(Trace *t, const TraceEvent *ev);

@@ -14,9 +14,7 @@
 
 #include "base/state.h"
 #include "cpu/cpu.h"
-#include "cpu/icache.h"
 #include "pmu/pmu_armv8.h"
-#include "sim/machine.h"
 
 /* QEMU's exception numbers as the engine reports them (target/arm/cpu.h). */
 enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4, EXCP_BKPT = 7,
@@ -156,7 +154,7 @@ static bool psci_implemented(uint32_t fn)
 /* Handle a PSCI call; the HVC has retired and PC points after it. */
 static void psci_call(Cpu *c)
 {
-    Machine *m = c->m;
+    Cluster *cl = c->cl;
     uint32_t fn = (uint32_t)vcpu_reg_read(c, UC_ARM64_REG_X0);
     uint64_t a1 = vcpu_reg_read(c, UC_ARM64_REG_X1), a2 = vcpu_reg_read(c, UC_ARM64_REG_X2),
              a3 = vcpu_reg_read(c, UC_ARM64_REG_X3);
@@ -174,12 +172,12 @@ static void psci_call(Cpu *c)
         break;
     case PSCI_CPU_ON:
     case PSCI_CPU_ON | PSCI_64:
-        t = mach_cpu_by_hwid(m, a1 & 0xff00ffffffull);
-        if (!t || m->desc.cpus[t->index].enable != ENABLE_PSCI)
+        t = vcpu_by_hwid(cl, a1 & 0xff00ffffffull);
+        if (!t || t->desc->enable != ENABLE_PSCI)
             ret = PSCI_INVALID_PARAMS;
         else if (t->state != CPU_OFF || t->start.pending)
             ret = PSCI_ALREADY_ON;
-        else if (!mem_ptr(&m->mem, a2, 4))
+        else if (!mem_ptr(c->mem, a2, 4))
             ret = PSCI_INVALID_ADDRESS;
         else {
             t->start.pending = true;                        /* starts at its next quantum */
@@ -191,7 +189,7 @@ static void psci_call(Cpu *c)
         break;
     case PSCI_AFFINITY_INFO:
     case PSCI_AFFINITY_INFO | PSCI_64:
-        t = mach_cpu_by_hwid(m, a1 & 0xff00ffffffull);
+        t = vcpu_by_hwid(cl, a1 & 0xff00ffffffull);
         if (!t || a2 != 0)
             ret = PSCI_INVALID_PARAMS;
         else
@@ -208,16 +206,16 @@ static void psci_call(Cpu *c)
     }
     uint64_t ret64 = (uint64_t)ret;
     bool returns = fn != PSCI_SYSTEM_OFF && fn != PSCI_SYSTEM_RESET && fn != PSCI_CPU_OFF;
-    trace_psci(&m->trace, c->cycles, c->index, psci_name(fn), fn, a1, a2, a3, returns ? &ret64 : NULL);
+    trace_psci(cl->trace, c->cycles, c->index, psci_name(fn), fn, a1, a2, a3, returns ? &ret64 : NULL);
     switch (fn) {
     case PSCI_CPU_OFF:
         vcpu_stop(c, CPU_OFF, "psci-cpu-off");
         return;
     case PSCI_SYSTEM_OFF:
-        mach_exit_at(m, c, vcpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-off");
+        vcpu_exit_at(c, vcpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-off");
         return;
     case PSCI_SYSTEM_RESET:
-        mach_exit_at(m, c, vcpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-reset");
+        vcpu_exit_at(c, vcpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-reset");
         return;
     }
     vcpu_reg_write(c, UC_ARM64_REG_X0, is64 ? (uint64_t)ret : (uint32_t)ret);
@@ -239,11 +237,11 @@ static bool semihosting_call(Cpu *c, uint64_t pc)
     switch (op) {
     case 0x03:                                              /* SYS_WRITEC */
         if (vcpu_mem_read(c, arg, b, 1))
-            console_putc(c->m, b[0]);
+            c->cl->host.console_putc(c->cl->host.opaque, b[0]);
         break;
     case 0x04:                                              /* SYS_WRITE0 */
         for (int i = 0; i < 4096 && vcpu_mem_read(c, arg + i, b, 1) && b[0]; i++)
-            console_putc(c->m, b[0]);
+            c->cl->host.console_putc(c->cl->host.opaque, b[0]);
         break;
     case 0x18:                                              /* SYS_EXIT: x1 = reason, or a block */
     case 0x20: {                                            /* SYS_EXIT_EXTENDED: x1 -> {reason, code} */
@@ -255,7 +253,7 @@ static bool semihosting_call(Cpu *c, uint64_t pc)
             }
         }
         vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
-        mach_exit(c->m, c, reason == 0x20026 ? (int)(code & 0xff) : 1, "semihosting-exit");
+        vcpu_exit(c, reason == 0x20026 ? (int)(code & 0xff) : 1, "semihosting-exit");
         return true;
     }
     default:
@@ -269,7 +267,7 @@ static bool semihosting_call(Cpu *c, uint64_t pc)
 
 static uint64_t counter_at(Cpu *c, uint64_t pc)
 {
-    return muldiv64(vcpu_cycles_at(c, pc), c->m->desc.timer_hz, c->m->clock.freq_hz);
+    return muldiv64(vcpu_cycles_at(c, pc), c->cl->timer_hz, c->cl->clock->freq_hz);
 }
 
 static uint64_t timer_ctl(const ArmTimer *t, uint64_t count)
@@ -287,7 +285,7 @@ static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     case ID_AA64PFR0_EL1:                   /* no AArch32 (a64_eret) */
         *v = (cp_read(c, 3, 0, 0, 4, 0) & ~(uint64_t)PFR0_EL0_EL1_MASK) | PFR0_EL0_EL1_AA64_ONLY;
         return true;
-    case CNTFRQ_EL0: *v = c->m->desc.timer_hz; return true;
+    case CNTFRQ_EL0: *v = c->cl->timer_hz; return true;
     case CNTPCT_EL0:
     case CNTVCT_EL0: *v = counter_at(c, pc); return true;
     case CNTKCTL_EL1: *v = a->cntkctl; return true;
@@ -407,7 +405,7 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, PSTATE_EL1H);
     vcpu_reg_write(c, UC_ARM64_REG_SP, 0);
     vcpu_reg_write(c, UC_ARM64_REG_VBAR_EL1, 0);
-    vcpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->m->desc.cpus[c->index].tpidr_el1);
+    vcpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->desc->tpidr_el1);
     vcpu_reg_write(c, UC_ARM64_REG_PC, entry);
 }
 
@@ -449,9 +447,9 @@ static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
 {
     uint64_t block = 4ull << (cp_read(c, 3, 3, 0, 0, 7) & 0xf);
     uint64_t va = xreg(c, insn & 31) & ~(block - 1);
-    if ((cp_read(c, 3, 0, 1, 0, 0) & 1) || mem_ptr(&c->m->mem, va, block) || engine_maps(c, va, block))
+    if ((cp_read(c, 3, 0, 1, 0, 0) & 1) || mem_ptr(c->mem, va, block) || engine_maps(c, va, block))
         return TRAP_NATIVE;
-    mach_diag(c->m, c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, va);
+    vcpu_diag(c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, va);
     a64_take(c, TK_EXCEPTION, pc, 0, EC_DABT_CUR, 0x10 | 1u << 6, true, va);
     return TRAP_FAULTED;
 }
@@ -478,8 +476,9 @@ static bool eret_illegal(uint64_t spsr)
  * step of the I-cache model. */
 static TrapResult a64_eret(Cpu *c, uint64_t pc)
 {
-    if (c->m->icache) {
-        TrapResult r = (TrapResult)icache_trap(c->m->icache, c, pc);
+    const ExecWatch *w = &c->cl->watch;
+    if (w->trap) {
+        TrapResult r = (TrapResult)w->trap(w->opaque, c, pc);
         if (r != TRAP_NATIVE)
             return r;                       /* a stale word: the old instruction was emulated */
     }
@@ -517,7 +516,7 @@ static void a64_intr(Cpu *c, uint32_t intno)
         a64_take(c, TK_EXCEPTION, pc, 0, EC_SVC64, (insn_at(c, pc - 4) >> 5) & 0xffff, false, 0);
         return;
     case EXCP_HVC:                          /* PC is after the HVC */
-        if (c->m->desc.psci && is_psci_id(vcpu_reg_read(c, UC_ARM64_REG_X0))) {
+        if (c->cl->psci && is_psci_id(vcpu_reg_read(c, UC_ARM64_REG_X0))) {
             vcpu_retire_upto(c, pc, false);
             psci_call(c);
             return;
@@ -536,7 +535,7 @@ static void a64_intr(Cpu *c, uint32_t intno)
         return;
     case EXCP_UDEF:
         insn = insn_at(c, pc);
-        if (insn == INSN_HLT_SEMIHOST && c->m->cfg.semihosting) {
+        if (insn == INSN_HLT_SEMIHOST && c->cl->semihosting) {
             vcpu_retire_upto(c, pc, true);
             if (semihosting_call(c, pc))
                 return;
@@ -550,7 +549,7 @@ static void a64_intr(Cpu *c, uint32_t intno)
     case EXCP_DATA_ABORT:
         /* Only raised under a guest MMU; the engine does not report the syndrome. */
         vcpu_retire_upto(c, pc, false);
-        mach_diag(c->m, c, pc, "abort-syndrome", "MMU abort: the engine does not report FAR/ISS");
+        vcpu_diag(c, pc, "abort-syndrome", "MMU abort: the engine does not report FAR/ISS");
         a64_take(c, TK_EXCEPTION, pc, 0, intno == EXCP_DATA_ABORT ? EC_DABT_CUR : EC_IABT_CUR, 0x10, false, 0);
         return;
     default:

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/machine.h"
+#include "base/trace_events.h"
 
 void codewatch_init(CodeWatch *cw)
 {
@@ -71,40 +71,10 @@ void codewatch_listen(CodeWatch *cw, CodeWriteListener fn, void *opaque)
     }
 }
 
-static void record(Machine *m, Cpu *c, uint64_t pc, uint64_t addr, const uint8_t *old, const uint8_t *new,
-                   unsigned size)
+void codewatch_record(CodeWatch *cw, Trace *t, const CodeWrite *w)
 {
-    CodeWatch *cw = &m->cw;
-    CodeWrite w = { c->index, pc, c->cycles, addr, size, { 0 }, { 0 } };
-    memcpy(w.old_bytes, old, size);
-    memcpy(w.new_bytes, new, size);
     cw->writes++;
     for (int i = 0; i < cw->nlisteners; i++)
-        cw->listeners[i].fn(cw->listeners[i].opaque, &w);
-    trace_code_write(&m->trace, w.cycle, w.cpu, addr, size, old, size, new, size, pc);
-}
-
-static void invalidate_all(Machine *m, uint64_t start, uint64_t end)
-{
-    for (int i = 0; i < m->ncpus; i++)
-        vcpu_invalidate_code(m->cpus[i], start, end);
-}
-
-void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
-{
-    for (; size > CODEWRITE_MAX; addr += CODEWRITE_MAX, bytes += CODEWRITE_MAX, size -= CODEWRITE_MAX)
-        codewatch_store(m, c, addr, bytes, CODEWRITE_MAX);
-    uint8_t *dst = mem_ptr(&m->mem, addr, size);
-    if (!dst)
-        return;
-    if (!codewatch_overlaps(&m->cw, addr, size)) {
-        memcpy(dst, bytes, size);       /* data that shares a page with code */
-        return;
-    }
-    uint8_t old[CODEWRITE_MAX];
-    memcpy(old, dst, size);
-    memcpy(dst, bytes, size);
-    if (!m->stopping)
-        record(m, c, vcpu_access_pc(c, ACC_WRITE, addr, size), addr, old, bytes, size);
-    invalidate_all(m, addr, addr + size);
+        cw->listeners[i].fn(cw->listeners[i].opaque, w);
+    trace_code_write(t, w->cycle, w->cpu, w->addr, w->size, w->old_bytes, w->size, w->new_bytes, w->size, w->pc);
 }

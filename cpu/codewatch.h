@@ -2,20 +2,20 @@
  *
  * Code is the executable sections of the image plus every block a CPU has executed.  Code pages
  * are mapped read-only in every engine; a store to one raises the engine's write-protection
- * hook, which calls codewatch_store().  It performs the store itself (the engine discards stores
- * to read-only pages), and when the bytes written overlap code it records the write
- * (address, size, old and new bytes, writer CPU and PC, cycle) as a trace event and for every
- * listener (the patch validator of a later issue), then removes the stale translations and
- * decoded blocks from every CPU.
+ * hook, and the CPU's store path (cpu/cpu.c, code_store) performs the store itself (the engine
+ * discards stores to read-only pages).  When the bytes written overlap code it records the
+ * write here (address, size, old and new bytes, writer CPU and PC, cycle): a trace event, and a
+ * call of every listener (the patch validator, the strict I-cache model); then it removes the
+ * stale translations and decoded blocks from every CPU.  This file keeps the code ranges and
+ * the listeners, and knows nothing of the CPUs.
  */
 #ifndef PMUSIM_CODEWATCH_H
 #define PMUSIM_CODEWATCH_H
 
 #include "base/common.h"
 #include "base/loader.h"
+#include "base/trace.h"
 
-typedef struct Machine Machine;
-typedef struct Cpu Cpu;
 
 /* The widest store one record holds; a wider one (an x86 exception frame, a store multiple) is
  * recorded as consecutive pieces of at most this size. */
@@ -49,7 +49,8 @@ void codewatch_add_range(CodeWatch *cw, uint64_t start, uint64_t end);
 bool codewatch_overlaps(const CodeWatch *cw, uint64_t addr, uint64_t size);
 void codewatch_listen(CodeWatch *cw, CodeWriteListener fn, void *opaque);
 
-/* A guest store of `size` bytes (already in guest byte order) to a write-protected page. */
-void codewatch_store(Machine *m, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size);
+/* A write to code (the CPUs' store path found it: cpu.c, code_store): counted, handed to every
+ * listener, traced. */
+void codewatch_record(CodeWatch *cw, Trace *t, const CodeWrite *w);
 
 #endif

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "base/tunables.h"
-#include "sim/machine.h"
 
 /* ------------------------------------------------------------------ registers and memory */
 
@@ -32,26 +31,66 @@ void vcpu_reg_write(Cpu *c, int reg, uint64_t v)
 
 bool vcpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len)
 {
-    uint8_t *p = mem_ptr(&c->m->mem, addr, len);
+    uint8_t *p = mem_ptr(c->mem, addr, len);
     if (!p)
         return false;
     memcpy(buf, p, len);
     return true;
 }
 
+/* A guest store of `size` bytes (already in guest byte order) to a write-protected page: the
+ * code-write chokepoint (codewatch.h).  The store is done here (the engine discards stores to
+ * read-only pages); one that overlaps code is recorded (as pieces of at most CODEWRITE_MAX
+ * bytes) and the stale translations and decoded blocks are dropped from every CPU. */
+static void code_store(Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
+{
+    Cluster *cl = c->cl;
+    for (; size > CODEWRITE_MAX; addr += CODEWRITE_MAX, bytes += CODEWRITE_MAX, size -= CODEWRITE_MAX)
+        code_store(c, addr, bytes, CODEWRITE_MAX);
+    uint8_t *dst = mem_ptr(c->mem, addr, size);
+    if (!dst)
+        return;
+    if (!codewatch_overlaps(&cl->cw, addr, size)) {
+        memcpy(dst, bytes, size);       /* data that shares a page with code */
+        return;
+    }
+    CodeWrite w = { c->index, 0, c->cycles, addr, size, { 0 }, { 0 } };
+    memcpy(w.old_bytes, dst, size);
+    memcpy(w.new_bytes, bytes, size);
+    memcpy(dst, bytes, size);
+    if (!cl->stopping) {
+        w.pc = vcpu_access_pc(c, ACC_WRITE, addr, size);
+        codewatch_record(&cl->cw, cl->trace, &w);
+    }
+    for (int i = 0; i < cl->ncpus; i++)
+        vcpu_invalidate_code(cl->cpus[i], addr, addr + size);
+}
+
 bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
 {
-    if (!mem_ptr(&c->m->mem, addr, len))
+    if (!mem_ptr(c->mem, addr, len))
         return false;
-    if (mem_page_is_code(&c->m->mem, addr) || mem_page_is_code(&c->m->mem, addr + len - 1)) {
-        RamBlock *b = mem_block(&c->m->mem, addr);
+    if (mem_page_is_code(c->mem, addr) || mem_page_is_code(c->mem, addr + len - 1)) {
+        RamBlock *b = mem_block(c->mem, addr);
         if (b && b->rom)
             return false;
-        codewatch_store(c->m, c, addr, buf, (unsigned)len);
+        code_store(c, addr, buf, (unsigned)len);
         return true;
     }
-    memcpy(mem_ptr(&c->m->mem, addr, len), buf, len);
+    memcpy(mem_ptr(c->mem, addr, len), buf, len);
     return true;
+}
+
+void vcpu_diag(Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
+{
+    if (!trace_on(c->cl->trace))
+        return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    trace_diag(c->cl->trace, c->cycles, c->index, what, &pc, msg);
 }
 
 void vcpu_internal_error(Cpu *c, const char *fmt, ...)
@@ -63,7 +102,7 @@ void vcpu_internal_error(Cpu *c, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     c->state = CPU_DEAD;
-    mach_exit(c->m, c, EXIT_INTERNAL, "internal-error");
+    vcpu_exit(c, EXIT_INTERNAL, "internal-error");
     uc_emu_stop(c->uc);
 }
 
@@ -165,9 +204,9 @@ static void block_set_counted(Cpu *c, uint32_t keep)
     if (c->mem_from > keep) {       /* flushed instructions that did not retire after all */
         uint64_t l, s, m;
         mem_span(e, keep, c->mem_from, &l, &s, &m);
-        c->loads -= l;
-        c->stores -= s;
-        c->memops -= m;
+        c->pev.loads -= l;
+        c->pev.stores -= s;
+        c->pev.memops -= m;
         c->mem_from = keep;
     }
 }
@@ -246,8 +285,9 @@ static bool tail_hook_add(Cpu *c, uint64_t start, uint64_t end)
 static int insn_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 {
     int kind = c->ops->trap_kind(c, insn, bytes);
-    if (!kind && c->m->icache)
-        kind = icache_trap_kind(c->m->icache, c, insn->address, bytes, insn->size);
+    const ExecWatch *w = &c->cl->watch;
+    if (!kind && w->trap_kind)
+        kind = w->trap_kind(w->opaque, c, insn->address, bytes, insn->size);
     return kind;
 }
 
@@ -263,8 +303,8 @@ static int insn_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
  * (hook_tail), and the block learns them as it goes. */
 static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
 {
-    Machine *m = c->m;
-    const uint8_t *bytes = mem_ptr(&m->mem, pc, size);
+    Cluster *cl = c->cl;
+    const uint8_t *bytes = mem_ptr(c->mem, pc, size);
     uint8_t tmp[16];
     if (!bytes) {
         /* Code outside RAM/ROM cannot be translated by the engine; be safe anyway. */
@@ -322,12 +362,12 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
         new_traps = true;
 
     /* Code seen for the first time outside the image's code: watch it from the next round. */
-    if (!mem_page_is_code(&m->mem, pc) || !mem_page_is_code(&m->mem, pc + size - 1)) {
-        mem_note_code_page(&m->mem, pc);
-        mem_note_code_page(&m->mem, pc + size - 1);
+    if (!mem_page_is_code(c->mem, pc) || !mem_page_is_code(c->mem, pc + size - 1)) {
+        mem_note_code_page(c->mem, pc);
+        mem_note_code_page(c->mem, pc + size - 1);
     }
-    if (!codewatch_overlaps(&m->cw, pc, size) || !codewatch_overlaps(&m->cw, pc + size - 1, 1))
-        codewatch_add_range(&m->cw, pc, pc + size);
+    if (!codewatch_overlaps(&cl->cw, pc, size) || !codewatch_overlaps(&cl->cw, pc + size - 1, 1))
+        codewatch_add_range(&cl->cw, pc, pc + size);
 
     BlockEntry *e = blockcache_slot(&c->bc, pc);
     bool restart = !tail && block_may_restart(c, n + extra, br, info, first);
@@ -346,7 +386,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
 static void hook_icount(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
-    if (c->m->stopping || c->quiet)
+    if (c->cl->stopping || c->quiet)
         return;
     if (c->ref.abandoned)           /* the previous one faulted instead of retiring */
         c->ref.insns--;
@@ -368,7 +408,7 @@ uint64_t vcpu_icount_reference(const Cpu *c)
  * (icount_rewind, vcpu_retire_upto). */
 static void icount_unsee(Cpu *c)
 {
-    if (c->m->cfg.icount_check) {
+    if (c->cl->icount_check) {
         c->ref.insns--;
         c->ref.pc = c->ref.prev_pc;
     }
@@ -396,40 +436,40 @@ static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
 
 void vcpu_profile_flush(Cpu *c)
 {
-    if (c->blk && c->blk_counted > c->prof.from)
-        profile_block(c->m->profile, c->blk, c->prof.from, c->blk_counted, c->prof.window);
+    if (c->blk && c->blk_counted > c->prof.from && c->cl->host.profile_block)
+        c->cl->host.profile_block(c->cl->host.opaque, c, c->blk, c->prof.from, c->blk_counted, c->prof.window);
     c->prof.from = c->blk_counted;
 }
 
 void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
 {
     uint64_t l, s, m;
-    mem_span(c->track_mem ? c->blk : NULL, c->mem_from, c->blk_counted, &l, &s, &m);
-    *loads = c->loads + l;
-    *stores = c->stores + s;
-    *memops = c->memops + m;
+    mem_span(c->pev.track_mem ? c->blk : NULL, c->mem_from, c->blk_counted, &l, &s, &m);
+    *loads = c->pev.loads + l;
+    *stores = c->pev.stores + s;
+    *memops = c->pev.memops + m;
 }
 
 void vcpu_mem_flush(Cpu *c)
 {
-    if (!c->track_mem || !c->blk)
+    if (!c->pev.track_mem || !c->blk)
         return;
     uint64_t l, s, m;
     mem_span(c->blk, c->mem_from, c->blk_counted, &l, &s, &m);
-    c->loads += l;
-    c->stores += s;
-    c->memops += m;
+    c->pev.loads += l;
+    c->pev.stores += s;
+    c->pev.memops += m;
     if (c->blk_counted > c->mem_from)
         c->mem_from = c->blk_counted;
 }
 
 void vcpu_set_mem_tracking(Cpu *c, bool on)
 {
-    if (on && !c->track_mem)
+    if (on && !c->pev.track_mem)
         c->mem_from = c->blk_counted;   /* count from here on */
-    else if (!on && c->track_mem)
+    else if (!on && c->pev.track_mem)
         vcpu_mem_flush(c);
-    c->track_mem = on;
+    c->pev.track_mem = on;
     if (on)
         c->lim.fast = 0;
 }
@@ -438,11 +478,11 @@ void vcpu_set_mem_tracking(Cpu *c, bool on)
  * the instruction that reaches it (c->insns is the count before the block). */
 static void mem_limit_check(Cpu *c, const BlockEntry *e)
 {
-    uint64_t l = c->loads, s = c->stores, m = c->memops;
-    if (!c->mem_limit_ev)
+    uint64_t l = c->pev.loads, s = c->pev.stores, m = c->pev.memops;
+    if (!c->pev.mem_limit_ev)
         return;
-    if (l >= c->lim_loads || s >= c->lim_stores || m >= c->lim_memops) {
-        vcpu_schedule_insns(c, c->mem_limit_ev, c->insns);
+    if (l >= c->pev.lim_loads || s >= c->pev.lim_stores || m >= c->pev.lim_memops) {
+        vcpu_schedule_insns(c, c->pev.mem_limit_ev, c->insns);
         return;
     }
     for (uint32_t i = 0; i < e->n; i++) {
@@ -450,8 +490,8 @@ static void mem_limit_check(Cpu *c, const BlockEntry *e)
         l += f & MEM_LOAD;
         s += (f & MEM_STORE) >> 1;
         m += f != 0;
-        if (l >= c->lim_loads || s >= c->lim_stores || m >= c->lim_memops) {
-            vcpu_schedule_insns(c, c->mem_limit_ev, c->insns + i + 1);
+        if (l >= c->pev.lim_loads || s >= c->pev.lim_stores || m >= c->pev.lim_memops) {
+            vcpu_schedule_insns(c, c->pev.mem_limit_ev, c->insns + i + 1);
             return;
         }
     }
@@ -528,10 +568,10 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     if (c->prof.on)               /* the previous block's retired prefix is final */
         vcpu_profile_flush(c);
     vcpu_mem_flush(c);
-    if (c->track_branches) {        /* the previous block's final branch has retired */
+    if (c->pev.track_branches) {        /* the previous block's final branch has retired */
         vcpu_branch_retire(c, pc);
-        if (c->branches >= c->lim_branches || c->br_misses >= c->lim_br_misses)
-            vcpu_schedule(c, c->branch_limit_ev, c->cycles);     /* before this block runs */
+        if (c->pev.branches >= c->pev.lim_branches || c->pev.br_misses >= c->pev.lim_br_misses)
+            vcpu_schedule(c, c->pev.branch_limit_ev, c->cycles);     /* before this block runs */
     }
     if (e->pc != pc || e->size != size) {
         e = block_decode(c, pc, size);
@@ -548,10 +588,10 @@ static __attribute__((noinline)) void hook_block_slow(Cpu *c, uint64_t pc, uint3
     c->prof.from = 0;
     c->mem_from = 0;
     c->br_done = false;
-    if (c->track_mem)
+    if (c->pev.track_mem)
         mem_limit_check(c, e);
     /* (2) a limit is at or inside this block */
-    if (c->stop.next_block || c->m->stopping || c->m->interrupted || c->cycles >= c->lim.soft || c->cycles >= c->lim.cycles ||
+    if (c->stop.next_block || c->cl->stopping || c->cl->interrupted || c->cycles >= c->lim.soft || c->cycles >= c->lim.cycles ||
         c->insns >= c->lim.insns) {
         stop_at(c, pc, STOP_BOUNDARY);
     } else if (c->cycles + e->cycles > c->lim.cycles || c->insns + e->n > c->lim.insns) {
@@ -602,7 +642,7 @@ static void hook_cut(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
  * decodes it at that boundary to the same length.  Returns true if it is a new trap site. */
 static bool tail_learn(Cpu *c, BlockEntry *e, uint64_t pc, uint32_t size)
 {
-    const uint8_t *bytes = mem_ptr(&c->m->mem, pc, size);
+    const uint8_t *bytes = mem_ptr(c->mem, pc, size);
     cs_insn *insn = NULL;
     size_t got = bytes ? cs_disasm(c->cs, bytes, size, pc, 1, &insn) : 0;
     bool known = got == 1 && insn[0].size == size;
@@ -616,7 +656,7 @@ static bool tail_learn(Cpu *c, BlockEntry *e, uint64_t pc, uint32_t size)
     if (insn)
         cs_free(insn, got);
     if (!known)
-        mach_diag(c->m, c, pc, "undecodable",
+        vcpu_diag(c, pc, "undecodable",
                   "Capstone cannot decode the %u-byte instruction the engine executes here; counted as one", size);
     return kind && trap_add(c, pc, kind, bytes, size);
 }
@@ -663,7 +703,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     TrapSite *t = trap_find(c, pc);
     if (!t || !t->live || c->stop.kind != STOP_NONE || c->quiet)
         return;
-    if (c->m->stopping) {           /* the run has ended at an earlier instruction */
+    if (c->cl->stopping) {           /* the run has ended at an earlier instruction */
         c->stop.kind = STOP_PRECISE;
         uc_emu_stop(uc);
         return;
@@ -683,7 +723,8 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
      * precise time; restore the rest of the block if the engine is to execute it after all. */
     uint32_t counted = c->blk_counted;
     vcpu_retire_upto(c, pc, false);
-    TrapResult r = t->kind == TRAP_KIND_ICACHE ? (TrapResult)icache_trap(c->m->icache, c, pc) : c->ops->trap(c, pc, t);
+    const ExecWatch *w = &c->cl->watch;
+    TrapResult r = t->kind == TRAP_KIND_ICACHE ? (TrapResult)w->trap(w->opaque, c, pc) : c->ops->trap(c, pc, t);
     if (r == TRAP_NATIVE) {
         c->ref.abandoned = false;   /* the engine executes it after all */
         if (!c->cut.active && c->blk)
@@ -709,7 +750,7 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
      * engine is stopped here.  (The entry that stopped the CPU wrote the PC: to the engine that
      * means "go on at the new PC" and cancels a stop requested in the same call; the fault at
      * the vector comes back here, and this time the stop holds.) */
-    bool stopped = c->state == CPU_DEAD || c->m->stopping || c->m->interrupted;
+    bool stopped = c->state == CPU_DEAD || c->cl->stopping || c->cl->interrupted;
     if (!stopped)
         c->ops->intr(c, intno);
     if (stopped || c->state == CPU_DEAD)
@@ -727,13 +768,13 @@ static bool hook_write_prot(uc_engine *uc, uc_mem_type type, uint64_t addr, int 
         store_be(bytes, n, (uint64_t)value);
     else
         store_le(bytes, n, (uint64_t)value);
-    RamBlock *b = mem_block(&c->m->mem, addr);
+    RamBlock *b = mem_block(c->mem, addr);
     if (b && b->rom) {
-        mach_diag(c->m, c, vcpu_access_pc(c, ACC_WRITE, addr, n), "rom-write",
+        vcpu_diag(c, vcpu_access_pc(c, ACC_WRITE, addr, n), "rom-write",
                      "write of %u bytes to ROM at 0x%" PRIx64 " ignored", n, addr);
         return true;                /* the engine discards it */
     }
-    codewatch_store(c->m, c, addr, bytes, n);
+    code_store(c, addr, bytes, n);
     return true;
 }
 
@@ -755,17 +796,16 @@ static bool hook_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int si
 
 /* ------------------------------------------------------------------ create / destroy */
 
-Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Error *err)
+Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops, Error *err)
 {
-    const CpuOps *ops = m->arch == ARCH_X86_64 ? &vcpu_x86_64_ops
-                      : m->arch == ARCH_ARM64 ? &vcpu_arm64_ops
-                                              : &vcpu_ppc32_ops;
+    const CpuModel *model = desc->model;
     Cpu *c = xcalloc(1, ops->size);
     c->ops = ops;
-    c->m = m;
-    c->mem = &m->mem;
+    c->cl = cl;
+    c->mem = cl->mem;
+    c->desc = desc;
     c->index = index;
-    c->hwid = hwid;
+    c->hwid = desc->hwid;
     c->model = model;
     c->state = CPU_OFF;
     c->stop_reason = "off";
@@ -776,8 +816,8 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
     }
     blockcache_init(&c->bc, BLOCKCACHE_ARENA);
     bp_init(&c->bp);
-    c->lim_branches = c->lim_br_misses = UINT64_MAX;
-    c->lim_loads = c->lim_stores = c->lim_memops = UINT64_MAX;
+    c->pev.lim_branches = c->pev.lim_br_misses = UINT64_MAX;
+    c->pev.lim_loads = c->pev.lim_stores = c->pev.lim_memops = UINT64_MAX;
     c->exc.insns_at = UINT64_MAX;      /* no exception entry yet */
     c->ref.pc = c->ref.prev_pc = UINT64_MAX;
     traps_init(&c->trap);
@@ -808,7 +848,7 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
     }
     cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
     c->cs_mode_now = ops->cs_mode;
-    if (!mem_map_engine(&m->mem, c->uc, err) || !mach_map_devices(m, c, err))
+    if (!mem_map_engine(c->mem, c->uc, err) || !cl->host.map_devices(cl->host.opaque, c, err))
         goto fail;
     uc_hook h;
     if (uc_hook_add(c->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, c, 1, 0) != UC_ERR_OK ||
@@ -819,16 +859,33 @@ Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Er
         err_set(err, "cpu%d: cannot install engine hooks", index);
         goto fail;
     }
-    if (m->cfg.icount_check &&
+    if (cl->icount_check &&
         uc_hook_add(c->uc, &h, UC_HOOK_CODE, (void *)hook_icount, c, 1, 0) != UC_ERR_OK) {
         err_set(err, "cpu%d: cannot install the reference counter", index);
         goto fail;
     }
+    vcpu_port_init(c);
     if (!ops->init(c, err))
         goto fail;
     return c;
 fail:
     vcpu_destroy(c);
+    return NULL;
+}
+
+uint64_t vcpu_total_insns(const Cluster *cl)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < cl->ncpus; i++)
+        t += cl->cpus[i]->insns;
+    return t;
+}
+
+Cpu *vcpu_by_hwid(const Cluster *cl, uint64_t hwid)
+{
+    for (int i = 0; i < cl->ncpus; i++)
+        if (cl->cpus[i]->hwid == hwid)
+            return cl->cpus[i];
     return NULL;
 }
 
@@ -853,31 +910,31 @@ void vcpu_destroy(Cpu *c)
 void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
                          uint64_t info)
 {
-    Machine *m = c->m;
+    Cluster *cl = c->cl;
     vcpu_branch_retire(c, from);
     c->br_done = true;              /* nothing of the interrupted block retires any more */
     c->exc.serialized++;
     c->exc.serialized_at = c->cycles;
-    if (m->icache)
-        icache_context_sync(m->icache, c);
+    if (cl->watch.context_sync)
+        cl->watch.context_sync(cl->watch.opaque, c);
     c->cycles += c->ctab->cost[IC_TRAP];
     /* Count entries with nothing retired in between, whatever their vectors: a storm that
      * alternates between handlers retires no instruction either, so --max-insns never ends it. */
     if (c->insns == c->exc.insns_at) {
         if (++c->exc.repeats == EXCEPTION_LOOP_LIMIT) {
-            mach_diag(m, c, from, "exception-loop",
+            vcpu_diag(c, from, "exception-loop",
                       "%u exceptions in a row (the last to 0x%" PRIx64 ") with no instruction retiring: stopping the CPU",
                       EXCEPTION_LOOP_LIMIT, to);
             vcpu_stop(c, CPU_DEAD, "exception-loop");
-            if (m->ncpus == 1)
-                mach_exit(m, c, EXIT_HUNG, "exception-loop");
+            if (cl->ncpus == 1)
+                vcpu_exit(c, EXIT_HUNG, "exception-loop");
             return;
         }
     } else {
         c->exc.repeats = 0;
     }
     c->exc.insns_at = c->insns;
-    trace_exception(&m->trace, kind, c->cycles, c->index, vector, name, from, to, info);
+    trace_exception(cl->trace, kind, c->cycles, c->index, vector, name, from, to, info);
 }
 
 /* ------------------------------------------------------------------ power and events */
@@ -891,7 +948,7 @@ void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t a
     c->ops->reset(c, entry, arg0, arg1);
     c->state = CPU_RUNNING;
     c->stop_reason = "running";
-    trace_cpu_start(&c->m->trace, c->cycles, c->index, entry, c->hwid, why);
+    trace_cpu_start(c->cl->trace, c->cycles, c->index, entry, c->hwid, why);
 }
 
 static bool pin_set(void *opaque, int pin, bool level)
@@ -920,15 +977,15 @@ void vcpu_stop(Cpu *c, CpuState state, const char *why)
     c->state = state;
     c->stop_reason = why;
     vcpu_request_stop(c);
-    if (trace_on(&c->m->trace))
-        trace_cpu_stop(&c->m->trace, c->cycles, c->index, c->ops->get_pc(c), why);
+    if (trace_on(c->cl->trace))
+        trace_cpu_stop(c->cl->trace, c->cycles, c->index, c->ops->get_pc(c), why);
 }
 
 void vcpu_set_branch_tracking(Cpu *c, bool on)
 {
-    if (on && !c->track_branches)
+    if (on && !c->pev.track_branches)
         c->br_done = false;         /* the block being executed has not branched yet */
-    c->track_branches = on;
+    c->pev.track_branches = on;
     if (on)
         c->lim.fast = 0;
 }
@@ -944,19 +1001,19 @@ uint64_t vcpu_last_retired_pc(Cpu *c)
 void vcpu_branch_retire(Cpu *c, uint64_t next)
 {
     const BlockEntry *e = c->blk;
-    if (!c->track_branches || c->br_done || !e || !e->n || c->blk_counted != e->n || e->br == BR_NONE)
+    if (!c->pev.track_branches || c->br_done || !e || !e->n || c->blk_counted != e->n || e->br == BR_NONE)
         return;
     c->br_done = true;
     const InsnInfo *last = &e->info[e->n - 1];
     uint64_t pc = e->pc + last->off;
-    c->branches++;
+    c->pev.branches++;
     if (bp_resolve(&c->bp, (BranchKind)e->br, pc, pc + last->len, next))
-        c->br_misses++;
+        c->pev.br_misses++;
 }
 
 void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
 {
-    evq_insert(&c->events, ev, cycle, clk_next_seq(&c->m->clock));
+    evq_insert(&c->events, ev, cycle, clk_next_seq(c->cl->clock));
     if (cycle < c->lim.cycles) {    /* a running CPU must notice it (from a hook) */
         c->lim.cycles = cycle;
         if (cycle < c->lim.fast)
@@ -966,7 +1023,7 @@ void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
 
 void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
 {
-    evq_insert(&c->insn_events, ev, insns, clk_next_seq(&c->m->clock));
+    evq_insert(&c->insn_events, ev, insns, clk_next_seq(c->cl->clock));
     if (insns < c->lim.insns)
         c->lim.insns = insns;
 }
@@ -1095,15 +1152,15 @@ static void vcpu_engine_error(Cpu *c, uc_err err)
         icount_rewind(c, c->fault.pc);
         vcpu_retire_upto(c, c->fault.pc, false);
         if (c->fault.device)
-            mach_diag(c->m, c, c->fault.pc, "bus-error", "instruction fetch from a device window at 0x%" PRIx64,
+            vcpu_diag(c, c->fault.pc, "bus-error", "instruction fetch from a device window at 0x%" PRIx64,
                       c->fault.addr);
         else
-            mach_diag(c->m, c, c->fault.pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
+            vcpu_diag(c, c->fault.pc, "bus-error", "%s of unbacked physical address 0x%" PRIx64,
                       c->fault.fetch ? "fetch" : c->fault.write ? "write" : "read", c->fault.addr);
         c->ops->mem_fault(c, c->fault.addr, c->fault.write, c->fault.fetch);
         return;
     }
-    if (c->m->stopping)
+    if (c->cl->stopping)
         return;
     vcpu_internal_error(c, "engine stopped at pc 0x%" PRIx64 ": %s", c->ops->get_pc(c), uc_strerror(err));
 }
@@ -1134,15 +1191,15 @@ static uint64_t min64(uint64_t a, uint64_t b)
 
 void vcpu_run(Cpu *c, uint64_t until)
 {
-    Machine *m = c->m;
-    while (!m->stopping && !m->interrupted) {
+    Cluster *cl = c->cl;
+    while (!cl->stopping && !cl->interrupted) {
         evq_run_due(&c->events, c->cycles);
         evq_run_due(&c->insn_events, c->insns);
-        if (m->stopping)
+        if (cl->stopping)
             break;
         if (c->state == CPU_RUNNING || c->state == CPU_HALTED)
             c->ops->take_interrupt(c);
-        uint64_t max_c = m->cfg.max_cycles ? m->cfg.max_cycles : UINT64_MAX;
+        uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
         if (c->cycles >= max_c) {
             if (c->state == CPU_RUNNING)
                 c->stop_reason = "max-cycles";
@@ -1162,16 +1219,16 @@ void vcpu_run(Cpu *c, uint64_t until)
         c->lim.soft = until;
         c->lim.cycles = min64(evq_next(&c->events), max_c);
         c->lim.insns = evq_next(&c->insn_events);
-        if (m->cfg.max_insns) {
-            uint64_t total = mach_total_insns(m);
-            if (total >= m->cfg.max_insns) {
+        if (cl->max_insns) {
+            uint64_t total = vcpu_total_insns(cl);
+            if (total >= cl->max_insns) {
                 c->stop_reason = "max-insns";
-                mach_exit(m, c, EXIT_LIMIT, "max-insns");
+                vcpu_exit(c, EXIT_LIMIT, "max-insns");
                 return;
             }
-            c->lim.insns = min64(c->lim.insns, c->insns + (m->cfg.max_insns - total));
+            c->lim.insns = min64(c->lim.insns, c->insns + (cl->max_insns - total));
         }
-        c->lim.fast = c->track_branches || c->track_mem || c->prof.on ? 0 : min64(c->lim.soft, c->lim.cycles);
+        c->lim.fast = c->pev.track_branches || c->pev.track_mem || c->prof.on ? 0 : min64(c->lim.soft, c->lim.cycles);
         engine_run(c);
     }
 }

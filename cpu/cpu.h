@@ -32,14 +32,15 @@
 
 #include "base/clock.h"
 #include "base/common.h"
+#include "base/cpuport.h"
 #include "base/irq.h"
 #include "base/mem.h"
 #include "base/trace_events.h"
 #include "cpu/blockcache.h"
+#include "cpu/cluster.h"
 #include "cpu/cycle_model.h"
 #include "cpu/trapsite.h"
 
-typedef struct Machine Machine;
 typedef struct Cpu Cpu;
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
@@ -216,8 +217,9 @@ typedef struct CpuExceptions {
 struct Cpu {
     /* identity and engine */
     const CpuOps *ops;
-    Machine *m;
-    GuestMem *mem;                  /* the machine's RAM and ROM (guest physical addresses) */
+    Cluster *cl;                    /* the CPUs it belongs to, and what it sees of the machine */
+    GuestMem *mem;                  /* cl->mem: RAM and ROM (guest physical addresses) */
+    const CpuDesc *desc;            /* its cpu node */
     int index;                      /* logical CPU number (DT order) */
     uint64_t hwid;                  /* APIC ID / MPIDR / PIR from the cpu node */
     const CpuModel *model;
@@ -244,25 +246,14 @@ struct Cpu {
     EventQueue events;              /* keyed by this CPU's cycles */
     EventQueue insn_events;         /* keyed by this CPU's retired instructions */
 
-    /* events counted for the PMU.  Branch tracking (off unless a counter needs it): with it on,
-     * every block goes through the slow path, which retires the previous block's final branch
-     * (vcpu_branch_retire) and runs the predictor; reaching lim_branches/lim_br_misses fires
-     * branch_limit_ev before the next block.  Loads and stores retired (PMC_SRC_LOADS/STORES/
-     * MEMOPS), counted per block on the slow path while track_mem; the current block's part is
-     * added on demand (vcpu_mem_count).  A counter trips at lim_*: mem_limit_ev (an
-     * instruction-queue event) fires after the instruction that reaches it, found when its block
-     * is entered. */
-    bool track_branches;
-    bool track_mem;
-    uint64_t loads, stores, memops; /* in the blocks left so far */
-    uint32_t mem_from;              /* instructions of blk already in them */
-    uint64_t lim_loads, lim_stores, lim_memops;
-    Event *mem_limit_ev;
+    /* events counted for the PMU (base/cpuport.h), and the bookkeeping behind them: with branch
+     * tracking on, every block goes through the slow path, which retires the previous block's
+     * final branch (vcpu_branch_retire) and runs the predictor; loads and stores are counted per
+     * block on the slow path while track_mem. */
+    PmuEvents pev;
+    uint32_t mem_from;              /* instructions of blk already in pev's loads/stores */
     bool br_done;                   /* the current block's branch has been retired */
     uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
-    uint64_t branches, br_misses;
-    uint64_t lim_branches, lim_br_misses;
-    Event *branch_limit_ev;
     BranchPredictor bp;
     CpuProfiling prof;
 
@@ -279,11 +270,20 @@ struct Cpu {
 
     CpuLocator acc;
     CpuRefCount ref;
+
+    CpuPort port;                   /* what its APIC and PMU see of it (base/cpuport.h) */
 };
 
-/* Create a CPU for machine m (engine opened, RAM/devices mapped, hooks installed). */
-Cpu *vcpu_create(Machine *m, int index, uint64_t hwid, const CpuModel *model, Error *err);
+/* Create CPU `index` of the cluster from its cpu node, with the backend for the cluster's
+ * architecture (engine opened, RAM and devices mapped, hooks installed). */
+Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops, Error *err);
 void vcpu_destroy(Cpu *c);
+/* Instructions retired by every CPU of the cluster, and a CPU by hardware id (APIC ID, MPIDR,
+ * PIR) or NULL. */
+uint64_t vcpu_total_insns(const Cluster *cl);
+Cpu *vcpu_by_hwid(const Cluster *cl, uint64_t hwid);
+/* Fill c->port (cpu/port.c): done by vcpu_create before the backend's init creates the models. */
+void vcpu_port_init(Cpu *c);
 
 /* Run until the CPU's local time reaches `until` (at block granularity), firing this CPU's
  * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps or
@@ -341,6 +341,19 @@ static inline void vcpu_request_stop(Cpu *c)
 }
 /* The instruction of the current block that made a memory or I/O access (exact; see cpu.c). */
 uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size);
+/* A diagnostic about something the guest did wrong at pc (or that pmusim does not model), in
+ * the trace. */
+void vcpu_diag(Cpu *c, uint64_t pc, const char *what, const char *fmt, ...) PMUSIM_PRINTF(4, 5);
+/* End the run because of this CPU's instruction (the last retired, or the device access being
+ * dispatched; vcpu_exit_at: the one at pc, when the PC has moved on). */
+static inline void vcpu_exit_at(Cpu *c, uint64_t pc, int status, const char *reason)
+{
+    cluster_exit(c->cl, c, pc, status, reason);
+}
+static inline void vcpu_exit(Cpu *c, int status, const char *reason)
+{
+    vcpu_exit_at(c, UINT64_MAX, status, reason);
+}
 /* The engine or pmusim failed in a way that is not the guest's doing: the run ends. */
 void vcpu_internal_error(Cpu *c, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
 /* Local time and retired-instruction count at the start of the instruction at pc of the

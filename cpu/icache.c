@@ -8,22 +8,22 @@
 
 #include "base/state.h"
 #include "cpu/cpu.h"
-#include "sim/machine.h"
-#include "tracer/patchcheck.h"
+#include "cpu/cluster.h"
+#include "cpu/cpu.h"
 
 /* The maintenance and barrier instructions, by encoding. */
 typedef enum MaintOp { OP_NONE, OP_CLEAN, OP_INVAL, OP_INVAL_ALL, OP_BARRIER, OP_CTX_SYNC } MaintOp;
 
 static uint32_t word(const ICache *ic, const uint8_t *b)
 {
-    if (ic->m->arch == ARCH_PPC32)
+    if (ic->cl->arch == ARCH_PPC32)
         return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
     return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
 }
 
 static MaintOp maint_op(const ICache *ic, uint32_t w)
 {
-    if (ic->m->arch == ARCH_ARM64) {
+    if (ic->cl->arch == ARCH_ARM64) {
         uint32_t sys = w & 0xffffffe0u;
         if (sys == 0xd50b7b20u || sys == 0xd50b7a20u || sys == 0xd50b7e20u)   /* DC CVAU, CVAC, CIVAC */
             return OP_CLEAN;
@@ -51,7 +51,7 @@ static MaintOp maint_op(const ICache *ic, uint32_t w)
 
 static uint64_t gpr(Cpu *c, unsigned n)
 {
-    if (c->m->arch == ARCH_PPC32)
+    if (c->cl->arch == ARCH_PPC32)
         return vcpu_reg_read(c, UC_PPC_REG_0 + (int)n) & 0xffffffffu;
     if (n == 31)
         return 0;                                   /* xzr */
@@ -61,7 +61,7 @@ static uint64_t gpr(Cpu *c, unsigned n)
 /* The address a DC/IC (arm64: Xt) or dcbst/dcbf/icbi (ppc32: (rA|0) + rB) operates on. */
 static uint64_t op_addr(const ICache *ic, Cpu *c, uint32_t w)
 {
-    if (ic->m->arch == ARCH_ARM64)
+    if (ic->cl->arch == ARCH_ARM64)
         return gpr(c, w & 31);
     unsigned ra = (w >> 16) & 31, rb = (w >> 11) & 31;
     return ((ra ? gpr(c, ra) : 0) + gpr(c, rb)) & 0xffffffffu;
@@ -69,7 +69,7 @@ static uint64_t op_addr(const ICache *ic, Cpu *c, uint32_t w)
 
 static uint32_t all_cpus(const ICache *ic)
 {
-    int n = ic->m->ncpus < ICACHE_MAX_CPUS ? ic->m->ncpus : ICACHE_MAX_CPUS;
+    int n = ic->cl->ncpus < ICACHE_MAX_CPUS ? ic->cl->ncpus : ICACHE_MAX_CPUS;
     return n >= 32 ? 0xffffffffu : (1u << n) - 1;
 }
 
@@ -96,12 +96,12 @@ static void settle(ICache *ic)
     ic->n = k;
 }
 
-void icache_init(ICache *ic, Machine *m)
+void icache_init(ICache *ic, Cluster *cl)
 {
     memset(ic, 0, sizeof *ic);
-    ic->m = m;
-    ic->line = m->arch == ARCH_PPC32 ? 32 : 64;
-    codewatch_listen(&m->cw, icache_on_write, ic);
+    ic->cl = cl;
+    ic->line = cl->arch == ARCH_PPC32 ? 32 : 64;
+    codewatch_listen(&cl->cw, icache_on_write, ic);
 }
 
 void icache_destroy(ICache *ic)
@@ -123,7 +123,7 @@ void icache_on_write(void *opaque, const CodeWrite *w)
             s = &ic->w[ic->n++];
             memset(s, 0, sizeof *s);
             s->addr = a;
-            const uint8_t *now = mem_ptr(&ic->m->mem, a, 4);
+            const uint8_t *now = mem_ptr(ic->cl->mem, a, 4);
             if (now)
                 memcpy(s->old, now, 4);
             for (unsigned k = 0; k < 4; k++)        /* the bytes before this write */
@@ -195,7 +195,7 @@ void icache_context_sync(ICache *ic, Cpu *c)
 
 static const char *missing(const ICache *ic, const StaleWord *s)
 {
-    bool a64 = ic->m->arch == ARCH_ARM64;
+    bool a64 = ic->cl->arch == ARCH_ARM64;
     switch (s->stage) {
     case STALE_WRITTEN:
         return a64 ? "the line was not cleaned to the point of unification (DC CVAU, then DSB)"
@@ -212,7 +212,7 @@ static const char *missing(const ICache *ic, const StaleWord *s)
 /* Execute the old word on c: NOP, B, BL, arm64 mov x9, x30.  False if it is none of those. */
 static bool emulate_old(ICache *ic, Cpu *c, uint64_t pc, uint32_t w)
 {
-    if (ic->m->arch == ARCH_ARM64) {
+    if (ic->cl->arch == ARCH_ARM64) {
         if (w == 0xd503201fu) {
             vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
         } else if ((w & 0x7c000000u) == 0x14000000u) {
@@ -243,8 +243,7 @@ static bool emulate_old(ICache *ic, Cpu *c, uint64_t pc, uint32_t w)
 
 int icache_trap(ICache *ic, Cpu *c, uint64_t pc)
 {
-    Machine *m = ic->m;
-    const uint8_t *now = mem_ptr(&m->mem, pc, 4);
+    const uint8_t *now = mem_ptr(ic->cl->mem, pc, 4);
     if (!now)
         return TRAP_NATIVE;
     StaleWord *s = find(ic, pc);
@@ -259,17 +258,19 @@ int icache_trap(ICache *ic, Cpu *c, uint64_t pc)
     bool first = s->execs[c->index < ICACHE_MAX_CPUS ? c->index : 0]++ == 0;
     uint32_t old = word(ic, s->old);
     bool emulated = emulate_old(ic, c, pc, old);
-    char o[96] = "", n[96] = "", sym[128];
-    if (m->patchcheck) {
-        patchcheck_disasm(m->patchcheck, pc, s->old, 4, o, sizeof o);
-        patchcheck_disasm(m->patchcheck, pc, now, 4, n, sizeof n);
+    char o[96] = "", n[96] = "", sym[128], what[512];
+    const ICacheReporter *rep = &ic->report;
+    if (rep->disasm) {
+        rep->disasm(rep->opaque, pc, s->old, 4, o, sizeof o);
+        rep->disasm(rep->opaque, pc, now, 4, n, sizeof n);
     }
-    trace_stale_exec(&m->trace, c->cycles, c->index, pc, o, n, emulated ? "yes" : "no");
-    if (first && m->patchcheck)
-        patchcheck_violation(m->patchcheck, c->index, c->cycles, pc, pc,
-                             "stale instruction executed at %s: \"%s\" instead of \"%s\"%s: %s",
-                             mach_describe(m, pc, sym, sizeof sym), o, n,
-                             emulated ? "" : " (not emulated: the new one ran)", missing(ic, s));
+    trace_stale_exec(ic->cl->trace, c->cycles, c->index, pc, o, n, emulated ? "yes" : "no");
+    if (first && rep->violation) {
+        snprintf(what, sizeof what, "stale instruction executed at %s: \"%s\" instead of \"%s\"%s: %s",
+                 trace_describe(ic->cl->trace, pc, sym, sizeof sym), o, n,
+                 emulated ? "" : " (not emulated: the new one ran)", missing(ic, s));
+        rep->violation(rep->opaque, c->index, c->cycles, pc, what);
+    }
     if (!emulated) {
         s->fresh |= 1u << c->index;     /* it ran the new word: report it once */
         return TRAP_NATIVE;
@@ -283,8 +284,8 @@ void icache_report(const ICache *ic, FILE *f)
     for (int i = 0; i < ic->n; i++) {
         const StaleWord *s = &ic->w[i];
         char sym[128];
-        fprintf(f, "  stale 0x%08" PRIx64 " %-28s", s->addr, mach_describe(ic->m, s->addr, sym, sizeof sym));
-        for (int c = 0; c < ic->m->ncpus && c < ICACHE_MAX_CPUS; c++)
+        fprintf(f, "  stale 0x%08" PRIx64 " %-28s", s->addr, trace_describe(ic->cl->trace, s->addr, sym, sizeof sym));
+        for (int c = 0; c < ic->cl->ncpus && c < ICACHE_MAX_CPUS; c++)
             if (!(s->fresh >> c & 1))
                 fprintf(f, " cpu%d(%" PRIu64 " executions)", c, s->execs[c]);
         fprintf(f, ": %s\n", missing(ic, s));
@@ -320,7 +321,7 @@ void icache_save(const ICache *ic, Blob *b)
 /* A CPU a stale word waits for: -1 (none) or a CPU of this machine. */
 static bool waiting_cpu_ok(const ICache *ic, int16_t cpu)
 {
-    return cpu >= -1 && cpu < ic->m->ncpus;
+    return cpu >= -1 && cpu < ic->cl->ncpus;
 }
 
 static bool load_word(ICache *ic, StaleWord *s, BlobReader *r)
@@ -354,4 +355,26 @@ bool icache_load(ICache *ic, BlobReader *r)
             ic->n = (int)i;
     }
     return r->ok;
+}
+
+/* ------------------------------------------------------------------ the CPUs' view */
+
+static int watch_trap_kind(void *ic, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned len)
+{
+    return icache_trap_kind(ic, c, addr, bytes, len);
+}
+
+static int watch_trap(void *ic, Cpu *c, uint64_t pc)
+{
+    return icache_trap(ic, c, pc);
+}
+
+static void watch_context_sync(void *ic, Cpu *c)
+{
+    icache_context_sync(ic, c);
+}
+
+ExecWatch icache_watch(ICache *ic)
+{
+    return (ExecWatch){ ic, watch_trap_kind, watch_trap, watch_context_sync };
 }

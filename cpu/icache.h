@@ -26,9 +26,10 @@
 #include <stdio.h>
 
 #include "base/common.h"
+#include "cpu/cluster.h"
 #include "cpu/codewatch.h"
 
-typedef struct Machine Machine;
+typedef struct Cluster Cluster;
 typedef struct Cpu Cpu;
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
@@ -47,8 +48,17 @@ typedef struct StaleWord {
     uint64_t execs[ICACHE_MAX_CPUS];    /* stale executions per CPU */
 } StaleWord;
 
+/* Where a stale execution is reported besides the trace: the patch validator, when it runs
+ * (sim/machine.c wires it; zero: nowhere).  `disasm` writes "mnemonic operands" of len bytes. */
+typedef struct ICacheReporter {
+    void *opaque;
+    void (*disasm)(void *opaque, uint64_t addr, const uint8_t *b, size_t len, char *out, size_t outlen);
+    void (*violation)(void *opaque, int cpu, uint64_t cycle, uint64_t pc, const char *what);
+} ICacheReporter;
+
 typedef struct ICache {
-    Machine *m;
+    Cluster *cl;
+    ICacheReporter report;
     unsigned line;                      /* bytes */
     StaleWord *w;
     int n, cap;
@@ -57,7 +67,7 @@ typedef struct ICache {
     uint64_t retired_execs;
 } ICache;
 
-void icache_init(ICache *ic, Machine *m);
+void icache_init(ICache *ic, Cluster *cl);
 void icache_destroy(ICache *ic);
 /* Trap kind for the instruction at addr on c (cpu.c block decode): 0 or TRAP_KIND_ICACHE. */
 int icache_trap_kind(ICache *ic, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned len);
@@ -73,5 +83,7 @@ void icache_save(const ICache *ic, Blob *b);
 bool icache_load(ICache *ic, BlobReader *r);
 
 void icache_on_write(void *opaque, const CodeWrite *w);
+/* How the CPUs reach the model (Cluster.watch). */
+ExecWatch icache_watch(ICache *ic);
 
 #endif

@@ -17,7 +17,6 @@
 #include "base/state.h"
 #include "cpu/cpu.h"
 #include "pmu/pmu_mpc7450.h"
-#include "sim/machine.h"
 
 /* QEMU's exception numbers as the engine reports them (target/ppc/cpu.h). */
 enum { EXCP_DSI = 2, EXCP_ISI = 3, EXCP_ALIGN = 5, EXCP_PROGRAM = 6, EXCP_FPU = 7, EXCP_SYSCALL = 8, EXCP_VPU = 73 };
@@ -106,19 +105,19 @@ static unsigned spr_of(uint32_t w)
 
 static uint64_t tb_hz(Cpu *c)
 {
-    return c->m->desc.cpus[c->index].timebase_hz;
+    return c->desc->timebase_hz;
 }
 
 static uint64_t tb_at(Cpu *c, uint64_t cycles)
 {
-    return muldiv64(cycles, tb_hz(c), c->m->clock.freq_hz) + PPC(c)->tb_offset;
+    return muldiv64(cycles, tb_hz(c), c->cl->clock->freq_hz) + PPC(c)->tb_offset;
 }
 
 /* The first cycle at which the timebase reaches tb. */
 static uint64_t cycle_of_tb(Cpu *c, uint64_t tb)
 {
     uint64_t raw = tb - PPC(c)->tb_offset;
-    uint64_t hz = c->m->clock.freq_hz, th = tb_hz(c);
+    uint64_t hz = c->cl->clock->freq_hz, th = tb_hz(c);
     return (uint64_t)(((unsigned __int128)raw * hz + th - 1) / th);
 }
 
@@ -233,7 +232,7 @@ static void ppc_intr(Cpu *c, uint32_t intno)
     for (size_t i = 0; i < ARRAY_SIZE(faults); i++)
         if (faults[i].intno == intno) {
             if (intno == EXCP_DSI || intno == EXCP_ISI)
-                mach_diag(c->m, c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
+                vcpu_diag(c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
             ppc_take(c, TK_EXCEPTION, faults[i].vector, pc, 0);
             return;
         }
@@ -247,7 +246,7 @@ static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     uint64_t pc = c->fault.pc;
     if (!(vcpu_reg_read(c, UC_PPC_REG_MSR) & MSR_ME)) {
         vcpu_stop(c, CPU_DEAD, "checkstop");
-        mach_exit(c->m, c, EXIT_HUNG, "checkstop");
+        vcpu_exit(c, EXIT_HUNG, "checkstop");
         return;
     }
     ppc_take(c, TK_EXCEPTION, 0x200, (uint32_t)pc, 0);
@@ -270,7 +269,7 @@ static uint32_t msr_supported(Cpu *c, uint32_t pc, uint32_t msr)
 {
     if (!(msr & MSR_UNMODELLED))
         return msr;
-    mach_diag(c->m, c, pc, "unsupported", "MSR 0x%08" PRIx32 ": LE, ILE, IR and DR are not modelled: cleared",
+    vcpu_diag(c, pc, "unsupported", "MSR 0x%08" PRIx32 ": LE, ILE, IR and DR are not modelled: cleared",
               msr);
     return msr & ~(uint32_t)MSR_UNMODELLED;
 }
@@ -343,7 +342,7 @@ static bool pmu_spr(Cpu *c, uint32_t pc, unsigned spr, unsigned rd, bool write, 
         mpc7450_pmu_mfspr(&p->pmu, spr, false, &old);     /* for the trace */
     PpcSprResult r = write ? mpc7450_pmu_mtspr(&p->pmu, spr, user, v) : mpc7450_pmu_mfspr(&p->pmu, spr, user, &v);
     uint64_t old64 = old;
-    trace_mfspr(&c->m->trace, write ? TK_MTSPR : TK_MFSPR, c->cycles, c->index, pc, spr, mpc7450_pmu_spr_name(spr),
+    trace_mfspr(c->cl->trace, write ? TK_MTSPR : TK_MFSPR, c->cycles, c->index, pc, spr, mpc7450_pmu_spr_name(spr),
                 write ? &old64 : NULL, v, r == SPR_OK ? NULL : r == SPR_PRIVILEGED ? "privileged" : "illegal");
     if (r == SPR_PRIVILEGED || r == SPR_ILLEGAL) {
         vcpu_retire_upto(c, pc, false);          /* it does not complete */
@@ -433,8 +432,8 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             goto privileged;
         uint32_t nmsr = msr_supported(c, pc, (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS));
         vcpu_retire_upto(c, pc, true);           /* rfi completes in the old state */
-        if (c->m->icache)                       /* a context-synchronising instruction */
-            icache_context_sync(c->m->icache, c);
+        if (c->cl->watch.context_sync)          /* a context-synchronising instruction */
+            c->cl->watch.context_sync(c->cl->watch.opaque, c);
         mpc7450_pmu_set_msr(&p->pmu, nmsr);
         vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
         vcpu_reg_write(c, UC_PPC_REG_PC, p->srr0 & ~3u);
@@ -508,6 +507,17 @@ static const uint16_t engine_sprs[] = {
     1017, 1019, 1020, 1021, 1022, 1014, 1016, 1010, 1013, 282,
 };
 
+/* The PMU's time-base event source (PMC_SRC_EXT) reads this CPU's time base. */
+static uint64_t pmu_tb_now(void *c)
+{
+    return tb_now(c);
+}
+
+static uint64_t pmu_cycle_of_tb(void *c, uint64_t tb)
+{
+    return cycle_of_tb(c, tb);
+}
+
 /* ------------------------------------------------------------------ CpuOps */
 
 static bool ppc_init(Cpu *c, Error *err)
@@ -521,7 +531,7 @@ static bool ppc_init(Cpu *c, Error *err)
      * decrementer cannot wake, so it must not keep a machine of such CPUs alive (mach_hung). */
     p->dec_event.deferrable = true;
     p->pir = (uint32_t)c->hwid;
-    mpc7450_pmu_init(&p->pmu, c, tb_now, cycle_of_tb);
+    mpc7450_pmu_init(&p->pmu, &c->port, pmu_tb_now, pmu_cycle_of_tb);
     dec_power_on(c);
     return true;
 }
@@ -540,9 +550,9 @@ static void ppc_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     set_gpr(c, 3, (uint32_t)arg0);
     set_gpr(c, 6, (uint32_t)arg1);                      /* ePAPR magic on the boot CPU, 0 on secondaries */
     uint64_t ram = 0;
-    for (int i = 0; i < c->m->mem.n; i++)
-        if (!c->m->mem.blk[i].rom)
-            ram += c->m->mem.blk[i].size;
+    for (int i = 0; i < c->mem->n; i++)
+        if (!c->mem->blk[i].rom)
+            ram += c->mem->blk[i].size;
     set_gpr(c, 7, (uint32_t)ram);                       /* initial mapped area: all of RAM, real mode */
     vcpu_reg_write(c, UC_PPC_REG_MSR, MSR_ME);
     vcpu_reg_write(c, UC_PPC_REG_PC, (uint32_t)entry);

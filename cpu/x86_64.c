@@ -16,7 +16,6 @@
 
 #include "cpu/x86_64.h"
 #include "base/state.h"
-#include "sim/machine.h"
 
 /* @see Intel SDM vol. 3A table 6-1 */
 enum {
@@ -68,6 +67,17 @@ static X86Cpu *X86(Cpu *c)
 Lapic *vcpu_x86_lapic(Cpu *c)
 {
     return &X86(c)->apic;
+}
+
+/* The APIC bus joins the local APICs of the cluster's CPUs. */
+static int apic_bus_count(void *cl)
+{
+    return ((Cluster *)cl)->ncpus;
+}
+
+static Lapic *apic_bus_peer(void *cl, int i)
+{
+    return vcpu_x86_lapic(((Cluster *)cl)->cpus[i]);
 }
 
 X86Pmu *x86pmu_of(Cpu *c)
@@ -265,9 +275,9 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
             /* Shutdown: the processor executes nothing more (SDM vol. 3A §6.15 "Interrupt 8",
              * "Exception Class: Abort").  x86_intr also stops the engine (a faulting fetch
              * reaches no block boundary, where the requested stop takes effect). */
-            mach_diag(c->m, c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
+            vcpu_diag(c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
             vcpu_stop(c, CPU_DEAD, "triple-fault");
-            mach_exit(c->m, c, EXIT_HUNG, "triple-fault");
+            vcpu_exit(c, EXIT_HUNG, "triple-fault");
             return;
         }
         soft = false;
@@ -390,7 +400,7 @@ static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
             if ((extd && !en) || (x->apic.present && !lapic_set_x2apic(&x->apic, extd)))
                 return false;       /* invalid state, or x2APIC -> xAPIC (SDM 11.12.5) */
             if ((v & 0xfffff000ull) != (x->apic_base & 0xfffff000ull) || !en)
-                mach_diag(c->m, c, c->ops->get_pc(c), "unsupported",
+                vcpu_diag(c, c->ops->get_pc(c), "unsupported",
                              "IA32_APIC_BASE = 0x%" PRIx64 ": relocating or disabling the APIC is not modelled", v);
             x->apic_base = (x->apic_base & 0x100) | (v & ~0x100ull);
             return true;
@@ -419,8 +429,8 @@ static const char *msr_name(Cpu *c, uint32_t index)
 static void trace_msr(Cpu *c, uint64_t pc, TraceKind op, uint32_t index, uint64_t v, bool ok, bool has_old,
                       uint64_t old)
 {
-    if (trace_on(&c->m->trace))
-        trace_rdmsr(&c->m->trace, op, c->cycles, c->index, pc, index, msr_name(c, index), has_old ? &old : NULL, v,
+    if (trace_on(c->cl->trace))
+        trace_rdmsr(c->cl->trace, op, c->cycles, c->index, pc, index, msr_name(c, index), has_old ? &old : NULL, v,
                     ok ? NULL : "#GP");
 }
 
@@ -610,7 +620,7 @@ void vcpu_x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
     static const char brand[48] = "pmusim x86-64 CPU";
     memset(r, 0, 4 * sizeof r[0]);
-    uint32_t ncpus = (uint32_t)c->m->ncpus;
+    uint32_t ncpus = (uint32_t)c->cl->ncpus;
     switch (leaf) {
     case 0:
         r[0] = 0xb;
@@ -694,13 +704,13 @@ static int hook_cpuid(uc_engine *uc, void *opaque)
 static uint32_t hook_in(uc_engine *uc, uint32_t port, int size, void *opaque)
 {
     Cpu *c = opaque;
-    return (uint32_t)mach_io_read(c->m, c, port, (unsigned)size);
+    return (uint32_t)c->cl->host.io_read(c->cl->host.opaque, c, port, (unsigned)size);
 }
 
 static void hook_out(uc_engine *uc, uint32_t port, int size, uint32_t value, void *opaque)
 {
     Cpu *c = opaque;
-    mach_io_write(c->m, c, port, (unsigned)size, value);
+    c->cl->host.io_write(c->cl->host.opaque, c, port, (unsigned)size, value);
 }
 
 /* #UD: the engine reports invalid opcodes here and then leaves uc_emu_start. */
@@ -729,14 +739,12 @@ static bool x86_init(Cpu *c, Error *err)
         return err_set(err, "cpu%d: cannot install the x86 instruction hooks", c->index);
     X86Cpu *x = X86(c);
     x->apic_base = APIC_DEFAULT_BASE | 1u << 11 | (c->index == 0 ? 1u << 8 : 0);
-    uint64_t bus_hz = 0;
-    for (int i = 0; i < c->m->desc.ndevs; i++)
-        if (!strcmp(c->m->desc.devs[i].compatible, "intel,ce4100-lapic") && !c->m->desc.devs[i].described_only)
-            bus_hz = c->m->desc.devs[i].clock_hz;
-    lapic_init(&x->apic, c, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_NMI), bus_hz, &x->tsc_offset);
+    LapicBus bus = { c->cl, apic_bus_count, apic_bus_peer };
+    lapic_init(&x->apic, &c->port, bus, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_NMI), c->cl->lapic_hz,
+               &x->tsc_offset);
     const CpuModel *md = c->model;
     X86PmuConfig pc = { md->pmu_version, md->pmu_gp, md->pmu_gp_width, md->pmu_fixed, md->pmu_fixed_width };
-    x86pmu_init(&x->pmu, c, lapic_lvt_line(&x->apic, LVT_PC), &pc);
+    x86pmu_init(&x->pmu, &c->port, lapic_lvt_line(&x->apic, LVT_PC), &pc);
     event_init(&x->irq_window, "irq-window", irq_window_fn, c);
     engine_inflight_init(c);
     return true;
@@ -877,7 +885,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         uint32_t sel = (uint32_t)vcpu_reg_read(c, UC_X86_REG_RCX);
         uint64_t v = 0;
         bool ok = (cpl == 0 || (vcpu_reg_read(c, UC_X86_REG_CR4) & CR4_PCE)) && x86pmu_rdpmc(&x->pmu, sel, &v);
-        trace_rdpmc(&c->m->trace, c->cycles, c->index, pc, sel, v, ok ? NULL : "#GP");
+        trace_rdpmc(c->cl->trace, c->cycles, c->index, pc, sel, v, ok ? NULL : "#GP");
         if (!ok)
             goto gp;
         set_edx_eax(c, v);

@@ -2,21 +2,20 @@
 #include "pmu/pmc.h"
 
 #include "base/state.h"
-#include "cpu/cpu.h"
-#include "sim/machine.h"
+#include "base/trace_events.h"
 
-uint64_t pmc_source(Cpu *c, PmcSource s)
+uint64_t pmc_source(const CpuPort *c, PmcSource s)
 {
     switch (s) {
-    case PMC_SRC_CYCLES: return c->cycles - c->idle_cycles;
-    case PMC_SRC_INSNS: return c->insns;
-    case PMC_SRC_BRANCHES: return c->branches;
-    case PMC_SRC_BRMISS: return c->br_misses;
+    case PMC_SRC_CYCLES: return *c->cycles - *c->idle_cycles;
+    case PMC_SRC_INSNS: return *c->insns;
+    case PMC_SRC_BRANCHES: return c->ev->branches;
+    case PMC_SRC_BRMISS: return c->ev->br_misses;
     case PMC_SRC_LOADS:
     case PMC_SRC_STORES:
     case PMC_SRC_MEMOPS: {
         uint64_t l, st, m;
-        vcpu_mem_count(c, &l, &st, &m);
+        c->mem_count(c->opaque, &l, &st, &m);
         return s == PMC_SRC_LOADS ? l : s == PMC_SRC_STORES ? st : m;
     }
     default: return 0;
@@ -42,7 +41,7 @@ static void pmc_event(Event *ev, void *opaque)
     pmc_arm(b);
 }
 
-void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name)
+void pmc_bank_init(PmcBank *b, const CpuPort *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name)
 {
     *b = (PmcBank){ .cpu = c, .n = n, .overflow = overflow, .opaque = opaque };
     for (unsigned i = 0; i < PMC_MAX; i++) {
@@ -50,9 +49,9 @@ void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void 
         b->ctr[i].ev.deferrable = true;     /* counters of running time do not wake a CPU */
     }
     event_init(&b->check, name, pmc_event, b);
-    c->branch_limit_ev = &b->check;
+    c->ev->branch_limit_ev = &b->check;
     event_init(&b->mem_check, name, pmc_event, b);
-    c->mem_limit_ev = &b->mem_check;
+    c->ev->mem_limit_ev = &b->mem_check;
 }
 
 uint64_t pmc_left(const Pmc *p)
@@ -106,7 +105,7 @@ static bool is_mem_source(unsigned s)
  * one of these limits when its block starts (cpu.c mem_limit_check). */
 static void pmc_mem_limits(PmcBank *b)
 {
-    Cpu *c = b->cpu;
+    const CpuPort *c = b->cpu;
     uint64_t lim[PMC_SRC_COUNT];
     bool any = false;
     for (int s = 0; s < PMC_SRC_COUNT; s++)
@@ -120,18 +119,18 @@ static void pmc_mem_limits(PmcBank *b)
         if (at < lim[p->src])
             lim[p->src] = at;
     }
-    vcpu_set_mem_tracking(c, any);
+    c->track_mem(c->opaque, any);
     evq_remove(&b->mem_check);
-    c->lim_loads = lim[PMC_SRC_LOADS];
-    c->lim_stores = lim[PMC_SRC_STORES];
-    c->lim_memops = lim[PMC_SRC_MEMOPS];
+    c->ev->lim_loads = lim[PMC_SRC_LOADS];
+    c->ev->lim_stores = lim[PMC_SRC_STORES];
+    c->ev->lim_memops = lim[PMC_SRC_MEMOPS];
 }
 
 /* Branch sources have no queue: the block hook compares the CPU's branch counts with these
  * limits and fires b->check when one is reached. */
 static void pmc_branch_limits(PmcBank *b)
 {
-    Cpu *c = b->cpu;
+    const CpuPort *c = b->cpu;
     uint64_t lim[PMC_SRC_COUNT] = { [PMC_SRC_BRANCHES] = UINT64_MAX, [PMC_SRC_BRMISS] = UINT64_MAX };
     for (unsigned i = 0; i < b->n; i++) {
         const Pmc *p = &b->ctr[i];
@@ -141,14 +140,15 @@ static void pmc_branch_limits(PmcBank *b)
         if (at < lim[p->src])
             lim[p->src] = at;
     }
-    c->lim_branches = lim[PMC_SRC_BRANCHES];
-    c->lim_br_misses = lim[PMC_SRC_BRMISS];
-    vcpu_set_branch_tracking(c, pmc_needs_branches(b));
+    c->ev->lim_branches = lim[PMC_SRC_BRANCHES];
+    c->ev->lim_br_misses = lim[PMC_SRC_BRMISS];
+    c->track_branches(c->opaque, pmc_needs_branches(b));
 }
 
 void pmc_arm(PmcBank *b)
 {
-    Cpu *c = b->cpu;
+    const CpuPort *c = b->cpu;
+    uint64_t now = *c->cycles;
     bool window = false;
     for (unsigned i = 0; i < b->n; i++) {
         Pmc *p = &b->ctr[i];
@@ -159,16 +159,16 @@ void pmc_arm(PmcBank *b)
         case 1:
             if (p->src == PMC_SRC_EXT && b->ext_cycle_at && p->sub == PMC_SRC_NONE) {
                 uint64_t at = b->ext_cycle_at(b, b->at[PMC_SRC_EXT] + left);
-                vcpu_schedule(c, &p->ev, at > c->cycles ? at : c->cycles);
+                port_schedule(c, &p->ev, at > now ? at : now);
             } else {
-                vcpu_schedule(c, &p->ev, c->cycles + left);
+                port_schedule(c, &p->ev, now + left);
             }
             break;
-        case 2: vcpu_schedule_insns(c, &p->ev, c->insns + left); break;
+        case 2: c->schedule_insns(c->opaque, &p->ev, *c->insns + left); break;
         default: break;
         }
     }
-    vcpu_profile_window(c, window);
+    c->profile_window(c->opaque, window);
     pmc_branch_limits(b);
     pmc_mem_limits(b);
 }
@@ -186,8 +186,8 @@ bool pmc_needs_branches(const PmcBank *b)
 
 void pmc_trace_overflow(const PmcBank *b, uint64_t pc, const char *counter, uint64_t status, bool pmi)
 {
-    Cpu *c = b->cpu;
-    trace_pmu_overflow(&c->m->trace, c->cycles, c->index, pc, counter, status, pmi);
+    const CpuPort *c = b->cpu;
+    trace_pmu_overflow(c->trace, *c->cycles, c->index, pc, counter, status, pmi);
 }
 
 void pmc_save(const PmcBank *b, Blob *blob)
@@ -208,7 +208,7 @@ void pmc_save(const PmcBank *b, Blob *blob)
 
 bool pmc_load(PmcBank *b, BlobReader *r)
 {
-    Cpu *c = b->cpu;
+    const CpuPort *c = b->cpu;
     for (int s = 0; s < PMC_SRC_COUNT; s++)
         b->at[s] = br_u64(r);
     for (unsigned i = 0; r->ok && i < b->n; i++) {
@@ -223,7 +223,7 @@ bool pmc_load(PmcBank *b, BlobReader *r)
         if (r->ok && (active > 1 || sampling > 1 || p->src >= PMC_SRC_COUNT || p->sub >= PMC_SRC_COUNT || p->value > p->mask))
             return br_fail(r, "performance counter");
         int q = pmc_queue(p);
-        br_event(r, &p->ev, q == 2 ? &c->insn_events : &c->events);
+        br_event(r, &p->ev, q == 2 ? c->insn_events : c->events);
     }
     if (r->ok) {
         pmc_branch_limits(b);

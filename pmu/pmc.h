@@ -20,8 +20,9 @@
 
 #include "base/clock.h"
 #include "base/common.h"
+#include "base/cpuport.h"
 
-typedef struct Cpu Cpu;
+
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
 
@@ -58,7 +59,7 @@ typedef struct PmcBank PmcBank;
 typedef void (*PmcOverflowFn)(PmcBank *b, uint32_t wrapped);
 
 struct PmcBank {
-    Cpu *cpu;
+    const CpuPort *cpu;
     unsigned n;
     Pmc ctr[PMC_MAX];
     uint64_t at[PMC_SRC_COUNT];     /* source values at the last sync */
@@ -72,9 +73,9 @@ struct PmcBank {
     uint64_t (*ext_cycle_at)(PmcBank *b, uint64_t value);
 };
 
-void pmc_bank_init(PmcBank *b, Cpu *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name);
+void pmc_bank_init(PmcBank *b, const CpuPort *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name);
 /* A source's current value on the bank's CPU (exact at trap hooks and between runs). */
-uint64_t pmc_source(Cpu *c, PmcSource s);
+uint64_t pmc_source(const CpuPort *c, PmcSource s);
 /* Increments until counter p next reaches its trip value. */
 uint64_t pmc_left(const Pmc *p);
 /* Fold what happened since the last sync into the counting counters; reports wraps. */

@@ -17,8 +17,6 @@
 #include <string.h>
 
 #include "base/state.h"
-#include "cpu/cpu.h"
-#include "sim/machine.h"
 
 enum { MSR_PR = 1u << 14 };
 
@@ -120,14 +118,14 @@ static uint64_t transitions(const Mpc7450Pmu *p, uint64_t tb)
 static uint64_t ext_value(PmcBank *b)
 {
     Mpc7450Pmu *p = b->opaque;
-    return transitions(p, p->tb_now(p->cpu));
+    return transitions(p, p->tb_now(p->cpu->opaque));
 }
 
 static uint64_t ext_cycle_at(PmcBank *b, uint64_t value)
 {
     Mpc7450Pmu *p = b->opaque;
     unsigned k = tb_bit(p);
-    return p->cycle_of_tb(p->cpu, (value << (k + 1)) - (1ull << k));
+    return p->cycle_of_tb(p->cpu->opaque, (value << (k + 1)) - (1ull << k));
 }
 
 static bool frozen_by_msr(const Mpc7450Pmu *p)
@@ -151,7 +149,7 @@ static void configure(Mpc7450Pmu *p)
         c->sampling = p->mmcr0 & (i == 0 ? MMCR0_PMC1CE : MMCR0_PMCnCE);
         if (why && !(p->reported >> i & 1)) {
             p->reported |= 1u << i;
-            mach_diag(p->cpu->m, p->cpu, p->cpu->ops->get_pc(p->cpu), "pmu-event",
+            port_diag(p->cpu, port_pc(p->cpu), "pmu-event",
                          "PMC%u selector %u is not modelled: the counter counts nothing", i + 1, sel);
         } else if (!why) {
             p->reported &= ~(1u << i);
@@ -165,7 +163,8 @@ static void arm_tb_event(Mpc7450Pmu *p)
     evq_remove(&p->tb_ev);
     if (p->mmcr0 & MMCR0_TBEE) {
         uint64_t at = ext_cycle_at(&p->bank, ext_value(&p->bank) + 1);
-        vcpu_schedule(p->cpu, &p->tb_ev, at > p->cpu->cycles ? at : p->cpu->cycles);
+        uint64_t now = port_cycles(p->cpu);
+        port_schedule(p->cpu, &p->tb_ev, at > now ? at : now);
     }
 }
 
@@ -189,7 +188,7 @@ static void commit(Mpc7450Pmu *p)
  * driver finds every such counter negative in its handler. */
 static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, uint32_t before)
 {
-    Cpu *c = p->cpu;
+    const CpuPort *c = p->cpu;
     if ((p->mmcr0 & MMCR0_FCECE) && !(before & MMCR0_TRIGGER))
         p->mmcr0 |= MMCR0_FC;
     p->mmcr0 &= ~MMCR0_TRIGGER;
@@ -197,7 +196,7 @@ static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, uint
         return false;
     if (!(before & MMCR0_FC))
         p->siar = (uint32_t)at;
-    mach_profile_sample(c->m, c, p->siar, p->msr & MSR_PR, what);
+    c->profile_sample(c->opaque, p->siar, p->msr & MSR_PR, what);
     p->pending = true;
     p->mmcr0 &= ~MMCR0_PMXE;
     return true;
@@ -206,13 +205,13 @@ static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, uint
 static void tb_event(Event *ev, void *opaque)
 {
     Mpc7450Pmu *p = opaque;
-    uint64_t at = vcpu_last_retired_pc(p->cpu);
+    uint64_t at = p->cpu->last_retired_pc(p->cpu->opaque);
     pmc_sync(&p->bank);
     bool signal = enabled_condition(p, at, "TBEE", p->mmcr0);
     pmc_trace_overflow(&p->bank, at, "TBEE", p->mmcr0, signal);
     commit(p);                                          /* FC, TRIGGER may have changed */
     if (p->pending)
-        vcpu_request_stop(p->cpu);
+        p->cpu->request_stop(p->cpu->opaque);
 }
 
 void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before)
@@ -229,8 +228,8 @@ void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before)
 static void went_negative(PmcBank *b, uint32_t which)
 {
     Mpc7450Pmu *p = b->opaque;
-    Cpu *c = p->cpu;
-    uint64_t at = vcpu_last_retired_pc(c);
+    const CpuPort *c = p->cpu;
+    uint64_t at = c->last_retired_pc(c->opaque);
     uint32_t before = p->mmcr0;
     for (unsigned i = 0; i < MPC7450_PMCS; i++) {
         if (!(which >> i & 1))
@@ -245,11 +244,11 @@ static void went_negative(PmcBank *b, uint32_t which)
     }
     configure(p);                                       /* FC, TRIGGER may have changed */
     if (p->pending)
-        vcpu_request_stop(c);
+        c->request_stop(c->opaque);
 }
 
-void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c, uint64_t (*tb_now)(Cpu *c),
-                      uint64_t (*cycle_of_tb)(Cpu *c, uint64_t tb))
+void mpc7450_pmu_init(Mpc7450Pmu *p, const CpuPort *c, uint64_t (*tb_now)(void *cpu),
+                      uint64_t (*cycle_of_tb)(void *cpu, uint64_t tb))
 {
     memset(p, 0, sizeof *p);
     p->cpu = c;
@@ -322,7 +321,7 @@ PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
         p->bamr = v;
     commit(p);
     if (p->pending)
-        vcpu_request_stop(p->cpu);
+        p->cpu->request_stop(p->cpu->opaque);
     return SPR_OK;
 }
 
@@ -343,6 +342,6 @@ bool mpc7450_pmu_load(Mpc7450Pmu *p, BlobReader *r)
 {
     if (!br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) || !pmc_load(&p->bank, r))
         return false;
-    br_event(r, &p->tb_ev, &p->cpu->events);
+    br_event(r, &p->tb_ev, p->cpu->events);
     return r->ok;
 }

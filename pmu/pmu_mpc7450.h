@@ -54,7 +54,7 @@ enum {
 #define MSR_PMM 0x4u                /* MSR bit 29: performance monitor mark */
 
 typedef struct Mpc7450Pmu {
-    Cpu *cpu;
+    const CpuPort *cpu;
     PmcBank bank;
     uint32_t mmcr0, mmcr1, mmcr2, siar, bamr;
     uint32_t msr;                   /* MSR[PR, PMM] the counters are frozen by */
@@ -62,14 +62,15 @@ typedef struct Mpc7450Pmu {
     uint32_t reported;              /* unmodelled selectors already reported, a bit per PMC */
     Event tb_ev;                    /* the next transition of the TBSEL bit, while TBEE is set */
     /* the backend's timebase: its value now, and the first cycle at which it reaches tb */
-    uint64_t (*tb_now)(Cpu *c);
-    uint64_t (*cycle_of_tb)(Cpu *c, uint64_t tb);
+    /* the time base of the CPU (CpuPort.opaque) now, and the cycle at which it reaches tb */
+    uint64_t (*tb_now)(void *cpu);
+    uint64_t (*cycle_of_tb)(void *cpu, uint64_t tb);
 } Mpc7450Pmu;
 
 typedef enum PpcSprResult { SPR_NOT_MINE, SPR_OK, SPR_PRIVILEGED, SPR_ILLEGAL } PpcSprResult;
 
-void mpc7450_pmu_init(Mpc7450Pmu *p, Cpu *c, uint64_t (*tb_now)(Cpu *c),
-                      uint64_t (*cycle_of_tb)(Cpu *c, uint64_t tb));
+void mpc7450_pmu_init(Mpc7450Pmu *p, const CpuPort *c, uint64_t (*tb_now)(void *cpu),
+                      uint64_t (*cycle_of_tb)(void *cpu, uint64_t tb));
 /* The timebase is about to be written (before: true) / has been written (false). */
 void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before);
 /* Is spr a performance-monitor SPR (supervisor or user alias)? */

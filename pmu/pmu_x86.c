@@ -22,8 +22,6 @@
 #include <string.h>
 
 #include "base/state.h"
-#include "cpu/cpu.h"
-#include "sim/machine.h"
 
 #define MSR_PMC0 0xc1u
 #define MSR_PERFEVTSEL0 0x186u
@@ -82,7 +80,7 @@ static const char *counter_name(unsigned i, char *buf, size_t len)
 
 static uint64_t cur_pc(const X86Pmu *p)
 {
-    return p->cpu->ops->get_pc(p->cpu);
+    return port_pc(p->cpu);
 }
 
 /* ------------------------------------------------------------------ configuration */
@@ -123,7 +121,6 @@ static void gp_source(const X86Pmu *p, unsigned i, uint8_t *src, uint8_t *sub, c
  * general-purpose counters in `report` (bit i) that are enabled with nothing to count. */
 static void configure(X86Pmu *p, uint64_t report)
 {
-    Machine *m = p->cpu->m;
     for (unsigned i = 0; i < p->cfg.ngp; i++) {
         Pmc *c = &p->bank.ctr[i];
         uint64_t sel = p->evtsel[i];
@@ -133,7 +130,7 @@ static void configure(X86Pmu *p, uint64_t report)
         c->active = enabled && (p->cpl == 0 ? sel & SEL_OS : sel & SEL_USR);
         c->sampling = sel & SEL_INT;
         if ((report >> i & 1) && enabled && why)
-            mach_diag(m, p->cpu, cur_pc(p), "pmu-event",
+            port_diag(p->cpu, cur_pc(p), "pmu-event",
                          "IA32_PMC%u enabled with event 0x%02x umask 0x%02x: %s; it counts nothing", i,
                          (unsigned)(sel & 0xff), (unsigned)(sel >> 8) & 0xff, why);
     }
@@ -164,8 +161,7 @@ static void commit(X86Pmu *p, uint64_t report)
 static void overflow(PmcBank *b, uint32_t wrapped)
 {
     X86Pmu *p = b->opaque;
-    Cpu *c = p->cpu;
-    Machine *m = c->m;
+    const CpuPort *c = p->cpu;
     uint64_t pc = cur_pc(p);
     bool pmi = false;
     for (unsigned i = 0; i < PMC_MAX; i++) {
@@ -174,7 +170,7 @@ static void overflow(PmcBank *b, uint32_t wrapped)
         uint64_t bit = 1ull << status_bit(i);
         char name[32];
         if (p->global_status & bit)
-            mach_diag(m, c, pc, "pmu-unacked",
+            port_diag(c, pc, "pmu-unacked",
                          "%s overflowed again while its IA32_PERF_GLOBAL_STATUS bit was still set",
                          counter_name(i, name, sizeof name));
         p->global_status |= bit;
@@ -185,17 +181,17 @@ static void overflow(PmcBank *b, uint32_t wrapped)
     }
     if (!pmi)
         return;
-    uint64_t at = vcpu_last_retired_pc(c);
+    uint64_t at = c->last_retired_pc(c->opaque);
     char name[32];
     counter_name((unsigned)__builtin_ctz(wrapped), name, sizeof name);
     if (!irq_pulse(&p->pmi)) {
-        mach_diag(m, c, pc, "pmi-lost",
+        port_diag(c, pc, "pmi-lost",
                      "PMI for IA32_PERF_GLOBAL_STATUS 0x%" PRIx64 " found LVTPC masked: the interrupt is lost",
                      p->global_status);
         return;
     }
     p->pmi_status = p->global_status;
-    mach_profile_sample(m, c, at, p->cpl == 3, name);
+    c->profile_sample(c->opaque, at, p->cpl == 3, name);
 }
 
 void x86pmu_nmi_entry(X86Pmu *p)
@@ -211,7 +207,7 @@ void x86pmu_nmi_return(X86Pmu *p, uint64_t pc)
     uint64_t left = p->global_status & p->pmi_status;
     p->pmi_status = 0;
     if (left)
-        mach_diag(p->cpu->m, p->cpu, pc, "pmi-unacked",
+        port_diag(p->cpu, pc, "pmi-unacked",
                      "the NMI handler returned with IA32_PERF_GLOBAL_STATUS 0x%" PRIx64
                      " still set (no write to IA32_PERF_GLOBAL_OVF_CTRL): Linux would loop "
                      "(\"perfevents: irq loop stuck!\")",
@@ -229,7 +225,7 @@ void x86pmu_set_cpl(X86Pmu *p, unsigned cpl)
 
 /* ------------------------------------------------------------------ MSRs */
 
-void x86pmu_init(X86Pmu *p, Cpu *c, IrqLine pmi, const X86PmuConfig *cfg)
+void x86pmu_init(X86Pmu *p, const CpuPort *c, IrqLine pmi, const X86PmuConfig *cfg)
 {
     memset(p, 0, sizeof *p);
     p->cpu = c;
@@ -292,7 +288,7 @@ MsrResult x86pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v)
 
 static MsrResult reserved(X86Pmu *p, uint64_t pc, uint32_t index, uint64_t v, uint64_t bad)
 {
-    mach_diag(p->cpu->m, p->cpu, pc, "pmu-reserved",
+    port_diag(p->cpu, pc, "pmu-reserved",
                  "wrmsr %s = 0x%" PRIx64 " sets reserved bits 0x%" PRIx64 ": #GP", x86pmu_msr_name(p, index), v,
                  bad);
     return MSR_GP;

@@ -41,7 +41,7 @@ typedef struct X86PmuConfig {
 } X86PmuConfig;
 
 typedef struct X86Pmu {
-    Cpu *cpu;
+    const CpuPort *cpu;
     IrqLine pmi;                    /* the overflow interrupt: the local APIC's LVT_PC input */
     X86PmuConfig cfg;
     PmcBank bank;
@@ -54,7 +54,7 @@ typedef struct X86Pmu {
 
 typedef enum MsrResult { MSR_NOT_MINE, MSR_OK, MSR_GP } MsrResult;
 
-void x86pmu_init(X86Pmu *p, Cpu *c, IrqLine pmi, const X86PmuConfig *cfg);
+void x86pmu_init(X86Pmu *p, const CpuPort *c, IrqLine pmi, const X86PmuConfig *cfg);
 /* The MSR's name if it is a PMU MSR (for the trace), else NULL. */
 const char *x86pmu_msr_name(const X86Pmu *p, uint32_t index);
 /* Access at an exact instruction boundary (a trap hook); `pc` is the accessing instruction. */

@@ -73,17 +73,17 @@ static const StateField cpu_fields[] = {
     STATE_FIELD(Cpu, exc.serialized_at),
     STATE_FIELD(Cpu, exc.insns_at),
     STATE_UPTO(Cpu, exc.repeats, EXCEPTION_LOOP_LIMIT),
-    STATE_FIELD(Cpu, loads),
-    STATE_FIELD(Cpu, stores),
-    STATE_FIELD(Cpu, memops),
+    STATE_FIELD(Cpu, pev.loads),
+    STATE_FIELD(Cpu, pev.stores),
+    STATE_FIELD(Cpu, pev.memops),
     STATE_BOOL(Cpu, pins.nmi),
     STATE_BOOL(Cpu, pins.irq),
     STATE_BOOL(Cpu, start.pending),
     STATE_FIELD(Cpu, start.entry),
     STATE_FIELD(Cpu, start.arg),
     STATE_FIELD(Cpu, start.at),
-    STATE_FIELD(Cpu, branches),
-    STATE_FIELD(Cpu, br_misses),
+    STATE_FIELD(Cpu, pev.branches),
+    STATE_FIELD(Cpu, pev.br_misses),
     STATE_ARRAY(Cpu, bp.pht),
     STATE_ARRAY(Cpu, bp.btb),
     STATE_ARRAY(Cpu, bp.ras),
@@ -124,7 +124,7 @@ static bool load_cpu(Cpu *c, BlobReader *r)
     if (!br_fields(r, c, cpu_fields, ARRAY_SIZE(cpu_fields)))
         return false;
     /* every CPU ran to the round's end (machine time) and at most a block beyond it */
-    const Clock *clk = &c->m->clock;
+    const Clock *clk = c->cl->clock;
     if (c->cycles < clk->now || c->cycles - clk->now > clk->quantum + CK_MAX_OVERSHOOT || c->idle_cycles > c->cycles)
         return br_fail(r, "cycles (not at the machine's time)");
     char *why = br_str(r, 256, "stop reason");
@@ -191,17 +191,17 @@ static bool load_memory(Machine *m, BlobReader *r)
 
 static void save_code(Machine *m, Blob *b)
 {
-    blob_u64(b, m->cw.writes);
-    blob_u32(b, (uint32_t)m->cw.n);
-    for (int i = 0; i < m->cw.n; i++) {
-        blob_u64(b, m->cw.ranges[i].start);
-        blob_u64(b, m->cw.ranges[i].end);
+    blob_u64(b, m->cl.cw.writes);
+    blob_u32(b, (uint32_t)m->cl.cw.n);
+    for (int i = 0; i < m->cl.cw.n; i++) {
+        blob_u64(b, m->cl.cw.ranges[i].start);
+        blob_u64(b, m->cl.cw.ranges[i].end);
     }
 }
 
 static bool load_code(Machine *m, BlobReader *r)
 {
-    m->cw.writes = br_u64(r);
+    m->cl.cw.writes = br_u64(r);
     uint32_t nr = br_count(r, 16, UINT32_MAX, "code range count");
     for (uint32_t i = 0; i < nr && r->ok; i++) {
         uint64_t s = br_u64(r), e = br_u64(r);
@@ -209,7 +209,7 @@ static bool load_code(Machine *m, BlobReader *r)
             r->off -= 16;
             return br_fail(r, "a code range outside RAM");
         }
-        codewatch_add_range(&m->cw, s, e);
+        codewatch_add_range(&m->cl.cw, s, e);
         for (uint64_t a = s & ~(GUEST_PAGE - 1); a < e; a += GUEST_PAGE)
             if (!mem_page_is_code(&m->mem, a))
                 mem_note_code_page(&m->mem, a);
@@ -221,23 +221,23 @@ static bool load_code(Machine *m, BlobReader *r)
  * restored CPUs start without a block), then each CPU's sampling-window flag and the profile. */
 static void save_profile(Machine *m, Blob *b)
 {
-    for (int i = 0; i < m->ncpus; i++)
-        vcpu_profile_flush(m->cpus[i]);
-    for (int i = 0; i < m->ncpus; i++)
-        blob_u8(b, m->cpus[i]->prof.window);
+    for (int i = 0; i < m->cl.ncpus; i++)
+        vcpu_profile_flush(m->cl.cpus[i]);
+    for (int i = 0; i < m->cl.ncpus; i++)
+        blob_u8(b, m->cl.cpus[i]->prof.window);
     profile_save(m->profile, b);
 }
 
 static bool load_profile(Machine *m, BlobReader *r)
 {
     uint8_t win[MAX_CPUS];
-    for (int i = 0; i < m->ncpus; i++)
+    for (int i = 0; i < m->cl.ncpus; i++)
         if ((win[i] = br_u8(r)) > 1)
             return br_fail(r, "sampling window");
-    if (!r->ok || !profile_load(m->profile, r, m->ncpus))
+    if (!r->ok || !profile_load(m->profile, r, m->cl.ncpus))
         return false;
-    for (int i = 0; i < m->ncpus; i++)
-        m->cpus[i]->prof.window = win[i];
+    for (int i = 0; i < m->cl.ncpus; i++)
+        m->cl.cpus[i]->prof.window = win[i];
     return true;
 }
 
@@ -261,10 +261,10 @@ static void save_sections(Machine *m, Blob *out)
     blob_u64(&b, m->clock.now);
     blob_u64(&b, m->clock.seq);
     blob_u64(&b, m->console.bytes);
-    blob_u32(&b, (uint32_t)m->ncpus);
+    blob_u32(&b, (uint32_t)m->cl.ncpus);
     section(out, SEC_MACHINE, &b);
-    for (int i = 0; i < m->ncpus; i++) {
-        save_cpu(m->cpus[i], &b);
+    for (int i = 0; i < m->cl.ncpus; i++) {
+        save_cpu(m->cl.cpus[i], &b);
         section(out, SEC_CPU, &b);
     }
     for (int i = 0; i < m->ndevs; i++) {
@@ -452,7 +452,7 @@ static bool load_machine(Machine *m, BlobReader *r)
     m->clock.now = br_u64(r);
     m->clock.seq = br_u64(r);
     m->console.bytes = br_u64(r);
-    if (br_u32(r) != (uint32_t)m->ncpus)
+    if (br_u32(r) != (uint32_t)m->cl.ncpus)
         return br_fail(r, "another CPU count");
     return r->ok;
 }
@@ -479,11 +479,11 @@ static bool load_icache(Machine *m, BlobReader *r)
 static bool load_cpus_devices(Machine *m, BlobReader *file, const char *path, Error *err)
 {
     BlobReader sec;
-    for (int i = 0; i < m->ncpus; i++) {
+    for (int i = 0; i < m->cl.ncpus; i++) {
         char what[16];
         snprintf(what, sizeof what, "cpu%d", i);
         if (!next_section(file, SEC_CPU, &sec, path, "cpu", err) ||
-            !section_done(&sec, load_cpu(m->cpus[i], &sec), path, what, err))
+            !section_done(&sec, load_cpu(m->cl.cpus[i], &sec), path, what, err))
             return false;
     }
     for (int i = 0; i < m->ndevs; i++) {
@@ -512,8 +512,8 @@ static bool load_sections(Machine *m, BlobReader *file, uint32_t saved, const ch
 /* What each CPU restores from guest memory (CpuOps.load_finish), now that RAM is restored. */
 static bool finish_cpus(Machine *m, const char *path, Error *err)
 {
-    for (int i = 0; i < m->ncpus; i++) {
-        Cpu *c = m->cpus[i];
+    for (int i = 0; i < m->cl.ncpus; i++) {
+        Cpu *c = m->cl.cpus[i];
         if (c->ops->load_finish && !c->ops->load_finish(c, path, err))
             return false;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/tunables.h"
+#include "sim/checkpoint.h"
 
 enum {
     O_HELP = 'h',
@@ -162,6 +163,7 @@ static bool parse_save_at(MachineConfig *cfg, const char *val, FILE *err)
     if (!cli_number(num, 0, MAX_RUN_LIMIT, &cfg->save_at))
         return bad(err, "--save-at %s: the cycle must be a number from 0 to 2^62%s", val, "");
     cfg->save_file = colon + 1;
+    cfg->save = checkpoint_save;
     return true;
 }
 

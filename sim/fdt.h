@@ -9,6 +9,7 @@
 #define PMUSIM_FDT_H
 
 #include "base/common.h"
+#include "cpu/cluster.h"
 #include "sim/dev/device.h"
 
 #define DESC_MAX_CPUS 16
@@ -31,21 +32,6 @@
  * memory (and minutes) before the guest runs. */
 #define DT_RAM_MAX ((uint64_t)1 << 40)
 #define DT_RAM_MAX_TEXT "1 TiB"
-
-typedef struct CpuModel CpuModel;
-
-typedef enum EnableMethod { ENABLE_BOOT, ENABLE_PSCI, ENABLE_SPIN_TABLE } EnableMethod;
-
-typedef struct CpuDesc {
-    char path[128];
-    uint64_t hwid;                  /* reg */
-    const CpuModel *model;
-    uint64_t clock_hz;
-    uint64_t timebase_hz;           /* ppc32 */
-    EnableMethod enable;
-    uint64_t release_addr;          /* spin table */
-    uint64_t tpidr_el1;             /* arm64: pmusim,tpidr-el1 */
-} CpuDesc;
 
 typedef struct MemDesc {
     uint64_t base, size;

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "base/tunables.h"
-#include "sim/checkpoint.h"
 #include "sim/devices.h"
 
 /* x86 boot structures (docs/machines.md). */
@@ -60,7 +59,7 @@ static void console_write_all(Console *con)
 void console_putc(Machine *m, uint8_t ch)
 {
     Console *con = &m->console;
-    if (m->stopping)
+    if (m->cl.stopping)
         return;                     /* after the instruction that ended the run */
     con->buf[con->len++] = (char)ch;
     con->bytes++;
@@ -75,22 +74,6 @@ void console_flush(Machine *m)
 
 /* ------------------------------------------------------------------ exit */
 
-uint64_t mach_total_insns(const Machine *m)
-{
-    uint64_t t = 0;
-    for (int i = 0; i < m->ncpus; i++)
-        t += m->cpus[i]->insns;
-    return t;
-}
-
-Cpu *mach_cpu_by_hwid(Machine *m, uint64_t hwid)
-{
-    for (int i = 0; i < m->ncpus; i++)
-        if (m->cpus[i]->hwid == hwid)
-            return m->cpus[i];
-    return NULL;
-}
-
 void mach_exit(Machine *m, Cpu *c, int status, const char *reason)
 {
     mach_exit_at(m, c, UINT64_MAX, status, reason);
@@ -98,7 +81,7 @@ void mach_exit(Machine *m, Cpu *c, int status, const char *reason)
 
 void mach_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *reason)
 {
-    if (m->stopping)
+    if (m->cl.stopping)
         return;
     if (c) {
         /* The instruction that caused the exit is the last one retired. */
@@ -111,7 +94,7 @@ void mach_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *reaso
         c->stop_reason = reason;
         vcpu_request_stop(c);
     }
-    m->stopping = true;
+    m->cl.stopping = true;
     m->exit_status = status;
     m->exit_reason = reason;
     m->exit_cpu = c ? c->index : -1;
@@ -140,7 +123,7 @@ static uint64_t all_ones(unsigned size)
 static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned size, AccessKind kind,
                               uint64_t cpu_addr)
 {
-    if (m->stopping)
+    if (m->cl.stopping)
         return all_ones(size);
     Device *d = find_device(m, io, addr);
     m->acc = (AccessCtx){ true, kind, cpu_addr, size };
@@ -159,7 +142,7 @@ static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsign
 static void dispatch_write(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned size, uint64_t val,
                            AccessKind kind, uint64_t cpu_addr)
 {
-    if (m->stopping)
+    if (m->cl.stopping)
         return;
     Device *d = find_device(m, io, addr);
     m->acc = (AccessCtx){ true, kind, cpu_addr, size };
@@ -196,12 +179,12 @@ static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size, void *opaq
 {
     MmioCtx *x = opaque;
     Machine *m = x->m;
-    Cpu *c = m->cpus[x->cpu];
+    Cpu *c = m->cl.cpus[x->cpu];
     switch (x->kind) {
     case WIN_ISA:
         return dispatch_read(m, c, true, off, size, ACC_READ, x->base + off);
     case WIN_DESCRIBED:
-        if (!m->stopping)
+        if (!m->cl.stopping)
             mach_diag(m, c, vcpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
                          "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
         return 0;
@@ -214,13 +197,13 @@ static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val,
 {
     MmioCtx *x = opaque;
     Machine *m = x->m;
-    Cpu *c = m->cpus[x->cpu];
+    Cpu *c = m->cl.cpus[x->cpu];
     switch (x->kind) {
     case WIN_ISA:
         dispatch_write(m, c, true, off, size, val, ACC_WRITE, x->base + off);
         break;
     case WIN_DESCRIBED:
-        if (!m->stopping)
+        if (!m->cl.stopping)
             mach_diag(m, c, vcpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
                          "write of 0x%" PRIx64 " to %s +0x%" PRIx64 " (%u bytes): not modelled yet, ignored", val,
                          x->name, off, size);
@@ -327,17 +310,30 @@ static bool place_dtb(Machine *m, uint64_t *addr, Error *err)
     return true;
 }
 
+/* The strict I-cache model reports stale executions as the patch validator's violations. */
+static void icache_disasm(void *pc, uint64_t addr, const uint8_t *b, size_t len, char *out, size_t outlen)
+{
+    patchcheck_disasm(pc, addr, b, len, out, outlen);
+}
+
+static void icache_violation(void *pc, int cpu, uint64_t cycle, uint64_t at, const char *what)
+{
+    patchcheck_violation(pc, cpu, cycle, at, at, "%s", what);
+}
+
 static bool mach_check_patching(Machine *m, Error *err)
 {
     m->patchcheck = xcalloc(1, sizeof *m->patchcheck);
-    if (!patchcheck_init(m->patchcheck, m, &m->image, err))
+    if (!patchcheck_init(m->patchcheck, &m->cl, &m->image, err))
         return false;
     if (m->cfg.icache_strict) {
         if (m->arch == ARCH_X86_64)
             return err_set(err, "--icache=strict: x86_64 keeps its instruction cache coherent with stores; "
                                   "the strict mode is for arm64 and ppc32");
         m->icache = xcalloc(1, sizeof *m->icache);
-        icache_init(m->icache, m);
+        icache_init(m->icache, &m->cl);
+        m->icache->report = (ICacheReporter){ m->patchcheck, icache_disasm, icache_violation };
+        m->cl.watch = icache_watch(m->icache);
     }
     return true;
 }
@@ -356,7 +352,7 @@ static bool load_image(Machine *m, Error *err)
     if (!mem_ptr(&m->mem, m->image.entry, 4))
         return err_set(err, "%s: entry point 0x%" PRIx64 " is not in RAM or ROM", m->image.path, m->image.entry);
     for (int i = 0; i < m->image.ncode; i++) {
-        codewatch_add_range(&m->cw, m->image.code[i].start, m->image.code[i].end);
+        codewatch_add_range(&m->cl.cw, m->image.code[i].start, m->image.code[i].end);
         mem_mark_code(&m->mem, m->image.code[i].start, m->image.code[i].end);
     }
     return true;
@@ -431,6 +427,82 @@ static bool reserve_regions(Machine *m, Error *err)
     return dt_reserve(m->fdt, m->fdt_addr, DTB_MAX_SIZE, err);
 }
 
+/* ------------------------------------------------------------------ what the CPUs see */
+
+static void cl_exit(void *m, Cpu *cpu, uint64_t pc, int status, const char *reason)
+{
+    mach_exit_at(m, cpu, pc, status, reason);
+}
+
+static void cl_putc(void *m, uint8_t c)
+{
+    console_putc(m, c);
+}
+
+static bool cl_map_devices(void *m, Cpu *cpu, Error *err)
+{
+    return mach_map_devices(m, cpu, err);
+}
+
+static uint64_t cl_io_read(void *m, Cpu *cpu, uint64_t port, unsigned size)
+{
+    return mach_io_read(m, cpu, port, size);
+}
+
+static void cl_io_write(void *m, Cpu *cpu, uint64_t port, unsigned size, uint64_t val)
+{
+    mach_io_write(m, cpu, port, size, val);
+}
+
+static void cl_profile_block(void *m, Cpu *cpu, const BlockEntry *blk, uint32_t from, uint32_t to, bool window)
+{
+    Machine *mm = m;
+    if (mm->profile)
+        profile_block(mm->profile, blk, from, to, window);
+}
+
+static void cl_profile_sample(void *m, Cpu *cpu, uint64_t pc, bool user, const char *counter)
+{
+    mach_profile_sample(m, cpu, pc, user, counter);
+}
+
+/* The x86 local APIC timer's bus clock: the clock-frequency of an intel,ce4100-lapic node. */
+static uint64_t lapic_hz(const MachineDesc *d)
+{
+    uint64_t hz = 0;
+    for (int i = 0; i < d->ndevs; i++)
+        if (!strcmp(d->devs[i].compatible, "intel,ce4100-lapic") && !d->devs[i].described_only)
+            hz = d->devs[i].clock_hz;
+    return hz;
+}
+
+static const CpuOps *cpu_backend(Arch arch)
+{
+    return arch == ARCH_X86_64 ? &vcpu_x86_64_ops : arch == ARCH_ARM64 ? &vcpu_arm64_ops : &vcpu_ppc32_ops;
+}
+
+/* What the CPUs share and see of the machine (cpu/cluster.h); their creation fills cpus[]. */
+static void cluster_wire(Machine *m)
+{
+    Cluster *cl = &m->cl;
+    cl->arch = m->arch;
+    cl->mem = &m->mem;
+    cl->trace = &m->trace;
+    cl->clock = &m->clock;
+    cl->max_insns = m->cfg.max_insns;
+    cl->max_cycles = m->cfg.max_cycles;
+    cl->icount_check = m->cfg.icount_check;
+    cl->semihosting = m->cfg.semihosting;
+    cl->psci = m->desc.psci;
+    cl->timer_hz = m->desc.timer_hz;
+    cl->lapic_hz = lapic_hz(&m->desc);
+    cl->host = (ClusterHost){
+        .opaque = m, .exit = cl_exit, .console_putc = cl_putc, .map_devices = cl_map_devices,
+        .io_read = cl_io_read, .io_write = cl_io_write, .profile_block = cl_profile_block,
+        .profile_sample = cl_profile_sample,
+    };
+}
+
 /* ------------------------------------------------------------------ what devices see */
 
 static void host_putc(void *m, uint8_t c)
@@ -450,22 +522,22 @@ static int host_cpu_index(void *m, Cpu *cpu)
 
 static Cpu *host_cpu(void *m, int n)
 {
-    return ((Machine *)m)->cpus[n];
+    return ((Machine *)m)->cl.cpus[n];
 }
 
 static uint64_t host_cpu_cycles(void *m, int n)
 {
-    return ((Machine *)m)->cpus[n]->cycles;
+    return ((Machine *)m)->cl.cpus[n]->cycles;
 }
 
 static EventQueue *host_cpu_events(void *m, int n)
 {
-    return &((Machine *)m)->cpus[n]->events;
+    return &((Machine *)m)->cl.cpus[n]->events;
 }
 
 static void host_cpu_schedule(void *m, int n, Event *ev, uint64_t cycle)
 {
-    vcpu_schedule(((Machine *)m)->cpus[n], ev, cycle);
+    vcpu_schedule(((Machine *)m)->cl.cpus[n], ev, cycle);
 }
 
 static void dev_host_init(Machine *m)
@@ -484,7 +556,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     m->exit_cpu = -1;
     trace_init(&m->trace);
     trace_set_symbolizer(&m->trace, describe_for_trace, m);
-    codewatch_init(&m->cw);
+    codewatch_init(&m->cl.cw);
     m->console.out.fd = -1;
 
     if (cfg->kernel) {
@@ -524,10 +596,11 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         }
     }
     clk_init(&m->clock, cfg->quantum ? cfg->quantum : DEFAULT_QUANTUM, m->desc.cpus[0].clock_hz);
+    cluster_wire(m);
 
     if (cfg->kernel && !load_image(m, err))
         return false;
-    if (cfg->guest_trace_file && !guesttrace_check(m, err))
+    if (cfg->guest_trace_file && !guesttrace_check(&m->image, err))
         return false;
     if (cfg->check_patching && !mach_check_patching(m, err))
         return false;
@@ -569,15 +642,15 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         m->profile = xcalloc(1, sizeof *m->profile);
         profile_init(m->profile);
     }
-    m->ncpus = m->desc.ncpus;
-    for (int i = 0; i < m->ncpus; i++) {
+    m->cl.ncpus = m->desc.ncpus;
+    for (int i = 0; i < m->cl.ncpus; i++) {
         const CpuDesc *cd = &m->desc.cpus[i];
-        m->cpus[i] = vcpu_create(m, i, cd->hwid, cd->model, err);
-        if (!m->cpus[i]) {
-            m->ncpus = i;
+        m->cl.cpus[i] = vcpu_create(&m->cl, i, cd, cpu_backend(m->arch), err);
+        if (!m->cl.cpus[i]) {
+            m->cl.ncpus = i;
             return false;
         }
-        m->cpus[i]->prof.on = m->profile != NULL;
+        m->cl.cpus[i]->prof.on = m->profile != NULL;
     }
     return true;
 }
@@ -599,12 +672,12 @@ bool mach_open_outputs(Machine *m, Error *err)
 
 void mach_interrupt(Machine *m, int sig)
 {
-    m->interrupted = sig;
+    m->cl.interrupted = sig;
     if (!m->running)
         return;
-    for (int i = 0; i < m->ncpus; i++)
-        if (m->cpus[i])
-            m->cpus[i]->lim.fast = 0;  /* the next block takes the slow path, which sees the flag */
+    for (int i = 0; i < m->cl.ncpus; i++)
+        if (m->cl.cpus[i])
+            m->cl.cpus[i]->lim.fast = 0;  /* the next block takes the slow path, which sees the flag */
 }
 
 void mach_rescue_outputs(Machine *m)
@@ -637,16 +710,17 @@ static bool fill_samples(FILE *f, void *arg, Error *err)
 
 static bool fill_guest_trace(FILE *f, void *arg, Error *err)
 {
-    return guesttrace_print(arg, f, err);
+    Machine *m = arg;
+    return guesttrace_print(&m->image, &m->mem, f, err);
 }
 
 static void write_samples(Machine *m)
 {
     if (!m->profile)
         return;
-    for (int i = 0; i < m->ncpus; i++) {
-        vcpu_profile_flush(m->cpus[i]);
-        m->cpus[i]->blk_counted = 0;
+    for (int i = 0; i < m->cl.ncpus; i++) {
+        vcpu_profile_flush(m->cl.cpus[i]);
+        m->cl.cpus[i]->blk_counted = 0;
     }
     Error err = { { 0 } };
     if (!outfile_write_stdio("--samples", m->cfg.samples_file, fill_samples, m, &err))
@@ -655,15 +729,15 @@ static void write_samples(Machine *m)
 
 void mach_boot(Machine *m)
 {
-    Cpu *boot = m->cpus[0];
+    Cpu *boot = m->cl.cpus[0];
     /* second argument register: x86 RSI = APIC ID; ppc32 r6 = the ePAPR magic (docs/guest-abi.md) */
     vcpu_start(boot, m->image.entry, m->fdt_addr, m->arch == ARCH_PPC32 ? EPAPR_MAGIC : boot->hwid, 0, "boot");
 }
 
 void mach_destroy(Machine *m)
 {
-    for (int i = 0; i < m->ncpus; i++)
-        vcpu_destroy(m->cpus[i]);
+    for (int i = 0; i < m->cl.ncpus; i++)
+        vcpu_destroy(m->cl.cpus[i]);
     for (int i = 0; i < m->ndevs; i++) {
         if (m->devs[i]->ops->destroy)
             m->devs[i]->ops->destroy(m->devs[i]);
@@ -688,7 +762,7 @@ void mach_destroy(Machine *m)
         free(m->icache);
     }
     clk_destroy(&m->clock);
-    codewatch_destroy(&m->cw);
+    codewatch_destroy(&m->cl.cw);
     mem_destroy(&m->mem);
     image_free(&m->image);
     free(m->fdt);
@@ -744,9 +818,9 @@ static void apply_code_pages(Machine *m)
         RamBlock *b = mem_block(gm, page);
         uint8_t *f = &b->pflags[(page - b->base) / GUEST_PAGE];
         *f = (uint8_t)((*f & ~PAGE_CODE_PENDING) | PAGE_CODE);
-        for (int k = 0; k < m->ncpus; k++) {
-            uc_mem_protect(m->cpus[k]->uc, page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
-            vcpu_invalidate_code(m->cpus[k], page, page + GUEST_PAGE);
+        for (int k = 0; k < m->cl.ncpus; k++) {
+            uc_mem_protect(m->cl.cpus[k]->uc, page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
+            vcpu_invalidate_code(m->cl.cpus[k], page, page + GUEST_PAGE);
         }
     }
     gm->npending = 0;
@@ -756,8 +830,8 @@ static bool mach_hung(Machine *m)
 {
     if (m->clock.global.n)
         return false;
-    for (int i = 0; i < m->ncpus; i++) {
-        Cpu *c = m->cpus[i];
+    for (int i = 0; i < m->cl.ncpus; i++) {
+        Cpu *c = m->cl.cpus[i];
         /* instruction events cannot fire while a CPU sleeps: only its cycle events can wake it */
         if (c->state == CPU_RUNNING || c->start.pending || evq_has_wakers(&c->events) || c->pins.nmi ||
             c->pins.irq)
@@ -791,20 +865,20 @@ static void finish_outputs(Machine *m)
 int mach_run(Machine *m)
 {
     m->running = 1;
-    while (!m->stopping) {
+    while (!m->cl.stopping) {
         uint64_t end = m->clock.now + m->clock.quantum;
         if (m->cfg.max_cycles && end > m->cfg.max_cycles)
             end = m->cfg.max_cycles;
-        for (int i = 0; i < m->ncpus && !m->stopping && !m->interrupted; i++) {
-            Cpu *c = m->cpus[i];
+        for (int i = 0; i < m->cl.ncpus && !m->cl.stopping && !m->cl.interrupted; i++) {
+            Cpu *c = m->cl.cpus[i];
             poll_power_on(m, c);
             vcpu_run(c, end);
             apply_code_pages(m);
         }
-        if (m->stopping)
+        if (m->cl.stopping)
             break;
-        if (m->interrupted) {       /* the CPUs stopped early: the round did not complete */
-            mach_exit(m, NULL, 128 + m->interrupted, "interrupted");
+        if (m->cl.interrupted) {       /* the CPUs stopped early: the round did not complete */
+            mach_exit(m, NULL, 128 + m->cl.interrupted, "interrupted");
             break;
         }
         evq_run_due(&m->clock.global, end);
@@ -817,10 +891,10 @@ int mach_run(Machine *m)
             mach_exit(m, NULL, EXIT_HUNG, "all-cpus-asleep");
             break;
         }
-        if (m->cfg.save_file && !m->saved && m->clock.now >= m->cfg.save_at) {
+        if (m->cfg.save_file && m->cfg.save && !m->saved && m->clock.now >= m->cfg.save_at) {
             Error err = { { 0 } };
             m->saved = true;
-            if (!checkpoint_save(m, m->cfg.save_file, &err)) {
+            if (!m->cfg.save(m, m->cfg.save_file, &err)) {
                 output_lost(m, &err);
                 mach_exit(m, NULL, EXIT_OUTPUT, "checkpoint-failed");
                 break;
@@ -841,8 +915,8 @@ int mach_run(Machine *m)
 
 void mach_print_stats(Machine *m)
 {
-    for (int i = 0; i < m->ncpus; i++) {
-        Cpu *c = m->cpus[i];
+    for (int i = 0; i < m->cl.ncpus; i++) {
+        Cpu *c = m->cl.cpus[i];
         const char *why = c->stop_reason;
         if (c->state == CPU_RUNNING && (i != m->exit_cpu))
             why = m->exit_cpu < 0 && m->exit_reason ? m->exit_reason : "running";

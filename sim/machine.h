@@ -19,6 +19,7 @@
 #include "base/mem.h"
 #include "base/outfile.h"
 #include "base/trace.h"
+#include "cpu/cluster.h"
 #include "cpu/codewatch.h"
 #include "cpu/cpu.h"
 #include "cpu/icache.h"
@@ -26,10 +27,10 @@
 #include "tracer/patchcheck.h"
 #include "tracer/profile.h"
 
-#define MAX_CPUS 16
 #define MAX_DEVICES 32
 
 typedef struct Device Device;
+typedef struct Machine Machine;
 
 /* Everything the command line can ask of a run. */
 typedef struct MachineConfig {
@@ -55,6 +56,8 @@ typedef struct MachineConfig {
     bool semihosting;
     const char *save_file;          /* --save-at CYCLE:FILE */
     uint64_t save_at;
+    /* How --save-at writes the machine: checkpoint_save (sim/checkpoint.h, above the machine). */
+    bool (*save)(struct Machine *m, const char *path, Error *err);
     const char *restore_file;
     bool icount_check;              /* test aid: count every instruction with a code hook too */
 } MachineConfig;
@@ -83,23 +86,19 @@ struct Machine {
     uint64_t fdt_addr, fdt_size;
     MachineDesc desc;
     GuestMem mem;
-    Cpu *cpus[MAX_CPUS];
-    int ncpus;
+    Cluster cl;                     /* the CPUs and what they share (cpu/cluster.h) */
     Device *devs[MAX_DEVICES];
     int ndevs;
     Clock clock;
     Trace trace;
-    CodeWatch cw;
     Console console;
     Profile *profile;               /* --samples, else NULL */
     PatchCheck *patchcheck;         /* --check-patching, else NULL */
     ICache *icache;                 /* --icache=strict, else NULL */
 
-    bool stopping;                  /* no CPU runs again once set */
     int exit_status;
     const char *exit_reason;
     int exit_cpu;
-    volatile sig_atomic_t interrupted;  /* the signal that ended the run (mach_interrupt), or 0 */
     volatile sig_atomic_t running;  /* inside mach_run: mach_interrupt may reach the CPUs */
     bool output_lost;               /* an output could not be written: exit status 7 */
     bool saved;                     /* --save-at done */
@@ -135,10 +134,6 @@ void mach_print_stats(Machine *m);
 void mach_exit(Machine *m, Cpu *cpu, int status, const char *reason);
 /* The same, naming the instruction that caused it (when the PC has already moved on). */
 void mach_exit_at(Machine *m, Cpu *cpu, uint64_t pc, int status, const char *reason);
-/* Total instructions retired by every CPU. */
-uint64_t mach_total_insns(const Machine *m);
-/* A CPU by hardware id (APIC ID / MPIDR / PIR), or NULL. */
-Cpu *mach_cpu_by_hwid(Machine *m, uint64_t hwid);
 
 /* Console output (a UART transmitted a byte). */
 void console_putc(Machine *m, uint8_t c);

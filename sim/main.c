@@ -99,8 +99,8 @@ static int dump_dtb(const MachineConfig *cfg)
 static int check_icount(void)
 {
     int status = 0;
-    for (int k = 0; k < machine.ncpus; k++) {
-        Cpu *c = machine.cpus[k];
+    for (int k = 0; k < machine.cl.ncpus; k++) {
+        Cpu *c = machine.cl.cpus[k];
         uint64_t ref = vcpu_icount_reference(c);
         bool same = ref == c->insns;
         fprintf(stderr, "icount-check: cpu%d block-count=%" PRIu64 " per-insn=%" PRIu64 " %s\n", k, c->insns, ref,

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/machine.h"
+#include "base/loader.h"
+#include "base/mem.h"
 
 #define TB_MAGIC 0x504d5442u        /* "PMTB" */
 #define TB_VERSION 1
@@ -27,7 +28,8 @@ typedef struct Entry {
 } Entry;
 
 typedef struct Rings {
-    Machine *m;
+    const Image *im;
+    GuestMem *mem;
     bool be;
     uint32_t nr_cpus, tracer;
     uint64_t hz;
@@ -41,10 +43,10 @@ static uint64_t rd(const Rings *r, const uint8_t *p, unsigned n)
     return r->be ? load_be(p, n) : load_le(p, n);
 }
 
-static const char *fn_name(Machine *m, uint64_t addr, char *buf, size_t len)
+static const char *fn_name(const Image *im, uint64_t addr, char *buf, size_t len)
 {
     uint64_t off;
-    const Symbol *s = image_symbol_at(&m->image, addr, &off);
+    const Symbol *s = image_symbol_at(im, addr, &off);
     if (s)
         snprintf(buf, len, "%s", s->name);
     else
@@ -52,12 +54,12 @@ static const char *fn_name(Machine *m, uint64_t addr, char *buf, size_t len)
     return buf;
 }
 
-bool guesttrace_check(const Machine *m, Error *err)
+bool guesttrace_check(const Image *im, Error *err)
 {
     uint64_t a;
-    if (!image_symbol_addr(&m->image, "trace_buffers", &a))
+    if (!image_symbol_addr(im, "trace_buffers", &a))
         return err_set(err, "%s: no trace_buffers symbol: this guest keeps no trace rings (--guest-trace)",
-                         m->image.path);
+                         im->path);
     return true;
 }
 
@@ -73,15 +75,15 @@ static int cmp_entry(const void *a, const void *b)
 
 static bool read_rings(Rings *r, Error *err)
 {
-    Machine *m = r->m;
+    const Image *im = r->im;
     uint64_t va;
-    if (!image_symbol_addr(&m->image, "trace_buffers", &va))
-        return err_set(err, "%s: no trace_buffers symbol", m->image.path);
-    uint64_t pa = image_load_addr(&m->image, va);
-    const uint8_t *d = mem_ptr(&m->mem, pa, TB_HDR + TB_MAX_CPUS * TB_CPU);
+    if (!image_symbol_addr(im, "trace_buffers", &va))
+        return err_set(err, "%s: no trace_buffers symbol", im->path);
+    uint64_t pa = image_load_addr(im, va);
+    const uint8_t *d = mem_ptr(r->mem, pa, TB_HDR + TB_MAX_CPUS * TB_CPU);
     if (!d)
         return err_set(err, "trace_buffers at 0x%" PRIx64 " is not in guest RAM", pa);
-    r->be = m->image.big_endian;
+    r->be = im->big_endian;
     if (rd(r, d, 4) != TB_MAGIC)
         return err_set(err, "trace_buffers at 0x%" PRIx64 ": no magic: the guest never set up its trace rings", pa);
     if (rd(r, d + 4, 4) != TB_VERSION || rd(r, d + 12, 4) != TB_ENTRY)
@@ -105,7 +107,7 @@ static bool read_rings(Rings *r, Error *err)
             continue;
         if (size > (1ull << 32) / TB_ENTRY)
             return err_set(err, "trace_buffers: cpu %u: %" PRIu64 " entries is too large", c, size);
-        const uint8_t *ring = mem_ptr(&m->mem, base, size * TB_ENTRY);
+        const uint8_t *ring = mem_ptr(r->mem, base, size * TB_ENTRY);
         if (!ring)
             return err_set(err, "trace_buffers: cpu %u: ring at 0x%" PRIx64 " (%" PRIu64 " entries) is not in guest RAM",
                              c, base, size);
@@ -154,7 +156,7 @@ static void write_function(const Rings *r, FILE *f)
         char fn[128], parent[128];
         fprintf(f, "%16s-%-7d [%03d] %c%c... %5" PRIu64 ".%06" PRIu64 ": %s <-%s\n", "<idle>", 0, e->cpu,
                 e->flags & 1 ? 'd' : '.', e->flags & 8 ? 'h' : '.', ns / 1000000000u, ns % 1000000000u / 1000,
-                fn_name(r->m, e->ip, fn, sizeof fn), fn_name(r->m, e->arg, parent, sizeof parent));
+                fn_name(r->im, e->ip, fn, sizeof fn), fn_name(r->im, e->arg, parent, sizeof parent));
     }
 }
 
@@ -217,11 +219,11 @@ static void write_graph(const Rings *r, FILE *f)
         if (e->type == T_GRAPH_ENT && n && n->type == T_GRAPH_RET && n->ip == e->ip && n->depth == e->depth) {
             uint64_t ns = to_ns(r, n->ts) - to_ns(r, n->arg);             /* a leaf: func(); */
             graph_duration(f, &ns);
-            fprintf(f, "%*s%s();\n", 2 * e->depth, "", fn_name(r->m, e->ip, fn, sizeof fn));
+            fprintf(f, "%*s%s();\n", 2 * e->depth, "", fn_name(r->im, e->ip, fn, sizeof fn));
             skip[next[i]] = true;
         } else if (e->type == T_GRAPH_ENT) {
             graph_duration(f, NULL);
-            fprintf(f, "%*s%s() {\n", 2 * e->depth, "", fn_name(r->m, e->ip, fn, sizeof fn));
+            fprintf(f, "%*s%s() {\n", 2 * e->depth, "", fn_name(r->im, e->ip, fn, sizeof fn));
         } else {
             uint64_t ns = to_ns(r, e->ts) - to_ns(r, e->arg);
             graph_duration(f, &ns);
@@ -232,9 +234,9 @@ static void write_graph(const Rings *r, FILE *f)
     free(skip);
 }
 
-bool guesttrace_print(Machine *m, FILE *f, Error *err)
+bool guesttrace_print(const Image *im, GuestMem *mem, FILE *f, Error *err)
 {
-    Rings r = { .m = m };
+    Rings r = { .im = im, .mem = mem };
     bool ok = read_rings(&r, err);
     if (ok && r.tracer == TRACER_GRAPH)
         write_graph(&r, f);

@@ -15,12 +15,13 @@
 
 #include "base/common.h"
 
-typedef struct Machine Machine;
+typedef struct Image Image;
+typedef struct GuestMem GuestMem;
 
 /* The image has a `trace_buffers` symbol (checked when the run starts). */
-bool guesttrace_check(const Machine *m, Error *err);
-/* Decode the rings and print them to f (the caller owns the file and its errors); false with err
- * set if they are malformed. */
-bool guesttrace_print(Machine *m, FILE *f, Error *err);
+bool guesttrace_check(const Image *im, Error *err);
+/* Decode the rings of image im in guest memory and print them to f (the caller owns the file
+ * and its errors); false with err set if they are malformed. */
+bool guesttrace_print(const Image *im, GuestMem *mem, FILE *f, Error *err);
 
 #endif

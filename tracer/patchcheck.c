@@ -8,7 +8,6 @@
 
 #include "base/state.h"
 #include "cpu/cpu.h"
-#include "sim/machine.h"
 
 /* The forms a site may hold, a bit each in PatchSite.forms_seen. */
 typedef enum PatchForm {
@@ -151,9 +150,9 @@ void patchcheck_disasm(const PatchCheck *pc, uint64_t addr, const uint8_t *b, si
             const char *op = insn->op_str[0] == '#' ? insn->op_str + 1 : insn->op_str;
             char *end;
             unsigned long long to = strtoull(op, &end, 16);
-            if (op[0] == '0' && op[1] == 'x' && !*end && pc->m) {
+            if (op[0] == '0' && op[1] == 'x' && !*end && pc->cl) {
                 char sym[80];
-                snprintf(target, sizeof target, " <%s>", mach_describe(pc->m, to, sym, sizeof sym));
+                snprintf(target, sizeof target, " <%s>", trace_describe(pc->cl->trace, to, sym, sizeof sym));
             }
             k = snprintf(out + used, outlen - used, "%s%s%s%s%s", used ? "; " : "", insn->mnemonic,
                          insn->op_str[0] ? " " : "", insn->op_str, target);
@@ -183,13 +182,13 @@ void patchcheck_violation(PatchCheck *pc, int cpu, uint64_t cycle, uint64_t wpc,
         pc->v = xrealloc(pc->v, pc->vcap * sizeof *pc->v);
     }
     pc->v[pc->nv++] = (PatchViolation){ cpu, cycle, wpc, addr, xstrdup(what) };
-    trace_patch_violation(&pc->m->trace, cycle, cpu, wpc, addr, what);
+    trace_patch_violation(pc->cl->trace, cycle, cpu, wpc, addr, what);
 }
 
 static bool others_online(const PatchCheck *pc, int writer)
 {
-    for (int i = 0; i < pc->m->ncpus; i++)
-        if (i != writer && (pc->m->cpus[i]->state == CPU_RUNNING || pc->m->cpus[i]->state == CPU_HALTED))
+    for (int i = 0; i < pc->cl->ncpus; i++)
+        if (i != writer && (pc->cl->cpus[i]->state == CPU_RUNNING || pc->cl->cpus[i]->state == CPU_HALTED))
             return true;
     return false;
 }
@@ -206,8 +205,8 @@ static void sync_snapshot(PatchCheck *pc, PatchSite *s, const CodeWrite *w)
  * serialises when it wakes: it cannot be executing the site meanwhile. */
 static int unsynced_cpu(const PatchCheck *pc, const PatchSite *s, int writer)
 {
-    for (int i = 0; i < pc->m->ncpus; i++) {
-        const Cpu *c = pc->m->cpus[i];
+    for (int i = 0; i < pc->cl->ncpus; i++) {
+        const Cpu *c = pc->cl->cpus[i];
         if (i != writer && c->state == CPU_RUNNING && c->exc.serialized_at < s->step_cycle)
             return i;
     }
@@ -216,7 +215,7 @@ static int unsynced_cpu(const PatchCheck *pc, const PatchSite *s, int writer)
 
 static const char *site_name(const PatchCheck *pc, const PatchSite *s, char *buf, size_t len)
 {
-    return mach_describe(pc->m, s->addr, buf, len);
+    return trace_describe(pc->cl->trace, s->addr, buf, len);
 }
 
 /* ------------------------------------------------------------------ sites */
@@ -238,7 +237,7 @@ static int find_site(const PatchCheck *pc, uint64_t addr)
 
 bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned len, uint64_t target)
 {
-    if (!len || len > PATCH_MAX_LEN || !mem_ptr(&pc->m->mem, addr, len))
+    if (!len || len > PATCH_MAX_LEN || !mem_ptr(pc->cl->mem, addr, len))
         return false;
     int i = 0;
     while (i < pc->n && pc->sites[i].addr < addr)
@@ -253,7 +252,7 @@ bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned
     pc->n++;
     PatchSite *s = &pc->sites[i];
     *s = (PatchSite){ .addr = addr, .len = (uint8_t)len, .kind = (uint8_t)kind, .target = target, .w_cpu = -1 };
-    const uint8_t *b = mem_ptr(&pc->m->mem, addr, len);
+    const uint8_t *b = mem_ptr(pc->cl->mem, addr, len);
     memcpy(s->form, b, len);
     memcpy(s->orig, b, len);
     int f = form_of(pc, s, b);
@@ -278,7 +277,7 @@ static void check_left_torn(PatchCheck *pc, int idx)
     if (!s->torn || s->int3 || s->w_cpu < 0)
         return;
     char dis[160], old[160], sym[128];
-    const uint8_t *b = mem_ptr(&pc->m->mem, s->addr, s->len);
+    const uint8_t *b = mem_ptr(pc->cl->mem, s->addr, s->len);
     patchcheck_disasm(pc, s->addr, b, s->len, dis, sizeof dis);
     patchcheck_disasm(pc, s->addr, s->form, s->len, old, sizeof old);
     patchcheck_violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr,
@@ -352,7 +351,7 @@ static bool a64_concurrent_ok(uint32_t w)
 static void check_a64_concurrent(PatchCheck *pc, const CodeWrite *w)
 {
     uint64_t first = w->addr & ~3ull, end = (w->addr + w->size + 3) & ~3ull;
-    const uint8_t *now = mem_ptr(&pc->m->mem, first, end - first);
+    const uint8_t *now = mem_ptr(pc->cl->mem, first, end - first);
     if (!now)
         return;
     for (uint64_t a = first; a < end; a += 4) {
@@ -370,14 +369,14 @@ static void check_a64_concurrent(PatchCheck *pc, const CodeWrite *w)
         patchcheck_violation(pc, w->cpu, w->cycle, w->pc, a,
                   "concurrent modification of %s while other CPUs run: \"%s\" -> \"%s\" (only B, BL, NOP, BRK, SVC, "
                   "HVC, SMC, ISB may change)",
-                  mach_describe(pc->m, a, sym, sizeof sym), o, n);
+                  trace_describe(pc->cl->trace, a, sym, sizeof sym), o, n);
     }
 }
 
 static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
 {
     PatchSite *s = &pc->sites[idx];
-    const uint8_t *after = mem_ptr(&pc->m->mem, s->addr, s->len);
+    const uint8_t *after = mem_ptr(pc->cl->mem, s->addr, s->len);
     if (!after)
         return;
     uint8_t before[PATCH_MAX_LEN];
@@ -411,9 +410,9 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
     if (s->nhist < ARRAY_SIZE(s->hist))
         s->hist[s->nhist++] = (uint8_t)f;
     pc->patches++;
-    if (trace_on(&pc->m->trace)) {
+    if (trace_on(pc->cl->trace)) {
         char sym[128];
-        trace_patch(&pc->m->trace, w->cycle, w->cpu, s->addr, site_name(pc, s, sym, sizeof sym), kind_names[s->kind],
+        trace_patch(pc->cl->trace, w->cycle, w->cpu, s->addr, site_name(pc, s, sym, sizeof sym), kind_names[s->kind],
                     from, to, w->pc);
     }
 }
@@ -445,7 +444,7 @@ void patchcheck_on_write(void *opaque, const CodeWrite *w)
         patchcheck_disasm(pc, w->addr, w->new_bytes, w->size, n, sizeof n);
         patchcheck_violation(pc, w->cpu, w->cycle, w->pc, w->addr,
                   "unexpected code write: %u bytes at %s, not a patch site: \"%s\" -> \"%s\"", w->size,
-                  mach_describe(pc->m, w->addr, sym, sizeof sym), o, n);
+                  trace_describe(pc->cl->trace, w->addr, sym, sizeof sym), o, n);
     }
     if (first_site < 0)
         return;
@@ -529,7 +528,7 @@ static bool load_jump_sites(PatchCheck *pc, const Image *im, Error *err)
         uint64_t target = image_load_addr(im, base + 4 + (uint64_t)(int64_t)(int32_t)read_word(im, e + 4, 4));
         unsigned len = 4;
         if (pc->arch == ARCH_X86_64) {
-            const uint8_t *b = mem_ptr(&pc->m->mem, code, 1);
+            const uint8_t *b = mem_ptr(pc->cl->mem, code, 1);
             len = b && (b[0] == 0xeb || b[0] == 0x66) ? 2 : 5;
         }
         if (!patchcheck_add_site(pc, PATCH_JUMP, code, len, target))
@@ -564,10 +563,10 @@ static bool load_fixup_sites(PatchCheck *pc, const Image *im, Error *err)
     return true;
 }
 
-bool patchcheck_init(PatchCheck *pc, Machine *m, const Image *im, Error *err)
+bool patchcheck_init(PatchCheck *pc, Cluster *cl, const Image *im, Error *err)
 {
     memset(pc, 0, sizeof *pc);
-    pc->m = m;
+    pc->cl = cl;
     pc->arch = im->arch;
     pc->last_site = -1;
     static const struct { Arch arch; cs_arch a; int mode; } cs[] = {
@@ -590,7 +589,7 @@ bool patchcheck_init(PatchCheck *pc, Machine *m, const Image *im, Error *err)
             patchcheck_add_trampoline(pc, a);
     if (!load_ftrace_sites(pc, im, err) || !load_jump_sites(pc, im, err) || !load_fixup_sites(pc, im, err))
         return false;
-    codewatch_listen(&m->cw, patchcheck_on_write, pc);
+    codewatch_listen(&cl->cw, patchcheck_on_write, pc);
     return true;
 }
 
@@ -633,7 +632,7 @@ static const StateField check_fields[] = {
 /* A CPU number as saved: -1 (none) or a CPU of this machine. */
 static bool cpu_ok(const PatchCheck *pc, int cpu)
 {
-    return cpu >= -1 && cpu < (pc->m ? pc->m->ncpus : 0);
+    return cpu >= -1 && cpu < (pc->cl ? pc->cl->ncpus : 0);
 }
 
 void patchcheck_save(const PatchCheck *pc, Blob *b)
@@ -748,7 +747,7 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
         if (s->transitions + 1u > s->nhist && used < sizeof forms)
             snprintf(forms + used, sizeof forms - used, " -> ... (%u more)", s->transitions + 1u - s->nhist);
         fprintf(f, "  site 0x%08" PRIx64 " %-28s %-10s %2uB %u: %s\n", s->addr,
-                mach_describe(pc->m, s->addr, sym, sizeof sym), kind_names[s->kind], s->len, s->transitions, forms);
+                trace_describe(pc->cl->trace, s->addr, sym, sizeof sym), kind_names[s->kind], s->len, s->transitions, forms);
     }
     if (patched < pc->n)
         fprintf(f, "  %d sites never patched\n", pc->n - patched);
@@ -756,6 +755,6 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
         const PatchViolation *v = &pc->v[i];
         char sym[128];
         fprintf(f, "violation: cpu %d cycle %" PRIu64 " pc 0x%" PRIx64 " <%s>: %s\n", v->cpu, v->cycle, v->pc,
-                mach_describe(pc->m, v->pc, sym, sizeof sym), v->what);
+                trace_describe(pc->cl->trace, v->pc, sym, sizeof sym), v->what);
     }
 }

@@ -31,7 +31,7 @@
 #include "base/loader.h"
 #include "cpu/codewatch.h"
 
-typedef struct Machine Machine;
+typedef struct Cluster Cluster;
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
 
@@ -65,7 +65,7 @@ typedef struct PatchViolation {
 } PatchViolation;
 
 typedef struct PatchCheck {
-    Machine *m;
+    Cluster *cl;                    /* NULL in tests that feed writes by hand */
     Arch arch;
     size_t cs;                      /* Capstone handle (csh) */
     bool cs_ok;
@@ -82,7 +82,7 @@ typedef struct PatchCheck {
 } PatchCheck;
 
 /* Sites and trampolines from the image; listens to m's code writes. */
-bool patchcheck_init(PatchCheck *pc, Machine *m, const Image *im, Error *err);
+bool patchcheck_init(PatchCheck *pc, Cluster *cl, const Image *im, Error *err);
 void patchcheck_destroy(PatchCheck *pc);
 /* A site by hand (tests); the image's tables call it too.  False if it overlaps another. */
 bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned len, uint64_t target);

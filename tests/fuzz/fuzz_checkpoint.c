@@ -80,6 +80,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         const char *path = fz_file(name, "", 0);
         cfg.save_file = path;
         cfg.save_at = FZ_CK_PRISTINE;
+        cfg.save = checkpoint_save;
         cfg.max_cycles = FZ_CK_PRISTINE + FZ_CK_QUANTUM;
         Machine *m = &machines[a];
         Error err = { { 0 } };

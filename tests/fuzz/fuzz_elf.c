@@ -85,10 +85,10 @@ static void section_readers(Image *im)
             copied[i] = true;
         }
     }
-    int listeners = m->cw.nlisteners;
+    int listeners = m->cl.cw.nlisteners;
     PatchCheck pc;
     Error err = { { 0 } };
-    if (!patchcheck_init(&pc, m, im, &err)) {
+    if (!patchcheck_init(&pc, &m->cl, im, &err)) {
         if (!err.msg[0])
             fz_fail("patchcheck_init refused %s without a message", im->path);
         fz_note("patchcheck_init: %s", err.msg);
@@ -96,17 +96,14 @@ static void section_readers(Image *im)
         fz_note("patchcheck_init: %d sites", pc.n);
     }
     patchcheck_destroy(&pc);
-    m->cw.nlisteners = listeners;
+    m->cl.cw.nlisteners = listeners;
     for (int i = 0; i < im->nsegs; i++)
         if (copied[i])
             memset(mem_ptr(&m->mem, im->segs[i].paddr, im->segs[i].filesz), 0, im->segs[i].filesz);
     free(copied);
 
-    Machine probe;                  /* guesttrace_check looks at the machine's image only */
-    memset(&probe, 0, sizeof probe);
-    probe.image = *im;
     Error gerr = { { 0 } };
-    if (!guesttrace_check(&probe, &gerr) && !gerr.msg[0])
+    if (!guesttrace_check(im, &gerr) && !gerr.msg[0])
         fz_fail("guesttrace_check refused %s without a message", im->path);
 }
 

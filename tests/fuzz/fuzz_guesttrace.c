@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *f = fopen(out ? out : "/dev/null", "w");
     if (!f)
         fz_fail("%s: cannot open", out ? out : "/dev/null");
-    if (!guesttrace_print(m, f, &err)) {
+    if (!guesttrace_print(&m->image, &m->mem, f, &err)) {
         if (!err.msg[0])
             fz_fail("guesttrace_print refused the rings without a message");
         fz_note("guesttrace_print: %s", err.msg);

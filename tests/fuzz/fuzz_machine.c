@@ -53,14 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!err.msg[0])
             fz_fail("mach_create refused the machine without a message");
         fz_note("mach_create: %s", err.msg);
-    } else if (m.ncpus < 1 || m.ncpus > MAX_CPUS || !m.fdt || m.fdt_size == 0) {
-        fz_fail("mach_create accepted a machine with %d CPUs and a %" PRIu64 "-byte tree", m.ncpus, m.fdt_size);
+    } else if (m.cl.ncpus < 1 || m.cl.ncpus > MAX_CPUS || !m.fdt || m.fdt_size == 0) {
+        fz_fail("mach_create accepted a machine with %d CPUs and a %" PRIu64 "-byte tree", m.cl.ncpus, m.fdt_size);
     } else if (o.flags & FZ_OPT_RUN) {
         if (!mach_open_outputs(&m, &err))
             fz_fail("cannot open /dev/null as the console: %s", err.msg);
         mach_boot(&m);
         int status = mach_run(&m);
-        fz_note("ran %d CPUs: status %d (%s)", m.ncpus, status, m.exit_reason ? m.exit_reason : "-");
+        fz_note("ran %d CPUs: status %d (%s)", m.cl.ncpus, status, m.exit_reason ? m.exit_reason : "-");
     }
     mach_destroy(&m);
     return 0;

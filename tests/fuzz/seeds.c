@@ -143,6 +143,7 @@ static void checkpoints(void)
             } else {
                 m.cfg.save_file = tmp;
                 m.cfg.save_at = at[k];
+                m.cfg.save = checkpoint_save;
                 m.cfg.max_cycles = at[k] + 2 * FZ_CK_QUANTUM;
                 mach_run(&m);
                 if (!m.saved)

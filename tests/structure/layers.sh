@@ -20,9 +20,11 @@ trap 'rm -rf "$TMP"' EXIT
 cd "$SRC" || exit 1
 
 # folder floor, one per line, longest folder first (so sim/dev wins over sim)
-grep -v '^#' "$FLOORS" | awk 'NF { for (i = 2; i <= NF; i++) print $i, $1 }' |
+grep -v '^#' "$FLOORS" | awk 'NF && $1 != "module" { for (i = 2; i <= NF; i++) print $i, $1 }' |
     awk '{ print length($1), $0 }' | sort -k1,1nr | cut -d' ' -f2- >"$TMP/floors"
 DIRS=$(awk '{ print $1 }' "$TMP/floors" | sort -u)
+# file unit -> module (its first file), for the files a `module` line joins
+grep -v '^#' "$FLOORS" | awk '$1 == "module" { for (i = 2; i <= NF; i++) print $i, $2 }' >"$TMP/modules"
 
 # includes: "from to" as source paths
 for d in $DIRS; do
@@ -46,18 +48,20 @@ awk '$1 == "def" { def[$2] = $3 } $1 == "use" { use[n++] = $2 " " $3 }
 
 # Judge every use: unit of a file = the file without .c/.h; uses inside a unit are free.
 judge() {
-    awk -v kind="$1" 'NR == FNR { floor[$1] = $2; order[++nf] = $1; next }
+    awk -v kind="$1" 'FILENAME == ARGV[1] { mod[$1] = $2; next }
+        FILENAME == ARGV[2] { floor[$1] = $2; order[++nf] = $1; next }
         function folder(p,   i) { for (i = 1; i <= nf; i++) if (index(p, order[i] "/") == 1 && p !~ "^" order[i] "/[^/]+/") return order[i]; return "" }
-        function unit(p) { sub(/\.[ch]$/, "", p); return p }
+        function unit(p) { sub(/\.[ch]$/, "", p); return p in mod ? mod[p] : p }
         { a = folder($1); b = folder($2)
           if (a == "" || b == "" || unit($1) == unit($2)) next
           if (floor[b] > floor[a]) print kind, unit($1), "->", unit($2), "(up from floor " floor[a] " to " floor[b] ")"
           else if (floor[b] == floor[a] && a != b) print kind, unit($1), "->", unit($2), "(across floor " floor[a] ")" }' \
-        "$TMP/floors" -
+        "$TMP/modules" "$TMP/floors" -
 }
 # Cycles: two units that reach each other through uses of either kind (on any floor).
 cycles() {
-    awk 'function unit(p) { sub(/\.[ch]$/, "", p); return p }
+    awk 'FILENAME == ARGV[1] { mod[$1] = $2; next }
+        function unit(p) { sub(/\.[ch]$/, "", p); return p in mod ? mod[p] : p }
         { a = unit($1); b = unit($2); if (a != b) { e[a, b] = 1; u[a] = 1; u[b] = 1 } }
         END { for (k in u) for (i in u) if ((i, k) in e) for (j in u) if ((k, j) in e) e[i, j] = 1
               for (i in u) { c = ""; n = 0
@@ -65,7 +69,7 @@ cycles() {
                   if (n < 2) continue
                   for (x = 2; x <= n; x++) for (y = x; y > 1 && m[y - 1] > m[y]; y--) { t = m[y]; m[y] = m[y - 1]; m[y - 1] = t }
                   for (x = 1; x <= n; x++) c = c " " m[x]
-                  print "cycle" c } }'
+                  print "cycle" c } }' "$TMP/modules" -
 }
 { judge include <"$TMP/includes"; judge call <"$TMP/calls"; cat "$TMP/includes" "$TMP/calls" | cycles; } | sort -u >"$TMP/found"
 

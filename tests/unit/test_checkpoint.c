@@ -69,9 +69,9 @@ START_TEST(x86_fs_descriptor_outside_the_mapping_is_refused)
 {
     Machine *m = x86_machine();
     uc_x86_mmr gdtr = { 0 };
-    uc_reg_read(m->cpus[0]->uc, UC_X86_REG_GDTR, &gdtr);
+    uc_reg_read(m->cl.cpus[0]->uc, UC_X86_REG_GDTR, &gdtr);
     gdtr.base = UNMAPPED_GDT;
-    uc_reg_write(m->cpus[0]->uc, UC_X86_REG_GDTR, &gdtr);
+    uc_reg_write(m->cl.cpus[0]->uc, UC_X86_REG_GDTR, &gdtr);
     char msg[512];
     save_and_restore(m, x86_machine, msg, sizeof msg);
     ck_assert_msg(strstr(msg, "fs selector 0x10 cannot be restored") && strstr(msg, "not mapped"), "%s", msg);
@@ -94,7 +94,7 @@ END_TEST
 START_TEST(ppc_msr_le_is_refused)
 {
     Machine *m = ppc_machine();
-    vcpu_reg_write(m->cpus[0], UC_PPC_REG_MSR, PPC_MSR_ME | PPC_MSR_LE);
+    vcpu_reg_write(m->cl.cpus[0], UC_PPC_REG_MSR, PPC_MSR_ME | PPC_MSR_LE);
     char msg[512];
     save_and_restore(m, ppc_machine, msg, sizeof msg);
     ck_assert_msg(strstr(msg, "MSR (LE, ILE, IR or DR set"), "%s", msg);

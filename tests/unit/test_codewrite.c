@@ -40,10 +40,10 @@ START_TEST(write_by_one_cpu_is_seen_by_the_other)
 {
     Machine *m = tm_create(ARCH_X86_64, blob_x86_64_smc, blob_x86_64_smc_len, 0x100000, 0x100000, 0, 2);
     nseen = 0;
-    codewatch_listen(&m->cw, listen, NULL);
+    codewatch_listen(&m->cl.cw, listen, NULL);
     ck_assert_int_eq(tm_run(m), 1);                   /* debug-exit 0 */
-    ck_assert_uint_eq(vcpu_reg_read(m->cpus[1], UC_X86_REG_R13), 1);
-    ck_assert_uint_eq(vcpu_reg_read(m->cpus[1], UC_X86_REG_R14), 2);  /* not the stale translation */
+    ck_assert_uint_eq(vcpu_reg_read(m->cl.cpus[1], UC_X86_REG_R13), 1);
+    ck_assert_uint_eq(vcpu_reg_read(m->cl.cpus[1], UC_X86_REG_R14), 2);  /* not the stale translation */
     ck_assert_int_eq(nseen, 1);
     ck_assert_int_eq(seen[0].cpu, 0);
     ck_assert_uint_eq(seen[0].addr, 0x100201);

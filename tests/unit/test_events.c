@@ -26,7 +26,7 @@ static Machine *loop_machine(void)
     Machine *m = tm_create(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 0x100000, LOOP_ENTRY, 0, 1);
     tm_write(m, 0x201000, 2, 0);            /* an empty IDT: nothing here faults */
     mach_boot(m);
-    cpu = m->cpus[0];
+    cpu = m->cl.cpus[0];
     nseen = 0;
     return m;
 }

@@ -24,7 +24,7 @@ static Machine *x86_fixture(uint64_t entry, uint64_t max_insns, bool with_idt)
 
 static uint64_t reg(Machine *m, int r)
 {
-    return vcpu_reg_read(m->cpus[0], r);
+    return vcpu_reg_read(m->cl.cpus[0], r);
 }
 
 START_TEST(x86_int3_pushes_frame_and_enters_gate)
@@ -72,8 +72,8 @@ START_TEST(x86_handlers_return_and_hlt_sleeps_forever)
     Machine *m = x86_fixture(0x100000, 0, true);
     ck_assert_int_eq(tm_run(m), EXIT_HUNG);
     ck_assert_str_eq(m->exit_reason, "all-cpus-asleep");
-    ck_assert_uint_eq(m->cpus[0]->insns, 13);
-    ck_assert_int_eq(m->cpus[0]->state, CPU_HALTED);
+    ck_assert_uint_eq(m->cl.cpus[0]->insns, 13);
+    ck_assert_int_eq(m->cl.cpus[0]->state, CPU_HALTED);
     tm_destroy(m);
 }
 END_TEST
@@ -83,7 +83,7 @@ START_TEST(x86_missing_idt_triple_faults)
     Machine *m = x86_fixture(0x100000, 0, false);
     ck_assert_int_eq(tm_run(m), EXIT_HUNG);
     ck_assert_str_eq(m->exit_reason, "triple-fault");
-    ck_assert_int_eq(m->cpus[0]->state, CPU_DEAD);
+    ck_assert_int_eq(m->cl.cpus[0]->state, CPU_DEAD);
     tm_destroy(m);
 }
 END_TEST
@@ -108,7 +108,7 @@ START_TEST(x86_nmi_blocked_until_iretq)
     ck_assert_ptr_nonnull(s);
     trace_add_sink(&m->trace, s);
     mach_boot(m);
-    nmi_cpu = m->cpus[0];
+    nmi_cpu = m->cl.cpus[0];
     event_init(&nmi_ev[0], "test-nmi", raise_nmi, NULL);
     event_init(&nmi_ev[1], "test-nmi", raise_nmi, NULL);
     vcpu_schedule(nmi_cpu, &nmi_ev[0], 300);      /* inside the counting loop (lidt alone costs 100) */
@@ -175,7 +175,7 @@ START_TEST(arm64_fixture_runs_to_psci_off)
     Machine *m = a64_run(0);
     ck_assert_int_eq(m->exit_status, 0);
     ck_assert_str_eq(m->exit_reason, "psci-system-off");
-    ck_assert_uint_eq(m->cpus[0]->insns, 43);
+    ck_assert_uint_eq(m->cl.cpus[0]->insns, 43);
     tm_destroy(m);
 }
 END_TEST
@@ -219,7 +219,7 @@ START_TEST(ppc32_fixture_exits_through_debug_port)
 {
     Machine *m = ppc_run(0);
     ck_assert_int_eq(m->exit_status, 15);                             /* (7 << 1) | 1 */
-    ck_assert_uint_eq(m->cpus[0]->insns, 20);
+    ck_assert_uint_eq(m->cl.cpus[0]->insns, 20);
     tm_destroy(m);
 }
 END_TEST
@@ -280,14 +280,14 @@ START_TEST(ppc32_unprogrammed_dec_fires_2_32_ticks_after_power_on)
     uint64_t due = ppc_cycle_of_tb(m, 1ull << 32), t0 = due - 1000;
     uint64_t tb0 = t0 * m->desc.cpus[0].timebase_hz / m->clock.freq_hz;
     mach_boot(m);
-    m->cpus[0]->cycles = t0;
+    m->cl.cpus[0]->cycles = t0;
     m->clock.now = t0;
     ck_assert_int_eq(mach_run(m), 1);
     ck_assert_uint_eq(reg(m, UC_PPC_REG_3), (uint32_t)(0xffffffffu - tb0));  /* DEC counted down */
     ck_assert_uint_eq(ppc_log(m, 0, 0), 0x900);
     ck_assert_uint_eq(reg(m, UC_PPC_REG_5), 1);                       /* TBU: past 2^32 ... */
     ck_assert_uint_lt(reg(m, UC_PPC_REG_6), 10);                      /* ... by a few ticks */
-    ck_assert_uint_ge(m->cpus[0]->cycles, due);
+    ck_assert_uint_ge(m->cl.cpus[0]->cycles, due);
     tm_destroy(m);
 }
 END_TEST

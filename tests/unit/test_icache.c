@@ -22,8 +22,8 @@ static void setup(Arch arch, const unsigned char *blob, unsigned len)
     base = arch == ARCH_ARM64 ? 0x40080000u : 0;
     m = tm_create(arch, blob, len, base, base, 0, 2);
     for (int i = 0; i < 2; i++)
-        m->cpus[i]->state = CPU_RUNNING;
-    icache_init(&ic, m);
+        m->cl.cpus[i]->state = CPU_RUNNING;
+    icache_init(&ic, &m->cl);
 }
 
 static void teardown(void)
@@ -51,13 +51,13 @@ static void patch(int cpu, uint32_t w)
 static void exec(int cpu, uint32_t w)
 {
     put32(CODE, w);
-    ck_assert_int_eq(icache_trap(&ic, m->cpus[cpu], CODE), TRAP_NATIVE);
+    ck_assert_int_eq(icache_trap(&ic, m->cl.cpus[cpu], CODE), TRAP_NATIVE);
 }
 
 /* Does cpu execute the old word at SITE (the trap emulates it)? */
 static bool stale(int cpu)
 {
-    return icache_trap(&ic, m->cpus[cpu], SITE) == TRAP_DONE;
+    return icache_trap(&ic, m->cl.cpus[cpu], SITE) == TRAP_DONE;
 }
 
 START_TEST(arm64_needs_clean_invalidate_and_isb)
@@ -65,9 +65,9 @@ START_TEST(arm64_needs_clean_invalidate_and_isb)
     setup(ARCH_ARM64, blob_arm64_exc, blob_arm64_exc_len);
     put32(SITE, 0xd503201fu);                                   /* nop */
     patch(0, 0x94000040u);                                      /* bl +0x100 */
-    vcpu_reg_write(m->cpus[0], UC_ARM64_REG_X0, SITE);
+    vcpu_reg_write(m->cl.cpus[0], UC_ARM64_REG_X0, SITE);
     ck_assert(stale(0) && stale(1));
-    ck_assert_uint_eq(vcpu_reg_read(m->cpus[0], UC_ARM64_REG_PC), SITE + 4);  /* the old NOP ran */
+    ck_assert_uint_eq(vcpu_reg_read(m->cl.cpus[0], UC_ARM64_REG_PC), SITE + 4);  /* the old NOP ran */
     exec(0, 0xd50b7520u);                                       /* ic ivau, x0: too early */
     exec(0, 0xd5033b9fu);                                       /* dsb ish */
     ck_assert(stale(0) && stale(1));
@@ -91,9 +91,9 @@ START_TEST(ppc32_needs_dcbst_sync_icbi_sync_isync)
     setup(ARCH_PPC32, blob_ppc32_exc, blob_ppc32_exc_len);
     put32(SITE, 0x48000101u);                                   /* bl +0x100 */
     patch(1, 0x60000000u);                                      /* nop */
-    vcpu_reg_write(m->cpus[1], UC_PPC_REG_0 + 3, SITE);
+    vcpu_reg_write(m->cl.cpus[1], UC_PPC_REG_0 + 3, SITE);
     ck_assert(stale(1));
-    ck_assert_uint_eq(vcpu_reg_read(m->cpus[1], UC_PPC_REG_LR), SITE + 4);    /* the old bl ran */
+    ck_assert_uint_eq(vcpu_reg_read(m->cl.cpus[1], UC_PPC_REG_LR), SITE + 4);    /* the old bl ran */
     exec(1, 0x7c00186cu);                                       /* dcbst 0, r3 */
     exec(1, 0x7c0004acu);                                       /* sync */
     exec(1, 0x7c001facu);                                       /* icbi 0, r3 */
@@ -111,13 +111,13 @@ START_TEST(an_exception_synchronises_the_context)
     setup(ARCH_ARM64, blob_arm64_exc, blob_arm64_exc_len);
     put32(SITE, 0xd503201fu);
     patch(0, 0x14000010u);                                      /* b +0x40 */
-    vcpu_reg_write(m->cpus[0], UC_ARM64_REG_X0, SITE);
+    vcpu_reg_write(m->cl.cpus[0], UC_ARM64_REG_X0, SITE);
     exec(0, 0xd50b7b20u);
     exec(0, 0xd5033b9fu);
     exec(0, 0xd50b7520u);
     exec(0, 0xd5033b9fu);
     ck_assert(stale(0));
-    icache_context_sync(&ic, m->cpus[0]);                       /* what exception entry does */
+    icache_context_sync(&ic, m->cl.cpus[0]);                       /* what exception entry does */
     ck_assert(!stale(0));
     teardown();
 }

@@ -17,8 +17,8 @@ static Machine *m;
 static void setup(void)
 {
     m = tm_create(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 0x100000, 0x100000, 0, 3);
-    for (int i = 0; i < m->ncpus; i++)
-        m->cpus[i]->state = CPU_RUNNING;
+    for (int i = 0; i < m->cl.ncpus; i++)
+        m->cl.cpus[i]->state = CPU_RUNNING;
 }
 
 static void teardown(void)
@@ -28,7 +28,7 @@ static void teardown(void)
 
 static Lapic *apic(int cpu)
 {
-    return vcpu_x86_lapic(m->cpus[cpu]);
+    return vcpu_x86_lapic(m->cl.cpus[cpu]);
 }
 
 static uint32_t rd(int cpu, unsigned off)
@@ -44,7 +44,7 @@ static void wr(int cpu, unsigned off, uint32_t v)
 /* Advance cpu's clock to `t` and fire its due events, as vcpu_run does between instructions. */
 static void run_to(int cpu, uint64_t t)
 {
-    Cpu *c = m->cpus[cpu];
+    Cpu *c = m->cl.cpus[cpu];
     c->cycles = t;
     evq_run_due(&c->events, t);
 }
@@ -88,7 +88,7 @@ START_TEST(masked_lvtpc_loses_the_pmi)
     enable(0);
     wr(0, LVTPC, 0x10400);
     ck_assert(!lapic_fire_lvt(apic(0), LVT_PC, 0));
-    ck_assert(!m->cpus[0]->pins.nmi);
+    ck_assert(!m->cl.cpus[0]->pins.nmi);
 }
 END_TEST
 
@@ -97,14 +97,14 @@ START_TEST(lvtpc_nmi_delivery_sets_the_mask_bit)
     enable(0);
     wr(0, LVTPC, 0x400);
     ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
-    ck_assert(m->cpus[0]->pins.nmi);
+    ck_assert(m->cl.cpus[0]->pins.nmi);
     ck_assert_uint_eq(rd(0, LVTPC), 0x10400);
-    m->cpus[0]->pins.nmi = false;
+    m->cl.cpus[0]->pins.nmi = false;
     ck_assert(!lapic_fire_lvt(apic(0), LVT_PC, 0));    /* a second PMI before the unmask is lost */
-    ck_assert(!m->cpus[0]->pins.nmi);
+    ck_assert(!m->cl.cpus[0]->pins.nmi);
     wr(0, LVTPC, 0x400);
     ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
-    ck_assert(m->cpus[0]->pins.nmi);
+    ck_assert(m->cl.cpus[0]->pins.nmi);
 }
 END_TEST
 
@@ -113,9 +113,9 @@ START_TEST(lvtpc_fixed_mode_raises_its_vector)
     enable(0);
     wr(0, LVTPC, 0xfe);
     ck_assert(lapic_fire_lvt(apic(0), LVT_PC, 0));
-    ck_assert(!m->cpus[0]->pins.nmi);
+    ck_assert(!m->cl.cpus[0]->pins.nmi);
     ck_assert(irr(0, 0xfe));
-    ck_assert(m->cpus[0]->pins.irq);
+    ck_assert(m->cl.cpus[0]->pins.irq);
     ck_assert_uint_eq(rd(0, LVTPC), 0x100fe);
 }
 END_TEST
@@ -193,16 +193,16 @@ START_TEST(priority_classes_tpr_isr_and_eoi)
     lapic_accept(apic(0), 0x52);
     ck_assert_int_eq(lapic_take_irq(apic(0)), 0x52);   /* highest first */
     ck_assert_uint_eq(rd(0, PPR), 0x50);
-    ck_assert(!m->cpus[0]->pins.irq);                /* 0x31 is below the in-service class */
+    ck_assert(!m->cl.cpus[0]->pins.irq);                /* 0x31 is below the in-service class */
     ck_assert_int_eq(lapic_take_irq(apic(0)), -1);
     lapic_accept(apic(0), 0x61);
     ck_assert_int_eq(lapic_take_irq(apic(0)), 0x61);   /* a higher class nests */
     wr(0, EOI, 0);                                      /* ends 0x61 */
     ck_assert(rd(0, ISR + 0x20) >> (0x52 - 64) & 1);
     wr(0, EOI, 0);                                      /* ends 0x52 */
-    ck_assert(m->cpus[0]->pins.irq);
+    ck_assert(m->cl.cpus[0]->pins.irq);
     wr(0, TPR, 0x30);                                   /* class 3 masked by TPR */
-    ck_assert(!m->cpus[0]->pins.irq);
+    ck_assert(!m->cl.cpus[0]->pins.irq);
     ck_assert_uint_eq(rd(0, PPR), 0x30);
     wr(0, TPR, 0x20);
     ck_assert_int_eq(lapic_take_irq(apic(0)), 0x31);
@@ -233,7 +233,7 @@ START_TEST(icr_ipis_reach_their_destinations)
     ck_assert(irr(2, 0x40) && !irr(1, 0x40) && !irr(0, 0x40));
     wr(0, ICR2, 1u << 24);
     wr(0, ICR, 0x400);                                  /* NMI to APIC ID 1 */
-    ck_assert(m->cpus[1]->pins.nmi && !m->cpus[2]->pins.nmi);
+    ck_assert(m->cl.cpus[1]->pins.nmi && !m->cl.cpus[2]->pins.nmi);
     wr(1, ICR, 0xc0041);                                /* all excluding self */
     ck_assert(irr(0, 0x41) && irr(2, 0x41) && !irr(1, 0x41));
     wr(2, ICR, 0x40042);                                /* self */
@@ -251,17 +251,17 @@ START_TEST(an_ipi_arrives_no_earlier_than_it_was_sent)
 {
     enable(0);
     enable(1);
-    m->cpus[0]->cycles = 5000;                          /* the sender is ahead */
-    m->cpus[1]->cycles = 1000;
+    m->cl.cpus[0]->cycles = 5000;                          /* the sender is ahead */
+    m->cl.cpus[1]->cycles = 1000;
     wr(0, ICR2, 1u << 24);
     wr(0, ICR, 0x40);
     wr(0, ICR, 0x400);                                  /* and an NMI */
-    ck_assert(!irr(1, 0x40) && !m->cpus[1]->pins.nmi);
+    ck_assert(!irr(1, 0x40) && !m->cl.cpus[1]->pins.nmi);
     run_to(1, 4999);
-    ck_assert(!irr(1, 0x40) && !m->cpus[1]->pins.nmi);
+    ck_assert(!irr(1, 0x40) && !m->cl.cpus[1]->pins.nmi);
     run_to(1, 5000);
-    ck_assert(irr(1, 0x40) && m->cpus[1]->pins.nmi);
-    m->cpus[1]->cycles = 9000;                          /* the target is ahead: at once */
+    ck_assert(irr(1, 0x40) && m->cl.cpus[1]->pins.nmi);
+    m->cl.cpus[1]->cycles = 9000;                          /* the target is ahead: at once */
     wr(0, ICR, 0x41);
     ck_assert(irr(1, 0x41));
 }
@@ -271,7 +271,7 @@ START_TEST(ipi_to_a_cpu_that_is_off_is_dropped)
 {
     enable(0);
     enable(2);
-    m->cpus[2]->state = CPU_OFF;
+    m->cl.cpus[2]->state = CPU_OFF;
     wr(0, ICR2, 2u << 24);
     wr(0, ICR, 0x40);
     ck_assert(!irr(2, 0x40));
@@ -326,8 +326,8 @@ START_TEST(interrupts_respect_the_sti_shadow_and_popf)
     Machine *g = guest();
     ck_assert_int_eq(tm_run(g), EXIT_HUNG);             /* cli; hlt with the timer stopped */
     ck_assert_str_eq(g->exit_reason, "all-cpus-asleep");
-    ck_assert_uint_eq(vcpu_reg_read(g->cpus[0], UC_X86_REG_R14), tm_read(g, 0x1003f0, 8));
-    ck_assert_uint_eq(vcpu_reg_read(g->cpus[0], UC_X86_REG_R13), tm_read(g, 0x1003f8, 8));
+    ck_assert_uint_eq(vcpu_reg_read(g->cl.cpus[0], UC_X86_REG_R14), tm_read(g, 0x1003f0, 8));
+    ck_assert_uint_eq(vcpu_reg_read(g->cl.cpus[0], UC_X86_REG_R13), tm_read(g, 0x1003f8, 8));
     tm_destroy(g);
 }
 END_TEST
@@ -336,7 +336,7 @@ START_TEST(periodic_timer_wakes_hlt_every_period_exactly)
 {
     Machine *g = guest();
     tm_run(g);
-    ck_assert_uint_eq(vcpu_reg_read(g->cpus[0], UC_X86_REG_R12), 7);
+    ck_assert_uint_eq(vcpu_reg_read(g->cl.cpus[0], UC_X86_REG_R12), 7);
     for (int i = 3; i < 7; i++)                         /* 1000 ticks x 20 cycles, no drift */
         ck_assert_uint_eq(tm_read(g, 0x210000 + 8 * i, 8) - tm_read(g, 0x210000 + 8 * (i - 1), 8), 20000);
     tm_destroy(g);
@@ -354,7 +354,7 @@ START_TEST(ipis_wake_a_sleeping_cpu)
     ck_assert_str_eq(g->exit_reason, "all-cpus-asleep");
     ck_assert_uint_eq(tm_read(g, 0x211000, 8), 1);     /* the fixed IPI, once */
     ck_assert_uint_eq(tm_read(g, 0x211008, 8), 1);     /* the NMI, once: not to the sender */
-    ck_assert_int_eq(g->cpus[1]->state, CPU_HALTED);
+    ck_assert_int_eq(g->cl.cpus[1]->state, CPU_HALTED);
     tm_destroy(g);
 }
 END_TEST

@@ -26,7 +26,7 @@ static void setup(Arch arch, const unsigned char *blob, unsigned len, int ncpus)
     base = arch == ARCH_ARM64 ? 0x40080000u : 0;
     m = tm_create(arch, blob, len, base, base, 0, ncpus);
     Error err = { { 0 } };
-    ck_assert_msg(patchcheck_init(&pc, m, &m->image, &err), "%s", err.msg);
+    ck_assert_msg(patchcheck_init(&pc, &m->cl, &m->image, &err), "%s", err.msg);
     pc.mcount = MCOUNT;
     ck_assert(patchcheck_add_trampoline(&pc, TRAMP));
 }
@@ -34,7 +34,7 @@ static void setup(Arch arch, const unsigned char *blob, unsigned len, int ncpus)
 static void teardown(void)
 {
     patchcheck_destroy(&pc);
-    if (twin.m)
+    if (twin.cl)
         patchcheck_destroy(&twin);
     twin_on = false;
     tm_destroy(m);
@@ -44,8 +44,8 @@ static void teardown(void)
 static void store(int cpu, uint64_t addr, const uint8_t *bytes, unsigned len)
 {
     uint8_t *p = mem_ptr(&m->mem, addr, len);
-    m->cpus[cpu]->cycles++;
-    CodeWrite w = { cpu, 0x1234, m->cpus[cpu]->cycles, addr, len, { 0 }, { 0 } };
+    m->cl.cpus[cpu]->cycles++;
+    CodeWrite w = { cpu, 0x1234, m->cl.cpus[cpu]->cycles, addr, len, { 0 }, { 0 } };
     memcpy(w.old_bytes, p, len);
     memcpy(w.new_bytes, bytes, len);
     memcpy(p, bytes, len);
@@ -69,7 +69,7 @@ static void site(PatchKind kind, uint64_t addr, const uint8_t *bytes, unsigned l
 /* The other CPU serialises (takes an interrupt) after everything so far. */
 static void sync_cpu1(void)
 {
-    m->cpus[1]->exc.serialized_at = m->cpus[1]->cycles = m->cpus[0]->cycles += 10;
+    m->cl.cpus[1]->exc.serialized_at = m->cl.cpus[1]->cycles = m->cl.cpus[0]->cycles += 10;
 }
 
 static void x86_call(uint8_t *b, uint64_t at, uint64_t to)
@@ -123,7 +123,7 @@ END_TEST
 START_TEST(x86_smp_needs_the_int3_protocol_and_its_syncs)
 {
     setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 2);
-    m->cpus[1]->state = CPU_RUNNING;
+    m->cl.cpus[1]->state = CPU_RUNNING;
     site(PATCH_FTRACE, SITE, nop5, 5, 0);
     uint8_t call[5], int3 = 0xcc;
     x86_call(call, SITE, TRAMP);
@@ -182,7 +182,7 @@ START_TEST(arm64_concurrent_modification_is_limited)
     a64(b, 0xaa1e03e9u);                            /* mov x9, x30: only with one CPU up */
     store(0, SITE, b, 4);
     ck_assert_uint_eq(pc.nv, 0);
-    m->cpus[1]->state = CPU_RUNNING;
+    m->cl.cpus[1]->state = CPU_RUNNING;
     uint32_t bl = 0x94000000u | ((TRAMP - (SITE + 4)) >> 2);
     a64(b, bl);
     store(0, SITE + 4, b, 4);                       /* NOP -> BL: allowed */
@@ -223,7 +223,7 @@ END_TEST
 static void twin_setup(void)
 {
     Error err = { { 0 } };
-    ck_assert_msg(patchcheck_init(&twin, m, &m->image, &err), "%s", err.msg);
+    ck_assert_msg(patchcheck_init(&twin, &m->cl, &m->image, &err), "%s", err.msg);
     twin.mcount = pc.mcount;
     ck_assert(patchcheck_add_trampoline(&twin, TRAMP));
     for (int i = 0; i < pc.n; i++)
@@ -257,7 +257,7 @@ static char *report(const PatchCheck *p)
 START_TEST(x86_state_saved_mid_int3_protocol_continues_identically)
 {
     setup(ARCH_X86_64, blob_x86_64_exc, blob_x86_64_exc_len, 2);
-    m->cpus[1]->state = CPU_RUNNING;
+    m->cl.cpus[1]->state = CPU_RUNNING;
     site(PATCH_FTRACE, SITE, nop5, 5, 0);
     twin_setup();
     uint8_t call[5], int3 = 0xcc;

@@ -16,7 +16,7 @@ static Machine *fixture(uint64_t entry)
 
 static uint32_t r(Machine *m, unsigned n)
 {
-    return (uint32_t)vcpu_reg_read(m->cpus[0], UC_PPC_REG_0 + (int)n);
+    return (uint32_t)vcpu_reg_read(m->cl.cpus[0], UC_PPC_REG_0 + (int)n);
 }
 
 START_TEST(overflow_exception_on_the_nth_instruction)
@@ -49,7 +49,7 @@ END_TEST
 static Mpc7450Pmu *pmu_of(Machine *m)
 {
     extern Mpc7450Pmu *vcpu_ppc32_pmu(Cpu *c);
-    return vcpu_ppc32_pmu(m->cpus[0]);
+    return vcpu_ppc32_pmu(m->cl.cpus[0]);
 }
 
 START_TEST(spr_access_rules)
@@ -76,7 +76,7 @@ START_TEST(freeze_conditions_and_trigger)
 {
     Machine *m = fixture(0x3000);
     mach_boot(m);
-    Cpu *c = m->cpus[0];
+    Cpu *c = m->cl.cpus[0];
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
     /* PMC1 and PMC2 count cycles (selector 1); FCP: frozen in problem state */
@@ -121,7 +121,7 @@ START_TEST(timebase_transitions_and_tbee)
 {
     Machine *m = fixture(0x3000);
     mach_boot(m);
-    Cpu *c = m->cpus[0];
+    Cpu *c = m->cl.cpus[0];
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
     mpc7450_pmu_mtspr(p, 953, false, 0);
@@ -157,7 +157,7 @@ START_TEST(simultaneous_overflows_are_one_exception_two_samples)
     mach_boot(m);
     m->profile = xcalloc(1, sizeof *m->profile);
     profile_init(m->profile);
-    Cpu *c = m->cpus[0];
+    Cpu *c = m->cl.cpus[0];
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
     mpc7450_pmu_mtspr(p, 953, false, 0x80000000u - 10);
@@ -208,7 +208,7 @@ START_TEST(fcece_with_trigger_releases_then_freezes)
 {
     Machine *m = fixture(0x3000);
     mach_boot(m);
-    Cpu *c = m->cpus[0];
+    Cpu *c = m->cl.cpus[0];
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
     mpc7450_pmu_mtspr(p, 953, false, 0x80000000u - 10);
@@ -238,7 +238,7 @@ START_TEST(tbee_transition_releases_trigger)
 {
     Machine *m = fixture(0x3000);
     mach_boot(m);
-    Cpu *c = m->cpus[0];
+    Cpu *c = m->cl.cpus[0];
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
     mpc7450_pmu_mtspr(p, 954, false, 0);
@@ -266,7 +266,7 @@ START_TEST(tbee_while_frozen_signals_without_siar)
 {
     Machine *m = fixture(0x3000);
     mach_boot(m);
-    Cpu *c = m->cpus[0];
+    Cpu *c = m->cl.cpus[0];
     Mpc7450Pmu *p = pmu_of(m);
     uint32_t v;
     p->siar = 0x1234;                                   /* an earlier sample's address */

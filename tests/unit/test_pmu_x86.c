@@ -40,7 +40,7 @@ static Machine *fixture(uint64_t entry, uint64_t max_insns)
 
 static uint64_t reg(Machine *m, int r)
 {
-    return vcpu_reg_read(m->cpus[0], r);
+    return vcpu_reg_read(m->cl.cpus[0], r);
 }
 
 /* Count the lines of a trace file that contain `what`. */
@@ -63,7 +63,7 @@ static uint64_t cycles_after(uint64_t n)
     Machine *m = fixture(0x100000, n);
     ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
     ck_assert_uint_eq(tm_read(m, reg(m, UC_X86_REG_RIP) - 2, 2), 0x300f);
-    uint64_t cyc = m->cpus[0]->cycles;
+    uint64_t cyc = m->cl.cpus[0]->cycles;
     tm_destroy(m);
     return cyc;
 }
@@ -116,7 +116,7 @@ START_TEST(overflow_nmi_lands_after_the_overflowing_instruction)
     ck_assert_uint_eq(reg(m, UC_X86_REG_RBX) & 1, 1);          /* ... but its status bit is set */
     ck_assert_uint_eq(reg(m, UC_X86_REG_RBP), 0);              /* cleared by OVF_CTRL */
     ck_assert_uint_eq(reg(m, UC_X86_REG_R11), c_second);       /* after the unmask: after the 5th nop */
-    ck_assert_uint_eq(vcpu_x86_lapic(m->cpus[0])->lvt[LVT_PC], 0x10400);  /* masked by the last PMI */
+    ck_assert_uint_eq(vcpu_x86_lapic(m->cl.cpus[0])->lvt[LVT_PC], 0x10400);  /* masked by the last PMI */
     tm_destroy(m);
     ck_assert_int_eq(count_in(trace, "what=pmi-lost"), 1);
     ck_assert_int_eq(count_in(trace, " nmi "), 2);
@@ -138,7 +138,7 @@ START_TEST(cpuid_leaf_0xa_describes_the_pmu)
 {
     Machine *m = idle();
     uint32_t r[4];
-    vcpu_x86_cpuid_values(m->cpus[0], 0xa, 0, r);
+    vcpu_x86_cpuid_values(m->cl.cpus[0], 0xa, 0, r);
     ck_assert_uint_eq(r[0], 2 | 4 << 8 | 48 << 16 | 7u << 24);
     ck_assert_uint_eq(r[1], 0x18);                      /* LLC references and misses unavailable */
     ck_assert_uint_eq(r[3], 3 | 48 << 5);
@@ -154,7 +154,7 @@ START_TEST(reserved_bits_and_read_only_status_gp)
     TraceSink *s = trace_text_sink_open(trace, &err);
     ck_assert_ptr_nonnull(s);
     trace_add_sink(&m->trace, s);
-    X86Pmu *p = x86pmu_of(m->cpus[0]);
+    X86Pmu *p = x86pmu_of(m->cl.cpus[0]);
     ck_assert_int_eq(x86pmu_wrmsr(p, 0x186, 1ull << 32, 0), MSR_GP);           /* bits 63:32 */
     ck_assert_int_eq(x86pmu_wrmsr(p, 0x186, 1ull << 21, 0), MSR_GP);           /* ANY on version 2 */
     ck_assert_int_eq(x86pmu_wrmsr(p, 0x38f, 1ull << 4, 0), MSR_GP);            /* no PMC4 */

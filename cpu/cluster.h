@@ -1,0 +1,98 @@
+/* cluster.h — the machine's CPUs as one thing, and all the CPU floor sees of the machine.
+ *
+ * The machine (sim/machine.c) owns one Cluster and wires it: the CPUs, the RAM they share, the
+ * trace, the clock, the code-write chokepoint, the flags that end the run, the board facts a
+ * CPU backend needs (from the device tree), and a ClusterHost: the few things only the machine
+ * can do (end the run, the console, I/O ports, the profile).  A CPU and the tools that watch
+ * the CPUs (the I-cache model, the patch validator) are handed the cluster, never the machine,
+ * so that nothing below sim/ depends on it (docs/architecture.md, "Floors").  Devices see less
+ * still: sim/dev/device.h's DeviceHost.
+ */
+#ifndef PMUSIM_CLUSTER_H
+#define PMUSIM_CLUSTER_H
+
+#include <signal.h>
+
+#include "base/clock.h"
+#include "base/common.h"
+#include "base/mem.h"
+#include "base/trace.h"
+#include "cpu/codewatch.h"
+
+#define MAX_CPUS 16
+
+typedef struct Cpu Cpu;
+typedef struct CpuModel CpuModel;
+typedef struct BlockEntry BlockEntry;
+
+typedef enum EnableMethod { ENABLE_BOOT, ENABLE_PSCI, ENABLE_SPIN_TABLE } EnableMethod;
+
+/* A cpu node of the device tree (sim/fdt.c parses it). */
+typedef struct CpuDesc {
+    char path[128];
+    uint64_t hwid;                  /* reg */
+    const CpuModel *model;
+    uint64_t clock_hz;
+    uint64_t timebase_hz;           /* ppc32 */
+    EnableMethod enable;
+    uint64_t release_addr;          /* spin table */
+    uint64_t tpidr_el1;             /* arm64: pmusim,tpidr-el1 */
+} CpuDesc;
+
+/* A model that takes part in execution, wired by the machine (--icache=strict: the strict
+ * I-cache model, cpu/icache.h): trap sites of its own (kind TRAP_KIND_ICACHE), and the context
+ * synchronisation events it must see (exception entries, ISB, isync, ERET).  The functions
+ * return a TrapResult; all are NULL without such a model. */
+typedef struct ExecWatch {
+    void *opaque;
+    int (*trap_kind)(void *opaque, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned len);
+    int (*trap)(void *opaque, Cpu *c, uint64_t pc);
+    void (*context_sync)(void *opaque, Cpu *c);
+} ExecWatch;
+
+/* What only the machine can do for a CPU.  `cpu` is the CPU asking. */
+typedef struct ClusterHost {
+    void *opaque;
+    /* End the run with `status`; pc is the instruction that caused it (UINT64_MAX: the CPU's
+     * PC, or the access being dispatched). */
+    void (*exit)(void *opaque, Cpu *cpu, uint64_t pc, int status, const char *reason);
+    /* A byte out of the console (arm64 semihosting writes). */
+    void (*console_putc)(void *opaque, uint8_t ch);
+    /* Map the device windows (and, on x86, unassigned space) into a new CPU's engine. */
+    bool (*map_devices)(void *opaque, Cpu *cpu, Error *err);
+    /* I/O port space (x86 IN/OUT). */
+    uint64_t (*io_read)(void *opaque, Cpu *cpu, uint64_t port, unsigned size);
+    void (*io_write)(void *opaque, Cpu *cpu, uint64_t port, unsigned size, uint64_t val);
+    /* --samples (NULL without): the retired instructions [from, to) of a block, and a PMU sample. */
+    void (*profile_block)(void *opaque, Cpu *cpu, const BlockEntry *blk, uint32_t from, uint32_t to, bool window);
+    void (*profile_sample)(void *opaque, Cpu *cpu, uint64_t pc, bool user, const char *counter);
+} ClusterHost;
+
+typedef struct Cluster {
+    Arch arch;
+    Cpu *cpus[MAX_CPUS];
+    int ncpus;
+    GuestMem *mem;
+    Trace *trace;
+    Clock *clock;
+    CodeWatch cw;
+    ExecWatch watch;                /* --icache=strict, else all NULL */
+    bool stopping;                  /* no CPU runs again once set */
+    volatile sig_atomic_t interrupted;  /* the signal that ended the run (mach_interrupt), or 0 */
+    /* the run's options and the board's facts */
+    uint64_t max_insns, max_cycles; /* 0 = unlimited */
+    bool icount_check;              /* --icount-check */
+    bool semihosting;               /* arm64 --semihosting */
+    bool psci;                      /* arm64: a psci node with method "hvc" */
+    uint64_t timer_hz;              /* arm64: the generic counter's frequency */
+    uint64_t lapic_hz;              /* x86: the local APIC timer's bus clock (0: the model's) */
+    ClusterHost host;
+} Cluster;
+
+/* End the run (ClusterHost.exit). */
+static inline void cluster_exit(Cluster *cl, Cpu *c, uint64_t pc, int status, const char *reason)
+{
+    cl->host.exit(cl->host.opaque, c, pc, status, reason);
+}
+
+#endif
