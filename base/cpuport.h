@@ -61,7 +61,7 @@ typedef struct CpuPort {
     void (*mem_count)(void *opaque, uint64_t *loads, uint64_t *stores, uint64_t *memops);
     /* --samples: a sampling counter starts or stops counting; a sample at pc. */
     void (*profile_window)(void *opaque, bool on);
-    void (*profile_sample)(void *opaque, uint64_t pc, bool user, const char *counter);
+    void (*sample)(void *opaque, uint64_t pc, bool user, const char *counter);
     /* A diagnostic about what the guest did at pc (in the trace). */
     void (*diag)(void *opaque, uint64_t pc, const char *what, const char *msg);
 } CpuPort;

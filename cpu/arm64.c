@@ -237,11 +237,11 @@ static bool semihosting_call(Cpu *c, uint64_t pc)
     switch (op) {
     case 0x03:                                              /* SYS_WRITEC */
         if (vcpu_mem_read(c, arg, b, 1))
-            c->cl->host.console_putc(c->cl->host.opaque, b[0]);
+            c->cl->host.console_out(c->cl->host.opaque, b[0]);
         break;
     case 0x04:                                              /* SYS_WRITE0 */
         for (int i = 0; i < 4096 && vcpu_mem_read(c, arg + i, b, 1) && b[0]; i++)
-            c->cl->host.console_putc(c->cl->host.opaque, b[0]);
+            c->cl->host.console_out(c->cl->host.opaque, b[0]);
         break;
     case 0x18:                                              /* SYS_EXIT: x1 = reason, or a block */
     case 0x20: {                                            /* SYS_EXIT_EXTENDED: x1 -> {reason, code} */
@@ -382,6 +382,7 @@ static uint32_t hook_msr(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg 
 
 static bool a64_init(Cpu *c, Error *err)
 {
+    vcpu_port_init(c);                 /* before the models that are handed it */
     uc_hook h;
     if (uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_mrs, c, 1, 0, UC_ARM64_INS_MRS) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_msr, c, 1, 0, UC_ARM64_INS_MSR) != UC_ERR_OK)

@@ -57,15 +57,15 @@ typedef struct ClusterHost {
      * PC, or the access being dispatched). */
     void (*exit)(void *opaque, Cpu *cpu, uint64_t pc, int status, const char *reason);
     /* A byte out of the console (arm64 semihosting writes). */
-    void (*console_putc)(void *opaque, uint8_t ch);
+    void (*console_out)(void *opaque, uint8_t ch);
     /* Map the device windows (and, on x86, unassigned space) into a new CPU's engine. */
     bool (*map_devices)(void *opaque, Cpu *cpu, Error *err);
     /* I/O port space (x86 IN/OUT). */
     uint64_t (*io_read)(void *opaque, Cpu *cpu, uint64_t port, unsigned size);
     void (*io_write)(void *opaque, Cpu *cpu, uint64_t port, unsigned size, uint64_t val);
     /* --samples (NULL without): the retired instructions [from, to) of a block, and a PMU sample. */
-    void (*profile_block)(void *opaque, Cpu *cpu, const BlockEntry *blk, uint32_t from, uint32_t to, bool window);
-    void (*profile_sample)(void *opaque, Cpu *cpu, uint64_t pc, bool user, const char *counter);
+    void (*profile_retired)(void *opaque, Cpu *cpu, const BlockEntry *blk, uint32_t from, uint32_t to, bool window);
+    void (*sample)(void *opaque, Cpu *cpu, uint64_t pc, bool user, const char *counter);
 } ClusterHost;
 
 typedef struct Cluster {

@@ -436,8 +436,8 @@ static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
 
 void vcpu_profile_flush(Cpu *c)
 {
-    if (c->blk && c->blk_counted > c->prof.from && c->cl->host.profile_block)
-        c->cl->host.profile_block(c->cl->host.opaque, c, c->blk, c->prof.from, c->blk_counted, c->prof.window);
+    if (c->blk && c->blk_counted > c->prof.from && c->cl->host.profile_retired)
+        c->cl->host.profile_retired(c->cl->host.opaque, c, c->blk, c->prof.from, c->blk_counted, c->prof.window);
     c->prof.from = c->blk_counted;
 }
 
@@ -864,7 +864,6 @@ Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops,
         err_set(err, "cpu%d: cannot install the reference counter", index);
         goto fail;
     }
-    vcpu_port_init(c);
     if (!ops->init(c, err))
         goto fail;
     return c;

@@ -282,7 +282,8 @@ void vcpu_destroy(Cpu *c);
  * PIR) or NULL. */
 uint64_t vcpu_total_insns(const Cluster *cl);
 Cpu *vcpu_by_hwid(const Cluster *cl, uint64_t hwid);
-/* Fill c->port (cpu/port.c): done by vcpu_create before the backend's init creates the models. */
+/* Fill c->port (cpu/port.c): each backend's init does, before it creates the models it hands
+ * the port to. */
 void vcpu_port_init(Cpu *c);
 
 /* Run until the CPU's local time reaches `until` (at block granularity), firing this CPU's

@@ -522,6 +522,7 @@ static uint64_t pmu_cycle_of_tb(void *c, uint64_t tb)
 
 static bool ppc_init(Cpu *c, Error *err)
 {
+    vcpu_port_init(c);                 /* before the models that are handed it */
     PpcCpu *p = PPC(c);
     p->stub = xcalloc(1, GUEST_PAGE);
     if (uc_mem_map_ptr(c->uc, STUB_PAGE, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC, p->stub) != UC_ERR_OK)

@@ -731,6 +731,7 @@ static void irq_window_fn(Event *ev, void *opaque)
 
 static bool x86_init(Cpu *c, Error *err)
 {
+    vcpu_port_init(c);                 /* before the models that are handed it */
     uc_hook h;
     if (uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, c, 1, 0, UC_X86_INS_CPUID) != UC_ERR_OK ||
         uc_hook_add(c->uc, &h, UC_HOOK_INSN, (void *)hook_in, c, 1, 0, UC_X86_INS_IN) != UC_ERR_OK ||

@@ -196,7 +196,7 @@ static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, uint
         return false;
     if (!(before & MMCR0_FC))
         p->siar = (uint32_t)at;
-    c->profile_sample(c->opaque, p->siar, p->msr & MSR_PR, what);
+    c->sample(c->opaque, p->siar, p->msr & MSR_PR, what);
     p->pending = true;
     p->mmcr0 &= ~MMCR0_PMXE;
     return true;

@@ -191,7 +191,7 @@ static void overflow(PmcBank *b, uint32_t wrapped)
         return;
     }
     p->pmi_status = p->global_status;
-    c->profile_sample(c->opaque, at, p->cpl == 3, name);
+    c->sample(c->opaque, at, p->cpl == 3, name);
 }
 
 void x86pmu_nmi_entry(X86Pmu *p)

@@ -497,9 +497,9 @@ static void cluster_wire(Machine *m)
     cl->timer_hz = m->desc.timer_hz;
     cl->lapic_hz = lapic_hz(&m->desc);
     cl->host = (ClusterHost){
-        .opaque = m, .exit = cl_exit, .console_putc = cl_putc, .map_devices = cl_map_devices,
-        .io_read = cl_io_read, .io_write = cl_io_write, .profile_block = cl_profile_block,
-        .profile_sample = cl_profile_sample,
+        .opaque = m, .exit = cl_exit, .console_out = cl_putc, .map_devices = cl_map_devices,
+        .io_read = cl_io_read, .io_write = cl_io_write, .profile_retired = cl_profile_block,
+        .sample = cl_profile_sample,
     };
 }
 
@@ -544,7 +544,7 @@ static void dev_host_init(Machine *m)
 {
     m->dev_host = (DeviceHost){
         .opaque = m, .arch = m->arch, .trace = &m->trace, .cpu_hz = m->clock.freq_hz, .ncpus = m->desc.ncpus,
-        .console_putc = host_putc, .exit = host_exit, .cpu_index = host_cpu_index, .cpu = host_cpu,
+        .console_out = host_putc, .exit = host_exit, .cpu_index = host_cpu_index, .cpu = host_cpu,
         .cpu_cycles = host_cpu_cycles, .cpu_events = host_cpu_events, .cpu_schedule = host_cpu_schedule,
     };
 }

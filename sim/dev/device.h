@@ -38,7 +38,7 @@ typedef struct DeviceHost {
     uint64_t cpu_hz;                /* the CPUs' clock (cycles per second) */
     int ncpus;
     /* A byte out of the console (a UART transmitted it). */
-    void (*console_putc)(void *opaque, uint8_t c);
+    void (*console_out)(void *opaque, uint8_t c);
     /* End the run with `status`; `cpu` is the CPU whose access caused it, or NULL. */
     void (*exit)(void *opaque, Cpu *cpu, int status, const char *reason);
     /* The logical number of an accessing CPU, and the CPU of a number. */

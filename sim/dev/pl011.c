@@ -53,7 +53,7 @@ static void pl011_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
     Pl011 *u = (Pl011 *)d;
     uint32_t v = (uint32_t)val;
     switch (off) {
-    case PL011_DR: d->host->console_putc(d->host->opaque, (uint8_t)v); break;
+    case PL011_DR: d->host->console_out(d->host->opaque, (uint8_t)v); break;
     case PL011_ILPR: u->ilpr = v & 0xff; break;
     case PL011_IBRD: u->ibrd = v & 0xffff; break;
     case PL011_FBRD: u->fbrd = v & 0x3f; break;

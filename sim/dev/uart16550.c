@@ -49,7 +49,7 @@ static void uart_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t 
         if (u->lcr & LCR_DLAB)
             u->dll = v;
         else
-            d->host->console_putc(d->host->opaque, v);
+            d->host->console_out(d->host->opaque, v);
         break;
     case UART_IER:
         if (u->lcr & LCR_DLAB)
