@@ -1,7 +1,9 @@
 /* cpu.c — the architecture-independent CPU: engine setup, exact accounting, limits and cuts,
- * the engine hooks of trap sites, and the per-CPU run loop (the CPU models are in model.c, the
- * trap-site table in trapsite.c, the access locator in locator.c).  The design is described at the top
- * of cpu.h; the numbered comments below refer to it.
+ * block decoding, the engine hooks, and the per-CPU run loop.  The rest of the CPU core is beside
+ * it: registers, memory and the code-write store path in access.c, power, interrupt pins,
+ * exception entries and event queues in power.c, the access locator in locator.c, the trap-site
+ * table in trapsite.c, the CPU models in model.c, the port its models see in port.c.  The
+ * design is described at the top of cpu.h.
  */
 #include "cpu/cpu.h"
 
@@ -10,101 +12,6 @@
 #include <string.h>
 
 #include "base/tunables.h"
-
-/* ------------------------------------------------------------------ registers and memory */
-
-uint64_t vcpu_reg_read(Cpu *c, int reg)
-{
-    uint64_t v = 0;
-    uc_err e = uc_reg_read(c->uc, reg, &v);
-    if (e != UC_ERR_OK)
-        vcpu_internal_error(c, "uc_reg_read(%d): %s", reg, uc_strerror(e));
-    return c->ops->arch == ARCH_PPC32 ? (uint32_t)v : v;
-}
-
-void vcpu_reg_write(Cpu *c, int reg, uint64_t v)
-{
-    uc_err e = uc_reg_write(c->uc, reg, &v);
-    if (e != UC_ERR_OK)
-        vcpu_internal_error(c, "uc_reg_write(%d): %s", reg, uc_strerror(e));
-}
-
-bool vcpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len)
-{
-    uint8_t *p = mem_ptr(c->mem, addr, len);
-    if (!p)
-        return false;
-    memcpy(buf, p, len);
-    return true;
-}
-
-/* A guest store of `size` bytes (already in guest byte order) to a write-protected page: the
- * code-write chokepoint (codewatch.h).  The store is done here (the engine discards stores to
- * read-only pages); one that overlaps code is recorded (as pieces of at most CODEWRITE_MAX
- * bytes) and the stale translations and decoded blocks are dropped from every CPU. */
-static void code_store(Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
-{
-    Cluster *cl = c->cl;
-    for (; size > CODEWRITE_MAX; addr += CODEWRITE_MAX, bytes += CODEWRITE_MAX, size -= CODEWRITE_MAX)
-        code_store(c, addr, bytes, CODEWRITE_MAX);
-    uint8_t *dst = mem_ptr(c->mem, addr, size);
-    if (!dst)
-        return;
-    if (!codewatch_overlaps(&cl->cw, addr, size)) {
-        memcpy(dst, bytes, size);       /* data that shares a page with code */
-        return;
-    }
-    CodeWrite w = { c->index, 0, c->cycles, addr, size, { 0 }, { 0 } };
-    memcpy(w.old_bytes, dst, size);
-    memcpy(w.new_bytes, bytes, size);
-    memcpy(dst, bytes, size);
-    if (!cl->stopping) {
-        w.pc = vcpu_access_pc(c, ACC_WRITE, addr, size);
-        codewatch_record(&cl->cw, cl->trace, &w);
-    }
-    for (int i = 0; i < cl->ncpus; i++)
-        vcpu_invalidate_code(cl->cpus[i], addr, addr + size);
-}
-
-bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
-{
-    if (!mem_ptr(c->mem, addr, len))
-        return false;
-    if (mem_page_is_code(c->mem, addr) || mem_page_is_code(c->mem, addr + len - 1)) {
-        RamBlock *b = mem_block(c->mem, addr);
-        if (b && b->rom)
-            return false;
-        code_store(c, addr, buf, (unsigned)len);
-        return true;
-    }
-    memcpy(mem_ptr(c->mem, addr, len), buf, len);
-    return true;
-}
-
-void vcpu_diag(Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
-{
-    if (!trace_on(c->cl->trace))
-        return;
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    trace_diag(c->cl->trace, c->cycles, c->index, what, &pc, msg);
-}
-
-void vcpu_internal_error(Cpu *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "pmusim: internal error on cpu%d: ", c->index);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    c->state = CPU_DEAD;
-    vcpu_exit(c, EXIT_INTERNAL, "internal-error");
-    uc_emu_stop(c->uc);
-}
 
 /* ------------------------------------------------------------------ trap sites */
 
@@ -774,7 +681,7 @@ static bool hook_write_prot(uc_engine *uc, uc_mem_type type, uint64_t addr, int 
                      "write of %u bytes to ROM at 0x%" PRIx64 " ignored", n, addr);
         return true;                /* the engine discards it */
     }
-    code_store(c, addr, bytes, n);
+    vcpu_code_store(c, addr, bytes, n);
     return true;
 }
 
@@ -872,22 +779,6 @@ fail:
     return NULL;
 }
 
-uint64_t vcpu_total_insns(const Cluster *cl)
-{
-    uint64_t t = 0;
-    for (int i = 0; i < cl->ncpus; i++)
-        t += cl->cpus[i]->insns;
-    return t;
-}
-
-Cpu *vcpu_by_hwid(const Cluster *cl, uint64_t hwid)
-{
-    for (int i = 0; i < cl->ncpus; i++)
-        if (cl->cpus[i]->hwid == hwid)
-            return cl->cpus[i];
-    return NULL;
-}
-
 void vcpu_destroy(Cpu *c)
 {
     if (!c)
@@ -906,140 +797,7 @@ void vcpu_destroy(Cpu *c)
     free(c);
 }
 
-void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
-                         uint64_t info)
-{
-    Cluster *cl = c->cl;
-    vcpu_branch_retire(c, from);
-    c->br_done = true;              /* nothing of the interrupted block retires any more */
-    c->exc.serialized++;
-    c->exc.serialized_at = c->cycles;
-    if (cl->watch.context_sync)
-        cl->watch.context_sync(cl->watch.opaque, c);
-    c->cycles += c->ctab->cost[IC_TRAP];
-    /* Count entries with nothing retired in between, whatever their vectors: a storm that
-     * alternates between handlers retires no instruction either, so --max-insns never ends it. */
-    if (c->insns == c->exc.insns_at) {
-        if (++c->exc.repeats == EXCEPTION_LOOP_LIMIT) {
-            vcpu_diag(c, from, "exception-loop",
-                      "%u exceptions in a row (the last to 0x%" PRIx64 ") with no instruction retiring: stopping the CPU",
-                      EXCEPTION_LOOP_LIMIT, to);
-            vcpu_stop(c, CPU_DEAD, "exception-loop");
-            if (cl->ncpus == 1)
-                vcpu_exit(c, EXIT_HUNG, "exception-loop");
-            return;
-        }
-    } else {
-        c->exc.repeats = 0;
-    }
-    c->exc.insns_at = c->insns;
-    trace_exception(cl->trace, kind, c->cycles, c->index, vector, name, from, to, info);
-}
-
-/* ------------------------------------------------------------------ power and events */
-
-void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why)
-{
-    if (at > c->cycles) {
-        c->idle_cycles += at - c->cycles;
-        c->cycles = at;
-    }
-    c->ops->reset(c, entry, arg0, arg1);
-    c->state = CPU_RUNNING;
-    c->stop_reason = "running";
-    trace_cpu_start(c->cl->trace, c->cycles, c->index, entry, c->hwid, why);
-}
-
-static bool pin_set(void *opaque, int pin, bool level)
-{
-    Cpu *c = opaque;
-    bool *p = pin == CPU_PIN_NMI ? &c->pins.nmi : &c->pins.irq;
-    if (pin == CPU_PIN_IRQ) {
-        bool was = *p;
-        *p = level;
-        if (level && !was)
-            vcpu_request_stop(c);
-    } else if (level) {
-        *p = true;                  /* an edge: latched until the backend takes the NMI */
-        vcpu_request_stop(c);
-    }
-    return true;
-}
-
-IrqLine vcpu_pin(Cpu *c, CpuPin pin)
-{
-    return irq_line(pin_set, c, pin);
-}
-
-void vcpu_stop(Cpu *c, CpuState state, const char *why)
-{
-    c->state = state;
-    c->stop_reason = why;
-    vcpu_request_stop(c);
-    if (trace_on(c->cl->trace))
-        trace_cpu_stop(c->cl->trace, c->cycles, c->index, c->ops->get_pc(c), why);
-}
-
-void vcpu_set_branch_tracking(Cpu *c, bool on)
-{
-    if (on && !c->pev.track_branches)
-        c->br_done = false;         /* the block being executed has not branched yet */
-    c->pev.track_branches = on;
-    if (on)
-        c->lim.fast = 0;
-}
-
-uint64_t vcpu_last_retired_pc(Cpu *c)
-{
-    const BlockEntry *e = c->blk;
-    if (e && c->blk_counted && c->blk_counted <= e->n)
-        return e->pc + e->info[c->blk_counted - 1].off;
-    return c->prev_last_pc;
-}
-
-void vcpu_branch_retire(Cpu *c, uint64_t next)
-{
-    const BlockEntry *e = c->blk;
-    if (!c->pev.track_branches || c->br_done || !e || !e->n || c->blk_counted != e->n || e->br == BR_NONE)
-        return;
-    c->br_done = true;
-    const InsnInfo *last = &e->info[e->n - 1];
-    uint64_t pc = e->pc + last->off;
-    c->pev.branches++;
-    if (bp_resolve(&c->bp, (BranchKind)e->br, pc, pc + last->len, next))
-        c->pev.br_misses++;
-}
-
-void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
-{
-    evq_insert(&c->events, ev, cycle, clk_next_seq(c->cl->clock));
-    if (cycle < c->lim.cycles) {    /* a running CPU must notice it (from a hook) */
-        c->lim.cycles = cycle;
-        if (cycle < c->lim.fast)
-            c->lim.fast = cycle;
-    }
-}
-
-void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
-{
-    evq_insert(&c->insn_events, ev, insns, clk_next_seq(c->cl->clock));
-    if (insns < c->lim.insns)
-        c->lim.insns = insns;
-}
-
-void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
-{
-    uint64_t fast = c->lim.fast;
-    BlockEntry *blk = c->blk;
-    uint32_t counted = c->blk_counted;
-    c->quiet = true;
-    c->lim.fast = 0;                /* keeps the block hook off its counting fast path */
-    uc_emu_start(c->uc, pc, 0, 0, count);
-    c->quiet = false;
-    c->lim.fast = fast;
-    c->blk = blk;
-    c->blk_counted = counted;
-}
+/* ------------------------------------------------------------------ decoded code */
 
 /* A code write (pmusim's, through the write-protected code pages) into the block being executed:
  * the engine runs the rest of its translation as it was (uc_ctl_remove_cache takes effect at

@@ -385,6 +385,10 @@ void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *n
 uint64_t vcpu_reg_read(Cpu *c, int reg);
 void vcpu_reg_write(Cpu *c, int reg, uint64_t v);
 
+/* A guest store of `size` bytes (in guest byte order) to a write-protected page: the code-write
+ * chokepoint (cpu/codewatch.h).  Done here, since the engine drops stores to read-only pages; one
+ * that overlaps code is recorded, and the stale translations are dropped from every CPU. */
+void vcpu_code_store(Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size);
 /* Guest memory access by the CPU's backend (physical, through the machine). */
 bool vcpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len);
 bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len);

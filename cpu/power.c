@@ -1,0 +1,139 @@
+/* power.c — a CPU's life and its interrupts: power on and off, the interrupt pins, exception
+ * entries, the event queues, the PMU's branch events, and pmusim's own quiet runs (the CPU
+ * core, cpu/cpu.h, with cpu.c). */
+#include "cpu/cpu.h"
+
+#include <stdio.h>
+
+void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t at, const char *why)
+{
+    if (at > c->cycles) {
+        c->idle_cycles += at - c->cycles;
+        c->cycles = at;
+    }
+    c->ops->reset(c, entry, arg0, arg1);
+    c->state = CPU_RUNNING;
+    c->stop_reason = "running";
+    trace_cpu_start(c->cl->trace, c->cycles, c->index, entry, c->hwid, why);
+}
+
+static bool pin_set(void *opaque, int pin, bool level)
+{
+    Cpu *c = opaque;
+    bool *p = pin == CPU_PIN_NMI ? &c->pins.nmi : &c->pins.irq;
+    if (pin == CPU_PIN_IRQ) {
+        bool was = *p;
+        *p = level;
+        if (level && !was)
+            vcpu_request_stop(c);
+    } else if (level) {
+        *p = true;                  /* an edge: latched until the backend takes the NMI */
+        vcpu_request_stop(c);
+    }
+    return true;
+}
+
+IrqLine vcpu_pin(Cpu *c, CpuPin pin)
+{
+    return irq_line(pin_set, c, pin);
+}
+
+void vcpu_stop(Cpu *c, CpuState state, const char *why)
+{
+    c->state = state;
+    c->stop_reason = why;
+    vcpu_request_stop(c);
+    if (trace_on(c->cl->trace))
+        trace_cpu_stop(c->cl->trace, c->cycles, c->index, c->ops->get_pc(c), why);
+}
+
+void vcpu_set_branch_tracking(Cpu *c, bool on)
+{
+    if (on && !c->pev.track_branches)
+        c->br_done = false;         /* the block being executed has not branched yet */
+    c->pev.track_branches = on;
+    if (on)
+        c->lim.fast = 0;
+}
+
+uint64_t vcpu_last_retired_pc(Cpu *c)
+{
+    const BlockEntry *e = c->blk;
+    if (e && c->blk_counted && c->blk_counted <= e->n)
+        return e->pc + e->info[c->blk_counted - 1].off;
+    return c->prev_last_pc;
+}
+
+void vcpu_branch_retire(Cpu *c, uint64_t next)
+{
+    const BlockEntry *e = c->blk;
+    if (!c->pev.track_branches || c->br_done || !e || !e->n || c->blk_counted != e->n || e->br == BR_NONE)
+        return;
+    c->br_done = true;
+    const InsnInfo *last = &e->info[e->n - 1];
+    uint64_t pc = e->pc + last->off;
+    c->pev.branches++;
+    if (bp_resolve(&c->bp, (BranchKind)e->br, pc, pc + last->len, next))
+        c->pev.br_misses++;
+}
+
+void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
+{
+    evq_insert(&c->events, ev, cycle, clk_next_seq(c->cl->clock));
+    if (cycle < c->lim.cycles) {    /* a running CPU must notice it (from a hook) */
+        c->lim.cycles = cycle;
+        if (cycle < c->lim.fast)
+            c->lim.fast = cycle;
+    }
+}
+
+void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
+{
+    evq_insert(&c->insn_events, ev, insns, clk_next_seq(c->cl->clock));
+    if (insns < c->lim.insns)
+        c->lim.insns = insns;
+}
+
+void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
+{
+    uint64_t fast = c->lim.fast;
+    BlockEntry *blk = c->blk;
+    uint32_t counted = c->blk_counted;
+    c->quiet = true;
+    c->lim.fast = 0;                /* keeps the block hook off its counting fast path */
+    uc_emu_start(c->uc, pc, 0, 0, count);
+    c->quiet = false;
+    c->lim.fast = fast;
+    c->blk = blk;
+    c->blk_counted = counted;
+}
+
+void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *name, uint64_t from, uint64_t to,
+                         uint64_t info)
+{
+    Cluster *cl = c->cl;
+    vcpu_branch_retire(c, from);
+    c->br_done = true;              /* nothing of the interrupted block retires any more */
+    c->exc.serialized++;
+    c->exc.serialized_at = c->cycles;
+    if (cl->watch.context_sync)
+        cl->watch.context_sync(cl->watch.opaque, c);
+    c->cycles += c->ctab->cost[IC_TRAP];
+    /* Count entries with nothing retired in between, whatever their vectors: a storm that
+     * alternates between handlers retires no instruction either, so --max-insns never ends it. */
+    if (c->insns == c->exc.insns_at) {
+        if (++c->exc.repeats == EXCEPTION_LOOP_LIMIT) {
+            vcpu_diag(c, from, "exception-loop",
+                      "%u exceptions in a row (the last to 0x%" PRIx64 ") with no instruction retiring: stopping the CPU",
+                      EXCEPTION_LOOP_LIMIT, to);
+            vcpu_stop(c, CPU_DEAD, "exception-loop");
+            if (cl->ncpus == 1)
+                vcpu_exit(c, EXIT_HUNG, "exception-loop");
+            return;
+        }
+    } else {
+        c->exc.repeats = 0;
+    }
+    c->exc.insns_at = c->insns;
+    trace_exception(cl->trace, kind, c->cycles, c->index, vector, name, from, to, info);
+}
