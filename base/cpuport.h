@@ -62,14 +62,12 @@ typedef struct CpuPort {
     /* --samples: a sampling counter starts or stops counting; a sample at pc. */
     void (*profile_window)(void *opaque, bool on);
     void (*sample)(void *opaque, uint64_t pc, bool user, const char *counter);
-    /* A diagnostic about what the guest did at pc (in the trace). */
-    void (*diag)(void *opaque, uint64_t pc, const char *what, const char *msg);
 } CpuPort;
 
 static inline uint64_t port_cycles(const CpuPort *p) { return *p->cycles; }
 static inline uint64_t port_pc(const CpuPort *p) { return p->pc(p->opaque); }
 static inline void port_schedule(const CpuPort *p, Event *ev, uint64_t cycle) { p->schedule(p->opaque, ev, cycle); }
-/* A diagnostic, printf-style (nothing is formatted when the trace is off). */
+/* A diagnostic about what the guest did at pc, in the trace, printf-style. */
 void port_diag(const CpuPort *p, uint64_t pc, const char *what, const char *fmt, ...) PMUSIM_PRINTF(4, 5);
 
 #endif

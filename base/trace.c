@@ -1,6 +1,8 @@
 /* trace.c — event building, dispatch to sinks, and the text sink (docs/trace-format.md). */
 #include "base/trace.h"
 
+#include "base/trace_events.h"
+
 #include "base/outfile.h"
 
 #include <errno.h>
@@ -38,6 +40,23 @@ void trace_set_symbolizer(Trace *t, TraceSymbolizer fn, void *opaque)
 }
 
 #define TRACE_SYM_LEN 128
+
+void trace_vdiagf(Trace *t, uint64_t cycle, int cpu, const char *what, const uint64_t *pc, const char *fmt, va_list ap)
+{
+    if (!trace_on(t))
+        return;
+    char msg[256];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    trace_diag(t, cycle, cpu, what, pc, msg);
+}
+
+void trace_diagf(Trace *t, uint64_t cycle, int cpu, const char *what, const uint64_t *pc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    trace_vdiagf(t, cycle, cpu, what, pc, fmt, ap);
+    va_end(ap);
+}
 
 const char *trace_describe(const Trace *t, uint64_t addr, char *buf, size_t len)
 {

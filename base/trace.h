@@ -59,6 +59,11 @@ static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }
 void trace_init(Trace *t);
 void trace_add_sink(Trace *t, TraceSink *s);
 void trace_set_symbolizer(Trace *t, TraceSymbolizer fn, void *opaque);
+/* A `diag` event (docs/trace-format.md) with a printf-style message of at most 255 bytes; nothing
+ * is formatted when the trace is off.  pc: the instruction it is about, or NULL. */
+void trace_diagf(Trace *t, uint64_t cycle, int cpu, const char *what, const uint64_t *pc, const char *fmt, ...)
+    PMUSIM_PRINTF(6, 7);
+void trace_vdiagf(Trace *t, uint64_t cycle, int cpu, const char *what, const uint64_t *pc, const char *fmt, va_list ap);
 /* A guest address as the trace writes it ("func+0x10", or 0x<address> with no symbolizer), for
  * reports that go beside the trace (the tools' summaries). */
 const char *trace_describe(const Trace *t, uint64_t addr, char *buf, size_t len);

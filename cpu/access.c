@@ -76,14 +76,10 @@ bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
 
 void vcpu_diag(Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
 {
-    if (!trace_on(c->cl->trace))
-        return;
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    trace_vdiagf(c->cl->trace, c->cycles, c->index, what, &pc, fmt, ap);
     va_end(ap);
-    trace_diag(c->cl->trace, c->cycles, c->index, what, &pc, msg);
 }
 
 void vcpu_internal_error(Cpu *c, const char *fmt, ...)

@@ -63,11 +63,6 @@ static void p_profile_sample(void *opaque, uint64_t pc, bool user, const char *c
         c->cl->host.sample(c->cl->host.opaque, c, pc, user, counter);
 }
 
-static void p_diag(void *c, uint64_t pc, const char *what, const char *msg)
-{
-    vcpu_diag(c, pc, what, "%s", msg);
-}
-
 void vcpu_port_init(Cpu *c)
 {
     c->port = (CpuPort){
@@ -78,6 +73,6 @@ void vcpu_port_init(Cpu *c)
         .schedule = p_schedule, .schedule_insns = p_schedule_insns,
         .request_stop = p_request_stop, .track_branches = p_track_branches,
         .track_mem = p_track_mem, .mem_count = p_mem_count, .profile_window = p_profile_window,
-        .sample = p_profile_sample, .diag = p_diag,
+        .sample = p_profile_sample,
     };
 }

@@ -40,14 +40,10 @@ static const char *describe_for_trace(void *m, uint64_t addr, char *buf, size_t 
 
 void mach_diag(Machine *m, Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
 {
-    if (!trace_on(&m->trace))
-        return;
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    trace_vdiagf(&m->trace, c ? c->cycles : m->clock.now, c ? c->index : -1, what, c ? &pc : NULL, fmt, ap);
     va_end(ap);
-    trace_diag(&m->trace, c ? c->cycles : m->clock.now, c ? c->index : -1, what, c ? &pc : NULL, msg);
 }
 
 static void console_write_all(Console *con)
