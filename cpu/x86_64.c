@@ -120,44 +120,39 @@ static bool x86_translate(Cpu *c, uint64_t va, uint64_t *pa)
     return false;
 }
 
-static bool lin_read(Cpu *c, uint64_t va, void *buf, size_t len)
+/* A linear-address access, a page at a time.  Stores go at most 8 bytes at a time: an exception
+ * frame is pushed one 8-byte slot at a time (Intel SDM vol. 3A §6.14.2, figure 6-9), and a store
+ * to code goes through the code-write chokepoint, which records at most 16 bytes of one store (a
+ * 40-byte frame on a stack inside code overran its buffer). */
+static bool lin_access(Cpu *c, uint64_t va, uint8_t *b, const uint8_t *src, size_t len)
 {
-    uint8_t *b = buf;
     while (len) {
         size_t n = 0x1000 - (va & 0xfff);
         if (n > len)
             n = len;
+        if (src && n > 8)
+            n = 8;
         uint64_t pa;
-        if (!x86_translate(c, va, &pa) || !vcpu_mem_read(c, pa, b, n))
+        if (!x86_translate(c, va, &pa) || !(src ? vcpu_mem_write(c, pa, src, n) : vcpu_mem_read(c, pa, b, n)))
             return false;
         va += n;
-        b += n;
         len -= n;
+        if (src)
+            src += n;
+        else
+            b += n;
     }
     return true;
 }
 
-/* Stores of at most 8 bytes each: an exception frame is pushed one 8-byte slot at a time (Intel
- * SDM vol. 3A §6.14.2, figure 6-9), and a store to code goes through the code-write chokepoint,
- * which records at most 16 bytes of one store (a 40-byte frame on a stack inside code overran
- * its buffer). */
+static bool lin_read(Cpu *c, uint64_t va, void *buf, size_t len)
+{
+    return lin_access(c, va, buf, NULL, len);
+}
+
 static bool lin_write(Cpu *c, uint64_t va, const void *buf, size_t len)
 {
-    const uint8_t *b = buf;
-    while (len) {
-        size_t n = 0x1000 - (va & 0xfff);
-        if (n > len)
-            n = len;
-        if (n > 8)
-            n = 8;
-        uint64_t pa;
-        if (!x86_translate(c, va, &pa) || !vcpu_mem_write(c, pa, b, n))
-            return false;
-        va += n;
-        b += n;
-        len -= n;
-    }
-    return true;
+    return lin_access(c, va, NULL, buf, len);
 }
 
 /* ------------------------------------------------------------------ exception delivery */
