@@ -1160,6 +1160,9 @@ static void load_mmr(BlobReader *r, Cpu *c, int reg)
     uc_reg_write(c->uc, reg, &v);
 }
 
+/* Raise when a field is added (base/state.h). */
+#define X86_STATE_VERSION 1u
+
 static const StateField x86_fields[] = {
     STATE_FIELD(X86Cpu, tsc_offset),
     STATE_FIELD(X86Cpu, tsc_aux),
@@ -1169,6 +1172,7 @@ static const StateField x86_fields[] = {
 
 static void x86_save(Cpu *c, Blob *b)
 {
+    size_t at = blob_begin(b, "x86_64", X86_STATE_VERSION);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_regs); i++)
         blob_u64(b, vcpu_reg_read(c, x86_saved_regs[i]));
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_msrs); i++)
@@ -1189,10 +1193,14 @@ static void x86_save(Cpu *c, Blob *b)
     blob_event(b, &X86(c)->irq_window);
     lapic_save(&X86(c)->apic, b);
     x86pmu_save(&X86(c)->pmu, b);
+    blob_end(b, at);
 }
 
 static bool x86_load(Cpu *c, BlobReader *r)
 {
+    BrOuter outer;
+    if (!br_begin(r, &outer, "x86_64", X86_STATE_VERSION))
+        return false;
     uint64_t regs[ARRAY_SIZE(x86_saved_regs)];
     for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
         regs[i] = br_u64(r);
@@ -1236,7 +1244,7 @@ static bool x86_load(Cpu *c, BlobReader *r)
     if (!br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields)))
         return false;
     br_event(r, &X86(c)->irq_window, &c->insn_events);
-    return lapic_load(&X86(c)->apic, r) && x86pmu_load(&X86(c)->pmu, r);
+    return lapic_load(&X86(c)->apic, r) && x86pmu_load(&X86(c)->pmu, r) && br_end(r, &outer);
 }
 
 /* Unicorn 2.0.1's page walk (QEMU 5.0 target/i386/excp_helper.c handle_mmu_fault) at CPL 0,
