@@ -120,6 +120,22 @@ run "$T/opt-samples-drop" --stats --max-cycles 80000000 --restore "$T/ppc32-opro
 check "checkpoint with --samples restored without: the same stats" \
     cmp -s "$T/ppc32-oprofile-full.err" "$T/opt-samples-drop.err"
 
+# ------------------------------------------------------------------ versions of the models
+
+# A checkpoint written before a field was added (tests/e2e/data/README): its x86_64 section is
+# of version 1, without the x87 state.  It restores; the x87 keeps the freshly created
+# machine's state, which is what the guest had at that point (it has not touched the x87 yet),
+# and the run ends as the uninterrupted run of the same guest does.
+data=$SRC/tests/e2e/data
+x87="--machine $data/x86-2mib.dtb --arch x86_64 --load-addr 0x100000"
+x87bin=$data/x86-x87-after-checkpoint.bin
+gzip -dc "$data/x86-before-x87-state.ck.gz" >"$T/old.ck"
+run "$T/old-full" --stats --trace "$T/old-full.trace" $x87 "$x87bin"
+run "$T/old-rest" --stats --trace "$T/old-rest.trace" $x87 --restore "$T/old.ck" "$x87bin"
+check "checkpoint of an older x86_64 model: the guest ran to its end" grep -q "exit=debug-exit" "$T/old-full.err"
+same_end "checkpoint of an older x86_64 model" "$T/old-full" "$T/old-rest"
+run "$T/x86_64-x87-save" --save-at 800000:"$T/x86_64-x87.ck" $x87 "$x87bin"
+
 # A run that ends before the checkpoint point says the file was not written.
 run "$T/late" --save-at 10000:"$T/late.ck" "$GUESTS/ppc32/smp.elf"
 check "checkpoint never taken: no file" [ ! -e "$T/late.ck" ]
@@ -196,6 +212,17 @@ printf '\011' | dd of="$T/badstate.ck" bs=1 seek=106 conv=notrunc 2>/dev/null
 recrc "$T/badstate.ck"
 refused badstate "invalid CPU state" "badstate.ck: offset 106: the cpu0 section is malformed (state)" \
     --cpus 2 --restore "$T/badstate.ck" "$x86smp"
+
+# A section newer than this pmusim's model of it is refused, naming the section, both versions
+# and the offset of its version (a CPU's sections are inside its cpu section).
+ck87=$T/x86_64-x87.ck
+at=$(($(grep -obUa lapic "$ck87" | head -n 1 | cut -d: -f1) + 5))
+cp "$ck87" "$T/newer.ck"
+printf '\377\377\377\177' | dd of="$T/newer.ck" bs=1 seek=$at conv=notrunc 2>/dev/null
+recrc "$T/newer.ck"
+refused newer "a newer lapic section" \
+    "newer.ck: offset $at: the lapic section has version 2147483647; this pmusim reads it up to version [0-9]* (the checkpoint was taken by a newer pmusim) (inside cpu0)" \
+    $x87 --restore "$T/newer.ck" "$x87bin"
 
 # The corruption sweep: one byte inverted at 256 offsets of a checkpoint with every section
 # (CPU, devices, code, memory, validator, I-cache model, profile), taken while the sites are
