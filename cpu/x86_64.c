@@ -1160,8 +1160,82 @@ static void load_mmr(BlobReader *r, Cpu *c, int reg)
     uc_reg_write(c->uc, reg, &v);
 }
 
-/* Raise when a field is added (base/state.h). */
-#define X86_STATE_VERSION 1u
+/* Raise when a field is added (base/state.h).  2: the x87 state. */
+#define X86_STATE_VERSION 2u
+
+/* The x87 (and MMX) state, saved since version 2 (a checkpoint of version 1 leaves the freshly
+ * created engine's).  The registers by physical number (FP0-7: 64-bit significand, then sign
+ * and exponent) with FSW, whose TOP says which is ST0: the stack comes back as it was.  Of the
+ * tag word the engine keeps only "empty" per register and derives the rest from the values. */
+typedef struct X87State {
+    uint16_t fcw, fsw, ftw, fop, fcs, fds;
+    uint64_t fip, fdp;
+    uint64_t significand[8];
+    uint16_t exponent[8];
+} X87State;
+
+static const StateField x87_fields[] = {
+    STATE_FIELD_V(X87State, fcw, 2),  STATE_FIELD_V(X87State, fsw, 2),
+    STATE_FIELD_V(X87State, ftw, 2),  STATE_FIELD_V(X87State, fop, 2),
+    STATE_FIELD_V(X87State, fcs, 2),  STATE_FIELD_V(X87State, fds, 2),
+    STATE_FIELD_V(X87State, fip, 2),  STATE_FIELD_V(X87State, fdp, 2),
+    STATE_ARRAY_V(X87State, significand, 2), STATE_ARRAY_V(X87State, exponent, 2),
+};
+
+static void x87_read(Cpu *c, X87State *x)
+{
+    memset(x, 0, sizeof *x);
+    uc_reg_read(c->uc, UC_X86_REG_FPCW, &x->fcw);
+    uc_reg_read(c->uc, UC_X86_REG_FPSW, &x->fsw);
+    uc_reg_read(c->uc, UC_X86_REG_FPTAG, &x->ftw);
+    uc_reg_read(c->uc, UC_X86_REG_FOP, &x->fop);
+    uc_reg_read(c->uc, UC_X86_REG_FCS, &x->fcs);
+    uc_reg_read(c->uc, UC_X86_REG_FDS, &x->fds);
+    uc_reg_read(c->uc, UC_X86_REG_FIP, &x->fip);
+    uc_reg_read(c->uc, UC_X86_REG_FDP, &x->fdp);
+    for (int i = 0; i < 8; i++) {
+        uint8_t v[16] = { 0 };      /* the engine's layout: significand, then sign and exponent */
+        uc_reg_read(c->uc, UC_X86_REG_FP0 + i, v);
+        x->significand[i] = load_le(v, 8);
+        x->exponent[i] = (uint16_t)load_le(v + 8, 2);
+    }
+}
+
+static void x87_write(Cpu *c, const X87State *x)
+{
+    uc_reg_write(c->uc, UC_X86_REG_FPCW, &x->fcw);
+    uc_reg_write(c->uc, UC_X86_REG_FPSW, &x->fsw);
+    uc_reg_write(c->uc, UC_X86_REG_FPTAG, &x->ftw);
+    uc_reg_write(c->uc, UC_X86_REG_FOP, &x->fop);
+    uc_reg_write(c->uc, UC_X86_REG_FCS, &x->fcs);
+    uc_reg_write(c->uc, UC_X86_REG_FDS, &x->fds);
+    uc_reg_write(c->uc, UC_X86_REG_FIP, &x->fip);
+    uc_reg_write(c->uc, UC_X86_REG_FDP, &x->fdp);
+    for (int i = 0; i < 8; i++) {
+        uint8_t v[16] = { 0 };
+        store_le(v, 8, x->significand[i]);
+        store_le(v + 8, 2, x->exponent[i]);
+        uc_reg_write(c->uc, UC_X86_REG_FP0 + i, v);
+    }
+}
+
+static void save_x87(Cpu *c, Blob *b)
+{
+    X87State x;
+    x87_read(c, &x);
+    blob_fields(b, &x, x87_fields, ARRAY_SIZE(x87_fields));
+}
+
+/* The fields the section's version has; the others keep the engine's values. */
+static bool load_x87(Cpu *c, BlobReader *r)
+{
+    X87State x;
+    x87_read(c, &x);
+    if (!br_fields(r, &x, x87_fields, ARRAY_SIZE(x87_fields)))
+        return false;
+    x87_write(c, &x);
+    return true;
+}
 
 static const StateField x86_fields[] = {
     STATE_FIELD(X86Cpu, tsc_offset),
@@ -1189,6 +1263,7 @@ static void x86_save(Cpu *c, Blob *b)
         blob_put(b, xmm, 16);
     }
     blob_u64(b, vcpu_reg_read(c, UC_X86_REG_MXCSR));
+    save_x87(c, b);
     blob_fields(b, X86(c), x86_fields, ARRAY_SIZE(x86_fields));
     blob_event(b, &X86(c)->irq_window);
     lapic_save(&X86(c)->apic, b);
@@ -1241,7 +1316,7 @@ static bool x86_load(Cpu *c, BlobReader *r)
         uc_reg_write(c->uc, UC_X86_REG_XMM0 + i, xmm);
     }
     vcpu_reg_write(c, UC_X86_REG_MXCSR, br_u64(r));
-    if (!br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields)))
+    if (!load_x87(c, r) || !br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields)))
         return false;
     br_event(r, &X86(c)->irq_window, &c->insn_events);
     return lapic_load(&X86(c)->apic, r) && x86pmu_load(&X86(c)->pmu, r) && br_end(r, &outer);

@@ -134,7 +134,8 @@ run "$T/old-full" --stats --trace "$T/old-full.trace" $x87 "$x87bin"
 run "$T/old-rest" --stats --trace "$T/old-rest.trace" $x87 --restore "$T/old.ck" "$x87bin"
 check "checkpoint of an older x86_64 model: the guest ran to its end" grep -q "exit=debug-exit" "$T/old-full.err"
 same_end "checkpoint of an older x86_64 model" "$T/old-full" "$T/old-rest"
-run "$T/x86_64-x87-save" --save-at 800000:"$T/x86_64-x87.ck" $x87 "$x87bin"
+# The same guest saved in its x87 phase by this pmusim: the x87 stack and control word go on.
+continuation x86_64-x87 800000 "$x87bin" - $x87
 
 # A run that ends before the checkpoint point says the file was not written.
 run "$T/late" --save-at 10000:"$T/late.ck" "$GUESTS/ppc32/smp.elf"
