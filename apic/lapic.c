@@ -680,6 +680,9 @@ bool lapic_x2apic_write(Lapic *l, uint32_t msr, uint64_t v, uint64_t pc)
 
 /* ------------------------------------------------------------------ checkpoints */
 
+/* Raise when a field is added (base/state.h). */
+#define LAPIC_STATE_VERSION 1u
+
 static const StateField lapic_fields[] = {
     STATE_BOOL(Lapic, x2apic), STATE_FIELD(Lapic, id), STATE_UPTO(Lapic, tpr, 0xff), STATE_FIELD(Lapic, ldr), STATE_FIELD(Lapic, dfr),
     STATE_UPTO(Lapic, svr, 0x3ff), STATE_FIELD(Lapic, esr), STATE_FIELD(Lapic, esr_pending),
@@ -692,16 +695,19 @@ static const StateField lapic_fields[] = {
 
 void lapic_save(const Lapic *l, Blob *b)
 {
+    size_t at = blob_begin(b, "lapic", LAPIC_STATE_VERSION);
     blob_fields(b, l, lapic_fields, ARRAY_SIZE(lapic_fields));
     blob_event(b, &l->timer_ev);
     blob_event(b, &l->ipi_ev);
+    blob_end(b, at);
 }
 
 bool lapic_load(Lapic *l, BlobReader *r)
 {
-    if (!br_fields(r, l, lapic_fields, ARRAY_SIZE(lapic_fields)))
+    BrOuter outer;
+    if (!br_begin(r, &outer, "lapic", LAPIC_STATE_VERSION) || !br_fields(r, l, lapic_fields, ARRAY_SIZE(lapic_fields)))
         return false;
     br_event(r, &l->timer_ev, l->cpu->events);
     br_event(r, &l->ipi_ev, l->cpu->events);
-    return r->ok;
+    return br_end(r, &outer);
 }

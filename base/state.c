@@ -1,6 +1,7 @@
 /* state.c — blobs, blob readers and state tables (state.h). */
 #include "base/state.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,12 +105,26 @@ void blob_fields(Blob *b, const void *obj, const StateField *f, size_t n)
         }
 }
 
-size_t blob_fields_size(const StateField *f, size_t n)
+size_t br_fields_size(const BlobReader *r, const StateField *f, size_t n)
 {
     size_t size = 0;
     for (size_t i = 0; i < n; i++)
-        size += (size_t)f[i].size * f[i].count;
+        if (f[i].since <= r->version)
+            size += (size_t)f[i].size * f[i].count;
     return size;
+}
+
+size_t blob_begin(Blob *b, const char *name, uint32_t version)
+{
+    blob_str(b, name);
+    blob_u32(b, version);
+    blob_u64(b, 0);                 /* the length, once known */
+    return b->len - 8;
+}
+
+void blob_end(Blob *b, size_t at)
+{
+    store_le(b->data + at, 8, b->len - at - 8);
 }
 
 void br_init(BlobReader *r, const void *p, size_t len, size_t base)
@@ -118,6 +133,7 @@ void br_init(BlobReader *r, const void *p, size_t len, size_t base)
     r->p = p;
     r->len = len;
     r->base = base;
+    r->version = BR_CURRENT;
     r->ok = true;
 }
 
@@ -127,8 +143,84 @@ bool br_fail(BlobReader *r, const char *what)
         r->ok = false;
         r->fail_at = r->base + r->off;
         r->bad = what;
+        r->fail_in = r->section;
     }
     return false;
+}
+
+/* A section header's name: `name`, or the reason it is not (in r->note). */
+static bool section_name_is(BlobReader *r, const char *name)
+{
+    size_t at = r->off, want = strlen(name);
+    uint32_t n = br_u32(r);
+    if (!r->ok || n > r->len - r->off)
+        return br_fail(r, "truncated");
+    const char *got = (const char *)r->p + r->off;
+    r->off += n;
+    if (n == want && !memcmp(got, name, n))
+        return true;
+    bool readable = n <= 64;
+    for (uint32_t i = 0; i < n && readable; i++)
+        readable = got[i] >= 0x20 && got[i] < 0x7f && got[i] != '"';
+    snprintf(r->note, sizeof r->note, readable ? "expected the %s section, found \"%.*s\"" :
+             "expected the %s section, found another", name, (int)n, got);
+    r->off = at;
+    return br_fail(r, r->note);
+}
+
+/* The saved version of section `name`: 1 to `version`, or the reason it is not. */
+static bool section_version_ok(BlobReader *r, const char *name, uint32_t saved, uint32_t version)
+{
+    if (saved >= 1 && saved <= version)
+        return true;
+    r->off -= 4;
+    if (saved == 0)
+        return br_fail(r, "section version 0");
+    snprintf(r->note, sizeof r->note, "the %s section has version %u; this pmusim reads it up to version %u (the"
+             " checkpoint was taken by a newer pmusim)", name, saved, version);
+    br_fail(r, r->note);
+    r->newer = true;
+    return false;
+}
+
+bool br_begin(BlobReader *r, BrOuter *outer, const char *name, uint32_t version)
+{
+    if (!section_name_is(r, name))
+        return false;
+    uint32_t saved = br_u32(r);
+    if (!r->ok || !section_version_ok(r, name, saved, version))
+        return false;
+    uint64_t len = br_u64(r);
+    if (r->ok && len > r->len - r->off) {
+        r->off -= 8;
+        br_fail(r, "truncated");
+    }
+    if (!r->ok)
+        return false;
+    *outer = (BrOuter){ r->len, r->version, r->section };
+    r->len = r->off + (size_t)len;
+    r->version = saved;
+    r->section = name;
+    return true;
+}
+
+bool br_end(BlobReader *r, const BrOuter *outer)
+{
+    if (r->ok && r->off != r->len)
+        br_fail(r, "bytes after the end of the state");
+    r->len = outer->len;
+    r->version = outer->version;
+    r->section = outer->section;
+    return r->ok;
+}
+
+bool br_skip(BlobReader *r, const char *name)
+{
+    BrOuter outer;
+    if (!br_begin(r, &outer, name, BR_CURRENT))
+        return false;
+    r->off = r->len;
+    return br_end(r, &outer);
 }
 
 bool br_get(BlobReader *r, void *p, size_t n)
@@ -167,7 +259,7 @@ uint64_t br_u64(BlobReader *r)
 bool br_fields(BlobReader *r, void *obj, const StateField *f, size_t n)
 {
     for (size_t i = 0; i < n && r->ok; i++)
-        for (unsigned k = 0; k < f[i].count; k++) {
+        for (unsigned k = 0; k < f[i].count && f[i].since <= r->version; k++) {
             uint8_t t[8];
             if (!br_get(r, t, f[i].size))
                 return false;

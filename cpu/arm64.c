@@ -695,6 +695,9 @@ static const uint8_t a64_saved_sys[][5] = {
     { 3, 0, 2, 0, 2 }, { 3, 0, 13, 0, 1 }, { 3, 0, 10, 3, 0 }, { 3, 0, 7, 4, 0 },
 };
 
+/* Raise when a field is added (base/state.h). */
+#define A64_STATE_VERSION 1u
+
 static const StateField a64_fields[] = {
     STATE_FIELD(Arm64Cpu, ptimer.ctl),
     STATE_FIELD(Arm64Cpu, ptimer.cval),
@@ -706,6 +709,7 @@ static const StateField a64_fields[] = {
 static void a64_save(Cpu *c, Blob *b)
 {
     Arm64Cpu *a = A64(c);
+    size_t at = blob_begin(b, "arm64", A64_STATE_VERSION);
     for (int i = 0; i <= 28; i++)
         blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_X0 + i));
     for (size_t i = 0; i < ARRAY_SIZE(a64_saved_regs); i++)
@@ -726,11 +730,15 @@ static void a64_save(Cpu *c, Blob *b)
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP));
     armv8_pmu_save(&a->pmu, b);
     blob_fields(b, a, a64_fields, ARRAY_SIZE(a64_fields));
+    blob_end(b, at);
 }
 
 static bool a64_load(Cpu *c, BlobReader *r)
 {
     Arm64Cpu *a = A64(c);
+    BrOuter outer;
+    if (!br_begin(r, &outer, "arm64", A64_STATE_VERSION))
+        return false;
     for (int i = 0; i <= 28; i++)
         vcpu_reg_write(c, UC_ARM64_REG_X0 + i, br_u64(r));
     for (size_t i = 0; i < ARRAY_SIZE(a64_saved_regs); i++)
@@ -747,7 +755,7 @@ static bool a64_load(Cpu *c, BlobReader *r)
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, br_u64(r));
     vcpu_reg_write(c, UC_ARM64_REG_SP_EL0, br_u64(r));
     vcpu_reg_write(c, UC_ARM64_REG_SP, br_u64(r));
-    return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields));
+    return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) && br_end(r, &outer);
 }
 
 const CpuOps vcpu_arm64_ops = {

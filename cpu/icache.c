@@ -294,6 +294,9 @@ void icache_report(const ICache *ic, FILE *f)
 
 /* ------------------------------------------------------------------ checkpoints */
 
+/* Raise when a field is added to either table (base/state.h). */
+#define ICACHE_STATE_VERSION 1u
+
 static const StateField word_fields[] = {
     STATE_FIELD(StaleWord, addr),
     STATE_ARRAY(StaleWord, old),
@@ -312,10 +315,12 @@ static const StateField icache_fields[] = {
 
 void icache_save(const ICache *ic, Blob *b)
 {
+    size_t at = blob_begin(b, "icache", ICACHE_STATE_VERSION);
     blob_fields(b, ic, icache_fields, ARRAY_SIZE(icache_fields));
     blob_u32(b, (uint32_t)ic->n);
     for (int i = 0; i < ic->n; i++)
         blob_fields(b, &ic->w[i], word_fields, ARRAY_SIZE(word_fields));
+    blob_end(b, at);
 }
 
 /* A CPU a stale word waits for: -1 (none) or a CPU of this machine. */
@@ -338,9 +343,10 @@ static bool load_word(ICache *ic, StaleWord *s, BlobReader *r)
 
 bool icache_load(ICache *ic, BlobReader *r)
 {
-    if (!br_fields(r, ic, icache_fields, ARRAY_SIZE(icache_fields)))
+    BrOuter outer;
+    if (!br_begin(r, &outer, "icache", ICACHE_STATE_VERSION) || !br_fields(r, ic, icache_fields, ARRAY_SIZE(icache_fields)))
         return false;
-    uint32_t n = br_count(r, blob_fields_size(word_fields, ARRAY_SIZE(word_fields)), INT32_MAX,
+    uint32_t n = br_count(r, br_fields_size(r, word_fields, ARRAY_SIZE(word_fields)), INT32_MAX,
                           "stale word count");
     if (!r->ok)
         return false;
@@ -354,7 +360,7 @@ bool icache_load(ICache *ic, BlobReader *r)
         if (!load_word(ic, &ic->w[i], r))
             ic->n = (int)i;
     }
-    return r->ok;
+    return br_end(r, &outer);
 }
 
 /* ------------------------------------------------------------------ the CPUs' view */

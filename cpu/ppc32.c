@@ -625,6 +625,9 @@ static void ppc_set_pc(Cpu *c, uint64_t pc)
 static const int ppc_saved_regs[] = { UC_PPC_REG_PC,  UC_PPC_REG_LR, UC_PPC_REG_CTR,
                                       UC_PPC_REG_XER, UC_PPC_REG_CR, UC_PPC_REG_FPSCR };
 
+/* Raise when a field is added (base/state.h). */
+#define PPC_STATE_VERSION 1u
+
 static const StateField ppc_fields[] = {
     STATE_FIELD(PpcCpu, srr0),
     STATE_FIELD(PpcCpu, srr1),
@@ -638,6 +641,7 @@ static const StateField ppc_fields[] = {
 static void ppc_save(Cpu *c, Blob *b)
 {
     PpcCpu *p = PPC(c);
+    size_t at = blob_begin(b, "ppc32", PPC_STATE_VERSION);
     for (unsigned i = 0; i < 32; i++)
         blob_u32(b, gpr(c, i));
     for (size_t i = 0; i < ARRAY_SIZE(ppc_saved_regs); i++)
@@ -655,11 +659,15 @@ static void ppc_save(Cpu *c, Blob *b)
     blob_fields(b, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     blob_event(b, &p->dec_event);
     mpc7450_pmu_save(&p->pmu, b);
+    blob_end(b, at);
 }
 
 static bool ppc_load(Cpu *c, BlobReader *r)
 {
     PpcCpu *p = PPC(c);
+    BrOuter outer;
+    if (!br_begin(r, &outer, "ppc32", PPC_STATE_VERSION))
+        return false;
     uint32_t g[32];
     for (unsigned i = 0; i < 32; i++)
         g[i] = br_u32(r);
@@ -689,7 +697,7 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     br_fields(r, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     br_event(r, &p->dec_event, &c->events);
     mpc7450_pmu_load(&p->pmu, r);
-    return r->ok;
+    return br_end(r, &outer);
 }
 
 const CpuOps vcpu_ppc32_ops = {

@@ -1164,6 +1164,83 @@ static void load_mmr(BlobReader *r, Cpu *c, int reg)
     uc_reg_write(c->uc, reg, &v);
 }
 
+/* Raise when a field is added (base/state.h).  2: the x87 state. */
+#define X86_STATE_VERSION 2u
+
+/* The x87 (and MMX) state, saved since version 2 (a checkpoint of version 1 leaves the freshly
+ * created engine's).  The registers by physical number (FP0-7: 64-bit significand, then sign
+ * and exponent) with FSW, whose TOP says which is ST0: the stack comes back as it was.  Of the
+ * tag word the engine keeps only "empty" per register and derives the rest from the values. */
+typedef struct X87State {
+    uint16_t fcw, fsw, ftw, fop, fcs, fds;
+    uint64_t fip, fdp;
+    uint64_t significand[8];
+    uint16_t exponent[8];
+} X87State;
+
+static const StateField x87_fields[] = {
+    STATE_FIELD_V(X87State, fcw, 2),  STATE_FIELD_V(X87State, fsw, 2),
+    STATE_FIELD_V(X87State, ftw, 2),  STATE_FIELD_V(X87State, fop, 2),
+    STATE_FIELD_V(X87State, fcs, 2),  STATE_FIELD_V(X87State, fds, 2),
+    STATE_FIELD_V(X87State, fip, 2),  STATE_FIELD_V(X87State, fdp, 2),
+    STATE_ARRAY_V(X87State, significand, 2), STATE_ARRAY_V(X87State, exponent, 2),
+};
+
+/* The engine's x87 control registers and where they go (each of the field's width: the engine
+ * reads and writes FCW, FSW, FTW, FOP, FCS and FDS as 16 bits, FIP and FDP as 64). */
+static const struct {
+    int reg;
+    size_t off;
+} x87_regs[] = {
+    { UC_X86_REG_FPCW, offsetof(X87State, fcw) }, { UC_X86_REG_FPSW, offsetof(X87State, fsw) },
+    { UC_X86_REG_FPTAG, offsetof(X87State, ftw) }, { UC_X86_REG_FOP, offsetof(X87State, fop) },
+    { UC_X86_REG_FCS, offsetof(X87State, fcs) }, { UC_X86_REG_FDS, offsetof(X87State, fds) },
+    { UC_X86_REG_FIP, offsetof(X87State, fip) }, { UC_X86_REG_FDP, offsetof(X87State, fdp) },
+};
+
+static void x87_read(Cpu *c, X87State *x)
+{
+    memset(x, 0, sizeof *x);
+    for (size_t i = 0; i < ARRAY_SIZE(x87_regs); i++)
+        uc_reg_read(c->uc, x87_regs[i].reg, (uint8_t *)x + x87_regs[i].off);
+    for (int i = 0; i < 8; i++) {
+        uint8_t v[16] = { 0 };      /* the engine's layout: significand, then sign and exponent */
+        uc_reg_read(c->uc, UC_X86_REG_FP0 + i, v);
+        x->significand[i] = load_le(v, 8);
+        x->exponent[i] = (uint16_t)load_le(v + 8, 2);
+    }
+}
+
+static void x87_write(Cpu *c, const X87State *x)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(x87_regs); i++)
+        uc_reg_write(c->uc, x87_regs[i].reg, (const uint8_t *)x + x87_regs[i].off);
+    for (int i = 0; i < 8; i++) {
+        uint8_t v[16] = { 0 };
+        store_le(v, 8, x->significand[i]);
+        store_le(v + 8, 2, x->exponent[i]);
+        uc_reg_write(c->uc, UC_X86_REG_FP0 + i, v);
+    }
+}
+
+static void save_x87(Cpu *c, Blob *b)
+{
+    X87State x;
+    x87_read(c, &x);
+    blob_fields(b, &x, x87_fields, ARRAY_SIZE(x87_fields));
+}
+
+/* The fields the section's version has; the others keep the engine's values. */
+static bool load_x87(Cpu *c, BlobReader *r)
+{
+    X87State x;
+    x87_read(c, &x);
+    if (!br_fields(r, &x, x87_fields, ARRAY_SIZE(x87_fields)))
+        return false;
+    x87_write(c, &x);
+    return true;
+}
+
 static const StateField x86_fields[] = {
     STATE_FIELD(X86Cpu, tsc_offset),
     STATE_FIELD(X86Cpu, tsc_aux),
@@ -1173,6 +1250,7 @@ static const StateField x86_fields[] = {
 
 static void x86_save(Cpu *c, Blob *b)
 {
+    size_t at = blob_begin(b, "x86_64", X86_STATE_VERSION);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_regs); i++)
         blob_u64(b, vcpu_reg_read(c, x86_saved_regs[i]));
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_msrs); i++)
@@ -1189,14 +1267,19 @@ static void x86_save(Cpu *c, Blob *b)
         blob_put(b, xmm, 16);
     }
     blob_u64(b, vcpu_reg_read(c, UC_X86_REG_MXCSR));
+    save_x87(c, b);
     blob_fields(b, X86(c), x86_fields, ARRAY_SIZE(x86_fields));
     blob_event(b, &X86(c)->irq_window);
     lapic_save(&X86(c)->apic, b);
     x86pmu_save(&X86(c)->pmu, b);
+    blob_end(b, at);
 }
 
 static bool x86_load(Cpu *c, BlobReader *r)
 {
+    BrOuter outer;
+    if (!br_begin(r, &outer, "x86_64", X86_STATE_VERSION))
+        return false;
     uint64_t regs[ARRAY_SIZE(x86_saved_regs)];
     for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
         regs[i] = br_u64(r);
@@ -1237,10 +1320,10 @@ static bool x86_load(Cpu *c, BlobReader *r)
         uc_reg_write(c->uc, UC_X86_REG_XMM0 + i, xmm);
     }
     vcpu_reg_write(c, UC_X86_REG_MXCSR, br_u64(r));
-    if (!br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields)))
+    if (!load_x87(c, r) || !br_fields(r, X86(c), x86_fields, ARRAY_SIZE(x86_fields)))
         return false;
     br_event(r, &X86(c)->irq_window, &c->insn_events);
-    return lapic_load(&X86(c)->apic, r) && x86pmu_load(&X86(c)->pmu, r);
+    return lapic_load(&X86(c)->apic, r) && x86pmu_load(&X86(c)->pmu, r) && br_end(r, &outer);
 }
 
 /* Unicorn 2.0.1's page walk (QEMU 5.0 target/i386/excp_helper.c handle_mmu_fault) at CPL 0,

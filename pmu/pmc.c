@@ -190,8 +190,12 @@ void pmc_trace_overflow(const PmcBank *b, uint64_t pc, const char *counter, uint
     trace_pmu_overflow(c->trace, *c->cycles, c->index, pc, counter, status, pmi);
 }
 
+/* Raise when the saved state changes (base/state.h). */
+#define PMC_STATE_VERSION 1u
+
 void pmc_save(const PmcBank *b, Blob *blob)
 {
+    size_t at = blob_begin(blob, "pmc", PMC_STATE_VERSION);
     for (int s = 0; s < PMC_SRC_COUNT; s++)
         blob_u64(blob, b->at[s]);
     for (unsigned i = 0; i < b->n; i++) {
@@ -204,11 +208,15 @@ void pmc_save(const PmcBank *b, Blob *blob)
         blob_u8(blob, p->sampling);
         blob_event(blob, &p->ev);
     }
+    blob_end(blob, at);
 }
 
 bool pmc_load(PmcBank *b, BlobReader *r)
 {
     const CpuPort *c = b->cpu;
+    BrOuter outer;
+    if (!br_begin(r, &outer, "pmc", PMC_STATE_VERSION))
+        return false;
     for (int s = 0; s < PMC_SRC_COUNT; s++)
         b->at[s] = br_u64(r);
     for (unsigned i = 0; r->ok && i < b->n; i++) {
@@ -229,5 +237,5 @@ bool pmc_load(PmcBank *b, BlobReader *r)
         pmc_branch_limits(b);
         pmc_mem_limits(b);
     }
-    return r->ok;
+    return br_end(r, &outer);
 }

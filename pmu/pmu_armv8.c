@@ -189,6 +189,9 @@ bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsign
     }
 }
 
+/* Raise when a field is added (base/state.h). */
+#define ARMV8_PMU_STATE_VERSION 1u
+
 static const StateField pmu_fields[] = {
     STATE_FIELD(ArmPmu, pmcr),
     STATE_FIELD(ArmPmu, cnten),
@@ -206,10 +209,14 @@ static const StateField pmu_fields[] = {
 
 void armv8_pmu_save(const ArmPmu *p, Blob *b)
 {
+    size_t at = blob_begin(b, "armv8-pmu", ARMV8_PMU_STATE_VERSION);
     blob_fields(b, p, pmu_fields, ARRAY_SIZE(pmu_fields));
+    blob_end(b, at);
 }
 
 bool armv8_pmu_load(ArmPmu *p, BlobReader *r)
 {
-    return br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields));
+    BrOuter outer;
+    return br_begin(r, &outer, "armv8-pmu", ARMV8_PMU_STATE_VERSION) &&
+           br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) && br_end(r, &outer);
 }

@@ -325,6 +325,9 @@ PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
     return SPR_OK;
 }
 
+/* Raise when a field is added (base/state.h). */
+#define MPC7450_PMU_STATE_VERSION 1u
+
 static const StateField pmu_fields[] = {
     STATE_FIELD(Mpc7450Pmu, mmcr0), STATE_FIELD(Mpc7450Pmu, mmcr1), STATE_FIELD(Mpc7450Pmu, mmcr2),
     STATE_FIELD(Mpc7450Pmu, siar), STATE_FIELD(Mpc7450Pmu, bamr), STATE_FIELD(Mpc7450Pmu, msr), STATE_BOOL(Mpc7450Pmu, pending),
@@ -333,15 +336,19 @@ static const StateField pmu_fields[] = {
 
 void mpc7450_pmu_save(const Mpc7450Pmu *p, Blob *b)
 {
+    size_t at = blob_begin(b, "mpc7450-pmu", MPC7450_PMU_STATE_VERSION);
     blob_fields(b, p, pmu_fields, ARRAY_SIZE(pmu_fields));
     pmc_save(&p->bank, b);
     blob_event(b, &p->tb_ev);
+    blob_end(b, at);
 }
 
 bool mpc7450_pmu_load(Mpc7450Pmu *p, BlobReader *r)
 {
-    if (!br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) || !pmc_load(&p->bank, r))
+    BrOuter outer;
+    if (!br_begin(r, &outer, "mpc7450-pmu", MPC7450_PMU_STATE_VERSION) ||
+        !br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) || !pmc_load(&p->bank, r))
         return false;
     br_event(r, &p->tb_ev, p->cpu->events);
-    return r->ok;
+    return br_end(r, &outer);
 }

@@ -366,6 +366,9 @@ void x86pmu_cpuid(const X86Pmu *p, uint32_t r[4])
 
 /* ------------------------------------------------------------------ checkpoints */
 
+/* Raise when a field is added (base/state.h). */
+#define X86PMU_STATE_VERSION 1u
+
 static const StateField pmu_fields[] = {
     STATE_ARRAY(X86Pmu, evtsel), STATE_FIELD(X86Pmu, fixed_ctrl), STATE_FIELD(X86Pmu, global_ctrl),
     STATE_FIELD(X86Pmu, global_status), STATE_UPTO(X86Pmu, cpl, 3), STATE_FIELD(X86Pmu, pmi_status),
@@ -374,11 +377,15 @@ static const StateField pmu_fields[] = {
 
 void x86pmu_save(const X86Pmu *p, Blob *b)
 {
+    size_t at = blob_begin(b, "x86-pmu", X86PMU_STATE_VERSION);
     blob_fields(b, p, pmu_fields, ARRAY_SIZE(pmu_fields));
     pmc_save(&p->bank, b);
+    blob_end(b, at);
 }
 
 bool x86pmu_load(X86Pmu *p, BlobReader *r)
 {
-    return br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) && pmc_load(&p->bank, r);
+    BrOuter outer;
+    return br_begin(r, &outer, "x86-pmu", X86PMU_STATE_VERSION) && br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) &&
+           pmc_load(&p->bank, r) && br_end(r, &outer);
 }

@@ -15,7 +15,7 @@
 #include "sim/machine.h"
 
 #define CK_MAGIC "PMUSIMCK"
-#define CK_VERSION 4u
+#define CK_VERSION 5u
 #define CK_HEADER 36u               /* magic .. options */
 #define CK_LENGTH_AT 24u
 #define CK_OPTIONS_AT 32u
@@ -30,8 +30,14 @@
 /* The longest string a section holds (a violation's text is under 512 bytes). */
 #define CK_MAX_STR 1024u
 
-enum { SEC_MACHINE = 1, SEC_CPU = 2, SEC_DEVICE = 3, SEC_CODE = 4, SEC_MEMORY = 5, SEC_PATCHCHECK = 6,
-       SEC_ICACHE = 7, SEC_PROFILE = 8, SEC_END = 0xff };
+/* The versions of the sections this file writes itself (the models' are beside their tables):
+ * raise one when its state changes, and read the older ones (base/state.h). */
+#define CK_MACHINE_VERSION 1u
+#define CK_CPU_VERSION 1u
+#define CK_CODE_VERSION 1u
+#define CK_MEMORY_VERSION 1u
+#define CK_WINDOWS_VERSION 1u
+#define CK_END_VERSION 1u
 
 /* The options whose state is in the file (header offset 32). */
 enum { CK_OPT_CHECK_PATCHING = 1, CK_OPT_ICACHE_STRICT = 2, CK_OPT_SAMPLES = 4, CK_OPT_ALL = 7 };
@@ -53,14 +59,6 @@ static uint32_t options_of(const Machine *m)
 {
     return (m->patchcheck ? CK_OPT_CHECK_PATCHING : 0) | (m->icache ? CK_OPT_ICACHE_STRICT : 0) |
            (m->profile ? CK_OPT_SAMPLES : 0);
-}
-
-static void section(Blob *out, uint32_t tag, Blob *body)
-{
-    blob_u32(out, tag);
-    blob_u64(out, body->len);
-    blob_put(out, body->data, body->len);
-    blob_free(body);
 }
 
 static const StateField cpu_fields[] = {
@@ -91,14 +89,17 @@ static const StateField cpu_fields[] = {
     STATE_UPTO(Cpu, bp.ras_n, BP_RAS),
 };
 
+/* The CPU's section holds its backend's (CpuOps.save writes it, named after the backend). */
 static void save_cpu(Cpu *c, Blob *b)
 {
     vcpu_mem_flush(c);               /* the current block's loads/stores into the saved totals */
+    size_t at = blob_begin(b, "cpu", CK_CPU_VERSION);
     blob_fields(b, c, cpu_fields, ARRAY_SIZE(cpu_fields));
     blob_str(b, c->stop_reason);
     /* a PMU event firing before the restored CPU retires anything names this instruction */
     blob_u64(b, vcpu_last_retired_pc(c));
     c->ops->save(c, b);
+    blob_end(b, at);
 }
 
 /* A restored stop reason, kept for the life of the process like the literals it stands for:
@@ -218,27 +219,33 @@ static bool load_code(Machine *m, BlobReader *r)
 }
 
 /* --samples: what the CPUs' current blocks retired goes into the profile first (the
- * restored CPUs start without a block), then each CPU's sampling-window flag and the profile. */
-static void save_profile(Machine *m, Blob *b)
+ * restored CPUs start without a block), then each CPU's sampling-window flag (the profile is
+ * the next section, tracer/profile.c's). */
+static void save_windows(Machine *m, Blob *b)
 {
     for (int i = 0; i < m->cl.ncpus; i++)
         vcpu_profile_flush(m->cl.cpus[i]);
     for (int i = 0; i < m->cl.ncpus; i++)
         blob_u8(b, m->cl.cpus[i]->prof.window);
-    profile_save(m->profile, b);
 }
 
-static bool load_profile(Machine *m, BlobReader *r)
+static bool load_windows(Machine *m, BlobReader *r)
 {
     uint8_t win[MAX_CPUS];
     for (int i = 0; i < m->cl.ncpus; i++)
         if ((win[i] = br_u8(r)) > 1)
             return br_fail(r, "sampling window");
-    if (!r->ok || !profile_load(m->profile, r, m->cl.ncpus))
-        return false;
-    for (int i = 0; i < m->cl.ncpus; i++)
+    for (int i = 0; i < m->cl.ncpus && r->ok; i++)
         m->cl.cpus[i]->prof.window = win[i];
-    return true;
+    return r->ok;
+}
+
+static void save_machine(Machine *m, Blob *b)
+{
+    blob_u64(b, m->clock.now);
+    blob_u64(b, m->clock.seq);
+    blob_u64(b, m->console.bytes);
+    blob_u32(b, (uint32_t)m->cl.ncpus);
 }
 
 /* ------------------------------------------------------------------ saving */
@@ -254,43 +261,35 @@ static bool write_checkpoint_file(const char *path, const Blob *out, Error *err)
     return outfile_commit(&o, err);
 }
 
+/* One of this file's sections: `name` at `version`, its payload by save (NULL: none). */
+static void save_section(Machine *m, Blob *out, const char *name, uint32_t version, void (*save)(Machine *, Blob *))
+{
+    size_t at = blob_begin(out, name, version);
+    if (save)
+        save(m, out);
+    blob_end(out, at);
+}
+
+/* The models' sections: each model writes its own (name, version), a device under its path. */
 static void save_sections(Machine *m, Blob *out)
 {
-    Blob b;
-    blob_init(&b);
-    blob_u64(&b, m->clock.now);
-    blob_u64(&b, m->clock.seq);
-    blob_u64(&b, m->console.bytes);
-    blob_u32(&b, (uint32_t)m->cl.ncpus);
-    section(out, SEC_MACHINE, &b);
-    for (int i = 0; i < m->cl.ncpus; i++) {
-        save_cpu(m->cl.cpus[i], &b);
-        section(out, SEC_CPU, &b);
-    }
-    for (int i = 0; i < m->ndevs; i++) {
-        Device *d = m->devs[i];
-        blob_str(&b, d->name);
-        if (d->ops->save)
-            d->ops->save(d, &b);
-        section(out, SEC_DEVICE, &b);
-    }
-    save_code(m, &b);
-    section(out, SEC_CODE, &b);
-    save_memory(m, &b);
-    section(out, SEC_MEMORY, &b);
-    if (m->patchcheck) {
-        patchcheck_save(m->patchcheck, &b);
-        section(out, SEC_PATCHCHECK, &b);
-    }
-    if (m->icache) {
-        icache_save(m->icache, &b);
-        section(out, SEC_ICACHE, &b);
-    }
+    save_section(m, out, "machine", CK_MACHINE_VERSION, save_machine);
+    for (int i = 0; i < m->cl.ncpus; i++)
+        save_cpu(m->cl.cpus[i], out);
+    for (int i = 0; i < m->ndevs; i++)
+        if (m->devs[i]->ops->save)
+            m->devs[i]->ops->save(m->devs[i], out);
+    save_section(m, out, "code", CK_CODE_VERSION, save_code);
+    save_section(m, out, "memory", CK_MEMORY_VERSION, save_memory);
+    if (m->patchcheck)
+        patchcheck_save(m->patchcheck, out);
+    if (m->icache)
+        icache_save(m->icache, out);
     if (m->profile) {
-        save_profile(m, &b);
-        section(out, SEC_PROFILE, &b);
+        save_section(m, out, "windows", CK_WINDOWS_VERSION, save_windows);
+        profile_save(m->profile, out);
     }
-    section(out, SEC_END, &b);
+    save_section(m, out, "end", CK_END_VERSION, NULL);
 }
 
 bool checkpoint_save(Machine *m, const char *path, Error *err)
@@ -358,46 +357,49 @@ static bool read_checkpoint_file(const Machine *m, const char *path, Blob *data,
     return ok;
 }
 
-/* Read the next section; false (with err) if the file ends or the tag is not `want`. */
-static bool next_section(BlobReader *file, uint32_t want, BlobReader *sec, const char *path, const char *what,
-                         Error *err)
+/* A restore in progress: the file and where its refusal goes. */
+typedef struct Restore {
+    Machine *m;
+    BlobReader file;
+    const char *path;
+    Error *err;
+} Restore;
+
+/* The file's first failure, in the top-level section `name` (`what`: which one, "cpu1"). */
+static bool refuse(Restore *rs, const char *name, const char *what)
 {
-    size_t at = file->off;
-    uint32_t tag = br_u32(file);
-    uint64_t len = br_u64(file);
-    if (!file->ok || len > file->len - file->off)
-        return err_set(err, "%s: offset %zu: truncated checkpoint (in %s)", path, at, what);
-    if (tag != want)
-        return err_set(err, "%s: offset %zu: expected the %s section, found tag %u", path, at, what, tag);
-    br_init(sec, file->p + file->off, len, file->off);
-    file->off += len;
-    return true;
+    const BlobReader *r = &rs->file;
+    const char *path = rs->path;
+    if (r->newer && r->fail_in)
+        return err_set(rs->err, "%s: offset %zu: %s (inside %s)", path, r->fail_at, r->bad, what);
+    if (r->fail_in && strcmp(r->fail_in, name))
+        return err_set(rs->err, "%s: offset %zu: the %s section is malformed (%s: %s)", path, r->fail_at, what,
+                       r->fail_in, r->bad);
+    if (r->fail_in)
+        return err_set(rs->err, "%s: offset %zu: the %s section is malformed (%s)", path, r->fail_at, what, r->bad);
+    if (!strcmp(r->bad, "truncated"))
+        return err_set(rs->err, "%s: offset %zu: truncated checkpoint (in %s)", path, r->fail_at, what);
+    return err_set(rs->err, "%s: offset %zu: %s", path, r->fail_at, r->bad);
 }
 
-/* A section that did not load: where and why. */
-static bool section_error(Error *err, const char *path, BlobReader *sec, const char *what)
+/* The next section, one of this file's: `name` up to `version`, loaded by load (NULL: skipped,
+ * its option is off in this run). */
+static bool load_section(Restore *rs, const char *name, uint32_t version, bool (*load)(Machine *, BlobReader *))
 {
-    br_fail(sec, "invalid contents");
-    return err_set(err, "%s: offset %zu: the %s section is malformed (%s)", path, sec->fail_at, what, sec->bad);
+    BlobReader *f = &rs->file;
+    BrOuter outer;
+    bool ok = !load ? br_skip(f, name) :
+              br_begin(f, &outer, name, version) && (load(rs->m, f) || br_fail(f, "invalid contents")) &&
+              br_end(f, &outer);
+    return ok || refuse(rs, name, name);
 }
 
-/* A section loaded (`loaded`) and used up exactly: bytes left over mean the file is not what
- * this program writes. */
-static bool section_done(BlobReader *sec, bool loaded, const char *path, const char *what, Error *err)
+/* The next section, a tool's (it reads its own header), or skipped if this run has not the tool. */
+static bool load_tool(Restore *rs, const char *name, bool on, bool (*load)(Machine *, BlobReader *))
 {
-    if (loaded && sec->ok && sec->off != sec->len)
-        br_fail(sec, "bytes after the end of the state");
-    return loaded && sec->ok ? true : section_error(err, path, sec, what);
-}
-
-/* The next section, loaded by `load` (NULL: skipped, its option is off in this run). */
-static bool load_section(Machine *m, BlobReader *file, uint32_t tag, const char *what,
-                         bool (*load)(Machine *m, BlobReader *r), const char *path, Error *err)
-{
-    BlobReader sec;
-    if (!next_section(file, tag, &sec, path, what, err))
-        return false;
-    return !load || section_done(&sec, load(m, &sec), path, what, err);
+    BlobReader *f = &rs->file;
+    bool ok = on ? load(rs->m, f) || br_fail(f, "invalid contents") : br_skip(f, name);
+    return ok || refuse(rs, name, name);
 }
 
 /* Magic, version, length, CRC, machine and options: what must hold before any section is read. */
@@ -457,13 +459,10 @@ static bool load_machine(Machine *m, BlobReader *r)
     return r->ok;
 }
 
-static bool load_device(Device *d, BlobReader *r)
+/* The end section is empty: the file's last bytes, before the CRC. */
+static bool load_end(Machine *m, BlobReader *r)
 {
-    char *name = br_str(r, sizeof d->name, "device name");
-    if (r->ok && strcmp(name, d->name))
-        br_fail(r, "another device");
-    free(name);
-    return r->ok && (!d->ops->load || d->ops->load(d, r)) && r->ok;
+    return true;
 }
 
 static bool load_patchcheck(Machine *m, BlobReader *r)
@@ -476,37 +475,43 @@ static bool load_icache(Machine *m, BlobReader *r)
     return icache_load(m->icache, r);
 }
 
-static bool load_cpus_devices(Machine *m, BlobReader *file, const char *path, Error *err)
+static bool load_profile(Machine *m, BlobReader *r)
 {
-    BlobReader sec;
-    for (int i = 0; i < m->cl.ncpus; i++) {
+    return profile_load(m->profile, r, m->cl.ncpus);
+}
+
+/* Each CPU's section, then each device's (a device reads its own, named after its path). */
+static bool load_cpus_devices(Restore *rs)
+{
+    BlobReader *f = &rs->file;
+    BrOuter outer;
+    for (int i = 0; i < rs->m->cl.ncpus; i++) {
         char what[16];
         snprintf(what, sizeof what, "cpu%d", i);
-        if (!next_section(file, SEC_CPU, &sec, path, "cpu", err) ||
-            !section_done(&sec, load_cpu(m->cl.cpus[i], &sec), path, what, err))
-            return false;
+        if (!br_begin(f, &outer, "cpu", CK_CPU_VERSION) ||
+            !(load_cpu(rs->m->cl.cpus[i], f) || br_fail(f, "invalid contents")) || !br_end(f, &outer))
+            return refuse(rs, "cpu", what);
     }
-    for (int i = 0; i < m->ndevs; i++) {
-        Device *d = m->devs[i];
-        if (!next_section(file, SEC_DEVICE, &sec, path, "device", err) ||
-            !section_done(&sec, load_device(d, &sec), path, d->name, err))
-            return false;
+    for (int i = 0; i < rs->m->ndevs; i++) {
+        Device *d = rs->m->devs[i];
+        if (d->ops->load && !(d->ops->load(d, f) || br_fail(f, "invalid contents")))
+            return refuse(rs, d->name, d->name);
     }
     return true;
 }
 
-static bool load_sections(Machine *m, BlobReader *file, uint32_t saved, const char *path, Error *err)
+static bool load_sections(Restore *rs, uint32_t saved)
 {
+    Machine *m = rs->m;
     bool pc = saved & CK_OPT_CHECK_PATCHING, ic = saved & CK_OPT_ICACHE_STRICT, prof = saved & CK_OPT_SAMPLES;
-    return load_section(m, file, SEC_MACHINE, "machine", load_machine, path, err) &&
-           load_cpus_devices(m, file, path, err) &&
-           load_section(m, file, SEC_CODE, "code", load_code, path, err) &&
-           load_section(m, file, SEC_MEMORY, "memory", load_memory, path, err) &&
-           (!pc || load_section(m, file, SEC_PATCHCHECK, "patchcheck", m->patchcheck ? load_patchcheck : NULL,
-                                path, err)) &&
-           (!ic || load_section(m, file, SEC_ICACHE, "icache", load_icache, path, err)) &&
-           (!prof || load_section(m, file, SEC_PROFILE, "profile", m->profile ? load_profile : NULL, path, err)) &&
-           load_section(m, file, SEC_END, "end", NULL, path, err);
+    return load_section(rs, "machine", CK_MACHINE_VERSION, load_machine) && load_cpus_devices(rs) &&
+           load_section(rs, "code", CK_CODE_VERSION, load_code) &&
+           load_section(rs, "memory", CK_MEMORY_VERSION, load_memory) &&
+           (!pc || load_tool(rs, "patchcheck", m->patchcheck, load_patchcheck)) &&
+           (!ic || load_tool(rs, "icache", true, load_icache)) &&
+           (!prof || load_section(rs, "windows", CK_WINDOWS_VERSION, m->profile ? load_windows : NULL)) &&
+           (!prof || load_tool(rs, "profile", m->profile, load_profile)) &&
+           load_section(rs, "end", CK_END_VERSION, load_end);
 }
 
 /* What each CPU restores from guest memory (CpuOps.load_finish), now that RAM is restored. */
@@ -527,12 +532,12 @@ bool checkpoint_restore(Machine *m, const char *path, Error *err)
     bool ok = read_checkpoint_file(m, path, &data, err) && check_header(m, &data, path, err);
     if (ok) {
         uint32_t saved = (uint32_t)load_le(data.data + CK_OPTIONS_AT, 4);
-        BlobReader file;
-        br_init(&file, data.data, data.len - CK_CRC, 0);
-        file.off = CK_HEADER;
-        ok = check_options(m, saved, path, err) && load_sections(m, &file, saved, path, err);
-        if (ok && file.off != file.len)
-            ok = err_set(err, "%s: offset %zu: bytes after the end section", path, file.off);
+        Restore rs = { .m = m, .path = path, .err = err };
+        br_init(&rs.file, data.data, data.len - CK_CRC, 0);
+        rs.file.off = CK_HEADER;
+        ok = check_options(m, saved, path, err) && load_sections(&rs, saved);
+        if (ok && rs.file.off != rs.file.len)
+            ok = err_set(err, "%s: offset %zu: bytes after the end section", path, rs.file.off);
         ok = ok && finish_cpus(m, path, err);
     }
     blob_free(&data);

@@ -608,6 +608,9 @@ void patchcheck_destroy(PatchCheck *pc)
 
 /* ------------------------------------------------------------------ checkpoints */
 
+/* Raise when a field is added to either table or the violations (base/state.h). */
+#define PATCHCHECK_STATE_VERSION 1u
+
 /* A site's state beside what the image fixes (addr, len, kind, target, orig). */
 static const StateField site_fields[] = {
     STATE_ARRAY(PatchSite, form),
@@ -637,6 +640,7 @@ static bool cpu_ok(const PatchCheck *pc, int cpu)
 
 void patchcheck_save(const PatchCheck *pc, Blob *b)
 {
+    size_t at = blob_begin(b, "patchcheck", PATCHCHECK_STATE_VERSION);
     blob_u32(b, (uint32_t)pc->n);
     for (int i = 0; i < pc->n; i++) {
         const PatchSite *s = &pc->sites[i];
@@ -655,6 +659,7 @@ void patchcheck_save(const PatchCheck *pc, Blob *b)
         blob_u64(b, v->addr);
         blob_str(b, v->what);
     }
+    blob_end(b, at);
 }
 
 static bool load_site(PatchCheck *pc, PatchSite *s, BlobReader *r)
@@ -697,6 +702,9 @@ static bool load_violations(PatchCheck *pc, BlobReader *r)
 
 bool patchcheck_load(PatchCheck *pc, BlobReader *r)
 {
+    BrOuter outer;
+    if (!br_begin(r, &outer, "patchcheck", PATCHCHECK_STATE_VERSION))
+        return false;
     if (br_u32(r) != (uint32_t)pc->n)
         return br_fail(r, "another set of patch sites");
     for (int i = 0; i < pc->n && r->ok; i++)
@@ -708,7 +716,7 @@ bool patchcheck_load(PatchCheck *pc, BlobReader *r)
     for (size_t i = 0; i < pc->nv; i++)         /* the restored list replaces this run's */
         free(pc->v[i].what);
     pc->nv = 0;
-    return load_violations(pc, r);
+    return load_violations(pc, r) && br_end(r, &outer);
 }
 
 void patchcheck_finish(PatchCheck *pc)

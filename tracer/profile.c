@@ -173,8 +173,12 @@ static void save_block(const ProfBlock *pb, Blob *b)
     }
 }
 
+/* Raise when the saved state changes (base/state.h). */
+#define PROFILE_STATE_VERSION 1u
+
 void profile_save(const Profile *p, Blob *b)
 {
+    size_t at = blob_begin(b, "profile", PROFILE_STATE_VERSION);
     /* in address order: the table's order depends on its history */
     const ProfBlock **order = xcalloc(p->used ? p->used : 1, sizeof *order);
     uint32_t n = 0;
@@ -196,6 +200,7 @@ void profile_save(const Profile *p, Blob *b)
         blob_u8(b, s->user);
         blob_str(b, s->counter);
     }
+    blob_end(b, at);
 }
 
 /* Bytes a block of n instructions takes: pc, size, n, then per instruction its offset and
@@ -270,10 +275,13 @@ static bool load_samples(Profile *p, BlobReader *r, int ncpus)
 
 bool profile_load(Profile *p, BlobReader *r, int ncpus)
 {
+    BrOuter outer;
+    if (!br_begin(r, &outer, "profile", PROFILE_STATE_VERSION))
+        return false;
     profile_destroy(p);             /* the file's profile replaces whatever this one holds */
     profile_init(p);
     uint32_t n = br_count(r, block_bytes(1), UINT32_MAX, "profile block count");
     for (uint32_t i = 0; i < n && r->ok; i++)
         load_block(p, r);
-    return r->ok && load_samples(p, r, ncpus);
+    return r->ok && load_samples(p, r, ncpus) && br_end(r, &outer);
 }

@@ -42,22 +42,31 @@ static void ib700_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
     }
 }
 
+/* Raise when the saved state changes (base/state.h). */
+#define IB700_STATE_VERSION 1u
+
+/* The section is named after the device's path. */
 static void ib700_save(Device *d, Blob *b)
 {
     Ib700 *w = (Ib700 *)d;
+    size_t at = blob_begin(b, d->name, IB700_STATE_VERSION);
     blob_u32(b, (uint32_t)w->cpu);
     blob_event(b, &w->expire);
+    blob_end(b, at);
 }
 
 static bool ib700_load(Device *d, BlobReader *r)
 {
     Ib700 *w = (Ib700 *)d;
     const DeviceHost *h = d->host;
+    BrOuter outer;
+    if (!br_begin(r, &outer, d->name, IB700_STATE_VERSION))
+        return false;
     w->cpu = (int)br_u32(r);
     if (w->cpu < 0 || w->cpu >= h->ncpus)
         return false;
     br_event(r, &w->expire, h->cpu_events(h->opaque, w->cpu));
-    return r->ok;
+    return br_end(r, &outer);
 }
 
 static const DeviceOps ib700_ops = {

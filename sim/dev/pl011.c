@@ -66,20 +66,28 @@ static void pl011_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
     }
 }
 
+/* Raise when a field is added (base/state.h). */
+#define PL011_STATE_VERSION 1u
+
 static const StateField pl011_fields[] = {
     STATE_UPTO(Pl011, ilpr, 0xff), STATE_UPTO(Pl011, ibrd, 0xffff), STATE_UPTO(Pl011, fbrd, 0x3f),
     STATE_UPTO(Pl011, lcrh, 0xff), STATE_UPTO(Pl011, cr, 0xffff),   STATE_UPTO(Pl011, ifls, 0x3f),
     STATE_UPTO(Pl011, imsc, 0x7ff), STATE_UPTO(Pl011, dmacr, 7),
 };
 
+/* The section is named after the device's path (there may be several). */
 static void pl011_save(Device *d, Blob *b)
 {
+    size_t at = blob_begin(b, d->name, PL011_STATE_VERSION);
     blob_fields(b, d, pl011_fields, ARRAY_SIZE(pl011_fields));
+    blob_end(b, at);
 }
 
 static bool pl011_load(Device *d, BlobReader *r)
 {
-    return br_fields(r, d, pl011_fields, ARRAY_SIZE(pl011_fields));
+    BrOuter outer;
+    return br_begin(r, &outer, d->name, PL011_STATE_VERSION) && br_fields(r, d, pl011_fields, ARRAY_SIZE(pl011_fields)) &&
+           br_end(r, &outer);
 }
 
 static const DeviceOps pl011_ops = {

@@ -65,20 +65,28 @@ static void uart_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t 
     }
 }
 
+/* Raise when a field is added (base/state.h). */
+#define UART_STATE_VERSION 1u
+
 static const StateField uart_fields[] = {
     STATE_FIELD(Uart16550, ier), STATE_FIELD(Uart16550, lcr), STATE_UPTO(Uart16550, mcr, 0x1f),
     STATE_FIELD(Uart16550, scr), STATE_FIELD(Uart16550, fcr), STATE_FIELD(Uart16550, dll),
     STATE_FIELD(Uart16550, dlm),
 };
 
+/* The section is named after the device's path (there may be several). */
 static void uart_save(Device *d, Blob *b)
 {
+    size_t at = blob_begin(b, d->name, UART_STATE_VERSION);
     blob_fields(b, d, uart_fields, ARRAY_SIZE(uart_fields));
+    blob_end(b, at);
 }
 
 static bool uart_load(Device *d, BlobReader *r)
 {
-    return br_fields(r, d, uart_fields, ARRAY_SIZE(uart_fields));
+    BrOuter outer;
+    return br_begin(r, &outer, d->name, UART_STATE_VERSION) && br_fields(r, d, uart_fields, ARRAY_SIZE(uart_fields)) &&
+           br_end(r, &outer);
 }
 
 static const DeviceOps uart_ops = {

@@ -8,6 +8,19 @@
 # that are not checkpoints or not regular files, sizes that do not match.
 . "$(dirname "$0")/lib.sh" "$@"
 
+# same_end NAME FULL REST: the restored run REST ends as the uninterrupted run FULL: the same
+# stderr (stats, patching summary) and status, its console and trace the tails of FULL's
+same_end() {
+    check "$1: restored stderr equal (stats, patching summary)" cmp -s "$2.err" "$3.err"
+    check "$1: restored status equal" cmp -s "$2.status" "$3.status"
+    k=$(wc -c <"$3.out")
+    tail -c "$k" "$2.out" >"$3.tailout"
+    check "$1: restored console is the tail" cmp -s "$3.tailout" "$3.out"
+    k=$(wc -l <"$3.trace")
+    tail -n "$k" "$2.trace" >"$3.tailtrace"
+    check "$1: restored trace is the tail ($k lines)" cmp -s "$3.tailtrace" "$3.trace"
+}
+
 # continuation NAME CYCLE ELF OUTPUTS OPTIONS...: ELF run uninterrupted (full), saving a
 # checkpoint at CYCLE (save) and restored from it (rest), each with --stats, --trace, OPTIONS
 # and its own copy of the OUTPUTS ("samples", "gt" for --guest-trace, "-" for none).
@@ -28,14 +41,7 @@ continuation() {
     check "$w: saving run unchanged (console)" cmp -s "$p-full.out" "$p-save.out"
     check "$w: saving run unchanged (trace)" cmp -s "$p-full.trace" "$p-save.trace"
     check "$w: saving run unchanged (stderr)" cmp -s "$p-full.err" "$p-save.err"
-    check "$w: restored stderr equal (stats, patching summary)" cmp -s "$p-full.err" "$p-rest.err"
-    check "$w: restored status equal" cmp -s "$p-full.status" "$p-rest.status"
-    k=$(wc -c <"$p-rest.out")
-    tail -c "$k" "$p-full.out" >"$p.tailout"
-    check "$w: restored console is the tail" cmp -s "$p.tailout" "$p-rest.out"
-    k=$(wc -l <"$p-rest.trace")
-    tail -n "$k" "$p-full.trace" >"$p.tailtrace"
-    check "$w: restored trace is the tail ($k lines)" cmp -s "$p.tailtrace" "$p-rest.trace"
+    same_end "$w" "$p-full" "$p-rest"
     for f in samples gt; do
         case $outs in *$f*) ;; *) continue ;; esac
         check "$w: saving run unchanged (--$f file)" cmp -s "$p-full.$f" "$p-save.$f"
@@ -114,6 +120,23 @@ run "$T/opt-samples-drop" --stats --max-cycles 80000000 --restore "$T/ppc32-opro
 check "checkpoint with --samples restored without: the same stats" \
     cmp -s "$T/ppc32-oprofile-full.err" "$T/opt-samples-drop.err"
 
+# ------------------------------------------------------------------ versions of the models
+
+# A checkpoint written before a field was added (tests/e2e/data/README): its x86_64 section is
+# of version 1, without the x87 state.  It restores; the x87 keeps the freshly created
+# machine's state, which is what the guest had at that point (it has not touched the x87 yet),
+# and the run ends as the uninterrupted run of the same guest does.
+data=$SRC/tests/e2e/data
+x87="--machine $data/x86-2mib.dtb --arch x86_64 --load-addr 0x100000"
+x87bin=$data/x86-x87-after-checkpoint.bin
+gzip -dc "$data/x86-before-x87-state.ck.gz" >"$T/old.ck"
+run "$T/old-full" --stats --trace "$T/old-full.trace" $x87 "$x87bin"
+run "$T/old-rest" --stats --trace "$T/old-rest.trace" $x87 --restore "$T/old.ck" "$x87bin"
+check "checkpoint of an older x86_64 model: the guest ran to its end" grep -q "exit=debug-exit" "$T/old-full.err"
+same_end "checkpoint of an older x86_64 model" "$T/old-full" "$T/old-rest"
+# The same guest saved in its x87 phase by this pmusim: the x87 stack and control word go on.
+continuation x86_64-x87 800000 "$x87bin" - $x87
+
 # A run that ends before the checkpoint point says the file was not written.
 run "$T/late" --save-at 10000:"$T/late.ck" "$GUESTS/ppc32/smp.elf"
 check "checkpoint never taken: no file" [ ! -e "$T/late.ck" ]
@@ -169,10 +192,10 @@ refused notck "not a checkpoint" "offset 0: not a pmusim checkpoint" --restore "
 refused empty "empty file" "empty.ck: offset 0: not a pmusim checkpoint" --restore "$T/empty.ck" "$x86smp"
 
 # Another format version: refused by its number, before anything else is read.
-cp "$ck" "$T/v3.ck"
-printf '\003\000\000\000' | dd of="$T/v3.ck" bs=1 seek=8 conv=notrunc 2>/dev/null
-refused v3 "checkpoint of format version 3" "v3.ck: offset 8: checkpoint format version 3; this pmusim reads version 4" \
-    --cpus 2 --restore "$T/v3.ck" "$x86smp"
+cp "$ck" "$T/v4.ck"
+printf '\004\000\000\000' | dd of="$T/v4.ck" bs=1 seek=8 conv=notrunc 2>/dev/null
+refused v4 "checkpoint of format version 4" "v4.ck: offset 8: checkpoint format version 4; this pmusim reads version 5" \
+    --cpus 2 --restore "$T/v4.ck" "$x86smp"
 
 # Not regular files: never read without end, never waited on.
 refused devzero "/dev/zero" "/dev/zero: not a regular file" --restore /dev/zero "$x86smp"
@@ -183,13 +206,24 @@ truncate -s 100G "$T/huge.ck" 2>/dev/null || dd of="$T/huge.ck" bs=1 seek=107374
 refused huge "a 100 GiB file" "huge.ck: 107374182400 bytes: larger than any checkpoint" --restore "$T/huge.ck" "$x86smp"
 
 # A value out of range in a file whose CRC is right: the first CPU section's payload starts at
-# 88 (36-byte header, 40-byte machine section, 12-byte section header) with the CPU state; 9 is
-# no CpuState.
+# 106 (36-byte header, 51-byte machine section, 19-byte "cpu" section header) with the CPU
+# state; 9 is no CpuState.
 cp "$ck" "$T/badstate.ck"
-printf '\011' | dd of="$T/badstate.ck" bs=1 seek=88 conv=notrunc 2>/dev/null
+printf '\011' | dd of="$T/badstate.ck" bs=1 seek=106 conv=notrunc 2>/dev/null
 recrc "$T/badstate.ck"
-refused badstate "invalid CPU state" "badstate.ck: offset 88: the cpu0 section is malformed (state)" \
+refused badstate "invalid CPU state" "badstate.ck: offset 106: the cpu0 section is malformed (state)" \
     --cpus 2 --restore "$T/badstate.ck" "$x86smp"
+
+# A section newer than this pmusim's model of it is refused, naming the section, both versions
+# and the offset of its version (a CPU's sections are inside its cpu section).
+ck87=$T/x86_64-x87.ck
+at=$(($(grep -obUa lapic "$ck87" | head -n 1 | cut -d: -f1) + 5))
+cp "$ck87" "$T/newer.ck"
+printf '\377\377\377\177' | dd of="$T/newer.ck" bs=1 seek=$at conv=notrunc 2>/dev/null
+recrc "$T/newer.ck"
+refused newer "a newer lapic section" \
+    "newer.ck: offset $at: the lapic section has version 2147483647; this pmusim reads it up to version [0-9]* (the checkpoint was taken by a newer pmusim) (inside cpu0)" \
+    $x87 --restore "$T/newer.ck" "$x87bin"
 
 # The corruption sweep: one byte inverted at 256 offsets of a checkpoint with every section
 # (CPU, devices, code, memory, validator, I-cache model, profile), taken while the sites are
@@ -221,15 +255,19 @@ le() {
 }
 
 # The same with the CRC made right again (a writer's bug, not a disk's): the sections' own
-# checks refuse what they can, and nothing crashes or hangs.  Four offsets in every section but
-# guest memory: its tag, its length, a quarter and half way into its payload (the machine
-# section's: the top byte of machine time, the sequence counter).
-crashed=0 tried=0 off=36
-while [ $((off + 12)) -le "$len" ]; do
-    tag=$(le "$T/sweep.ck" $off 4) slen=$(le "$T/sweep.ck" $((off + 4)) 8)
-    [ $((off + 12 + slen)) -le "$len" ] || break       # not this format: the walk ends
-    for at in $off $((off + 4)) $((off + 12 + slen / 4)) $((off + 12 + slen / 2)); do
-        if [ $at -ge $((off + 12)) ] && { [ $tag = 5 ] || [ $slen = 0 ]; }; then
+# checks refuse what they can, and nothing crashes or hangs.  Five offsets in every top-level
+# section (a CPU's holds its backend's and its PMU's) but guest memory: its name's length, its
+# version, its length, a quarter and half way into its payload (the machine section's: the top
+# byte of machine time, the sequence counter).
+crashed=0 tried=0 off=36 name=
+while [ $((off + 4)) -le "$len" ]; do
+    nlen=$(le "$T/sweep.ck" $off 4)
+    [ "$nlen" -le 128 ] || break                        # not this format: the walk ends
+    name=$(dd if="$T/sweep.ck" bs=1 skip=$((off + 4)) count="$nlen" 2>/dev/null)
+    hdr=$((4 + nlen + 12)) slen=$(le "$T/sweep.ck" $((off + 8 + nlen)) 8)
+    [ $((off + hdr + slen)) -le "$len" ] || break
+    for at in $off $((off + 4 + nlen)) $((off + 8 + nlen)) $((off + hdr + slen / 4)) $((off + hdr + slen / 2)); do
+        if [ $at -ge $((off + hdr)) ] && { [ "$name" = memory ] || [ $slen = 0 ]; }; then
             continue
         fi
         cp "$T/sweep.ck" "$T/flip.ck"
@@ -241,12 +279,13 @@ while [ $((off + 12)) -le "$len" ]; do
         tried=$((tried + 1))
         if [ $st -ge 124 ] || sanitizer_findings "$T/flip.err"; then
             crashed=$((crashed + 1))
-            echo "section $tag corrupted at offset $at with a right CRC: status $st: $(head -c 300 "$T/flip.err")"
+            echo "section $name corrupted at offset $at with a right CRC: status $st: $(head -c 300 "$T/flip.err")"
         fi
     done
-    [ $tag = 255 ] && break
-    off=$((off + 12 + slen))
+    [ "$name" = end ] && break
+    off=$((off + hdr + slen))
 done
+check "the walk reached the end section" [ "$name" = end ]
 check "corrupted fields with a right CRC ($tried): no crash, hang or sanitizer finding" [ $crashed = 0 ]
 check "no sanitizer findings in any run" test -z "$(grep -l "runtime error\|AddressSanitizer\|LeakSanitizer" "$T"/*.err)"
 finish

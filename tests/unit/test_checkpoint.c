@@ -1,5 +1,8 @@
 /* test_checkpoint.c — the checkpoint reader refuses states the engine cannot take (with the
- * file and offset), and what it writes is the machine's state, not the history of restores. */
+ * file and offset), and what it writes is the machine's state, not the history of restores;
+ * sections of an older model's version load, of a newer one are refused. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -102,6 +105,139 @@ START_TEST(ppc_msr_le_is_refused)
 }
 END_TEST
 
+/* A model whose version 2 added a field between two of version 1's. */
+typedef struct Widget {
+    uint32_t a;
+    uint64_t added;
+    uint16_t c;
+} Widget;
+
+static const StateField widget_v1[] = { STATE_FIELD(Widget, a), STATE_FIELD(Widget, c) };
+static const StateField widget_v2[] = { STATE_FIELD(Widget, a), STATE_FIELD_V(Widget, added, 2), STATE_FIELD(Widget, c) };
+
+/* w saved as section "widget" of `version` with `table`. */
+static void save_widget(Blob *b, const Widget *w, uint32_t version, const StateField *table, size_t n)
+{
+    blob_init(b);
+    size_t at = blob_begin(b, "widget", version);
+    blob_fields(b, w, table, n);
+    blob_end(b, at);
+}
+
+/* A widget the version-2 model loads from b, starting from a fresh one's values. */
+static Widget load_widget_v2(const Blob *b)
+{
+    Widget w = { 1, 0xfeed, 3 };
+    BlobReader r;
+    BrOuter outer;
+    br_init(&r, b->data, b->len, 0);
+    ck_assert(br_begin(&r, &outer, "widget", 2));
+    ck_assert(br_fields(&r, &w, widget_v2, ARRAY_SIZE(widget_v2)));
+    ck_assert_msg(br_end(&r, &outer), "%s", r.bad);
+    return w;
+}
+
+START_TEST(state_field_added_later_keeps_the_fresh_value_from_an_old_section)
+{
+    Widget saved = { 7, 0x1234, 9 };
+    Blob b;
+    save_widget(&b, &saved, 1, widget_v1, ARRAY_SIZE(widget_v1));
+    Widget w = load_widget_v2(&b);
+    ck_assert_uint_eq(w.a, 7);
+    ck_assert_uint_eq(w.c, 9);
+    ck_assert_uint_eq(w.added, 0xfeed);
+    blob_free(&b);
+    save_widget(&b, &saved, 2, widget_v2, ARRAY_SIZE(widget_v2));
+    w = load_widget_v2(&b);
+    ck_assert_uint_eq(w.added, 0x1234);
+    blob_free(&b);
+}
+END_TEST
+
+START_TEST(state_section_newer_than_the_model_is_refused_at_its_version)
+{
+    Widget saved = { 7, 0x1234, 9 };
+    Blob b;
+    save_widget(&b, &saved, 3, widget_v2, ARRAY_SIZE(widget_v2));
+    BlobReader r;
+    BrOuter outer;
+    br_init(&r, b.data, b.len, 100);
+    ck_assert(!br_begin(&r, &outer, "widget", 2));
+    ck_assert(r.newer);
+    ck_assert_uint_eq(r.fail_at, 100 + 4 + 6);      /* name length, "widget", then the version */
+    ck_assert_str_eq(r.bad, "the widget section has version 3; this pmusim reads it up to version 2 (the checkpoint"
+                            " was taken by a newer pmusim)");
+    blob_free(&b);
+}
+END_TEST
+
+START_TEST(state_section_of_another_name_is_refused)
+{
+    Widget saved = { 0 };
+    Blob b;
+    save_widget(&b, &saved, 1, widget_v1, ARRAY_SIZE(widget_v1));
+    BlobReader r;
+    BrOuter outer;
+    br_init(&r, b.data, b.len, 0);
+    ck_assert(!br_begin(&r, &outer, "gadget", 1));
+    ck_assert_uint_eq(r.fail_at, 0);
+    ck_assert_str_eq(r.bad, "expected the gadget section, found \"widget\"");
+    blob_free(&b);
+}
+END_TEST
+
+/* file's bytes, and back with the CRC-32 trailer made right */
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *p = xcalloc(1, *len);
+    ck_assert_uint_eq(fread(p, 1, *len, f), *len);
+    fclose(f);
+    return p;
+}
+
+static void write_with_crc(const char *path, uint8_t *p, size_t len)
+{
+    store_le(p + len - 4, 4, crc32_ieee(0, p, len - 4));
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(p, 1, len, f), len);
+    fclose(f);
+}
+
+/* A checkpoint whose CPU backend section is of a version this pmusim does not know yet. */
+START_TEST(checkpoint_section_newer_than_the_model_names_file_offset_and_versions)
+{
+    Machine *m = ppc_machine();
+    const char *path = testutil_temp_file("", 0, ".ck");
+    Error err = { { 0 } };
+    ck_assert_msg(checkpoint_save(m, path, &err), "%s", err.msg);
+    size_t len;
+    uint8_t *p = read_all(path, &len);
+    size_t at = 0;                  /* the version after the section's name */
+    while (at + 9 <= len && memcmp(p + at, "\005\000\000\000ppc32", 9))
+        at++;
+    ck_assert_uint_lt(at + 9, len);
+    at += 9;
+    store_le(p + at, 4, 99);
+    write_with_crc(path, p, len);
+    Machine *n = ppc_machine();
+    ck_assert(!checkpoint_restore(n, path, &err));
+    char want[256];
+    snprintf(want, sizeof want, "%s: offset %zu: the ppc32 section has version 99; this pmusim reads it up to version",
+             path, at);
+    ck_assert_msg(strstr(err.msg, want) && strstr(err.msg, "(inside cpu0)"), "%s", err.msg);
+    free(p);
+    unlink(path);
+    tm_destroy(n);
+    tm_destroy(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -111,6 +247,10 @@ int main(void)
     tcase_add_test(t, x86_fs_descriptor_outside_the_mapping_is_refused);
     tcase_add_test(t, x86_fs_descriptor_in_place_restores);
     tcase_add_test(t, ppc_msr_le_is_refused);
+    tcase_add_test(t, state_field_added_later_keeps_the_fresh_value_from_an_old_section);
+    tcase_add_test(t, state_section_newer_than_the_model_is_refused_at_its_version);
+    tcase_add_test(t, state_section_of_another_name_is_refused);
+    tcase_add_test(t, checkpoint_section_newer_than_the_model_names_file_offset_and_versions);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }

@@ -290,13 +290,15 @@ START_TEST(saved_state_out_of_range_or_for_other_sites_is_refused)
     site(PATCH_FTRACE, SITE, nop5, 5, 0);
     twin_setup();
     BlobReader r;
-    /* n, then the site: addr, len, kind, form[32], transitions, hist[0] at offset 50 */
-    ck_assert(!twin_load(50, 200, &r));
+    /* the section header (name length, "patchcheck", version, length: 26 bytes), n, then the
+     * site: addr, len, kind, form[32], transitions, hist[0] at offset 26 + 50 */
+    enum { PAYLOAD = 26 };
+    ck_assert(!twin_load(PAYLOAD + 50, 200, &r));
     ck_assert_str_eq(r.bad, "hist");
-    ck_assert_uint_eq(r.fail_at, 50);
-    ck_assert(!twin_load(4, 0x01, &r));              /* another site address */
+    ck_assert_uint_eq(r.fail_at, PAYLOAD + 50);
+    ck_assert(!twin_load(PAYLOAD + 4, 0x01, &r));    /* another site address */
     ck_assert_str_eq(r.bad, "a patch site the image does not have");
-    ck_assert(!twin_load(0, 2, &r));                 /* another site count */
+    ck_assert(!twin_load(PAYLOAD, 2, &r));           /* another site count */
     ck_assert_str_eq(r.bad, "another set of patch sites");
     ck_assert(twin_load(-1, 0, &r));
     teardown();
