@@ -52,8 +52,6 @@ typedef struct CpuPort {
     /* An event at a cycle of this CPU, or at a retired-instruction count. */
     void (*schedule)(void *opaque, Event *ev, uint64_t cycle);
     void (*schedule_insns)(void *opaque, Event *ev, uint64_t insns);
-    /* Stop the running block at its next boundary (an exception became pending). */
-    void (*request_stop)(void *opaque);
     /* PMU sources: count branches or memory operations from now on (or stop), and the loads,
      * stores and memory instructions retired so far. */
     void (*track_branches)(void *opaque, bool on);

@@ -170,9 +170,10 @@ typedef struct CpuProfiling {
 
 
 /* The interrupt pins (vcpu_pin): a controller sets them, the backend takes them between runs.
- * irq follows the IRQ line's level; nmi latches the NMI line's rising edge until taken. */
+ * irq and pmi follow their lines' levels; nmi latches the NMI line's rising edge until taken. */
 typedef struct CpuPins {
     bool nmi, irq;
+    bool pmi;                       /* not saved: the PMU's state sets it again on a restore */
 } CpuPins;
 
 /* A start the firmware accepted (PSCI CPU_ON): the CPU starts at its next quantum. */
@@ -318,9 +319,11 @@ void vcpu_set_mem_tracking(Cpu *c, bool on);
 uint64_t vcpu_last_retired_pc(Cpu *c);
 
 /* A CPU's interrupt pins, as lines a controller drives (base/irq.h): the IRQ pin is level-
- * triggered (x86 INTR, arm64 IRQ), the NMI pin edge-triggered (x86 NMI).  A pin that becomes
- * active stops the running block at its next boundary, where the backend looks at it. */
-typedef enum CpuPin { CPU_PIN_IRQ, CPU_PIN_NMI } CpuPin;
+ * triggered (x86 INTR, arm64 IRQ, ppc32 external interrupt), the NMI pin edge-triggered (x86
+ * NMI), the PMI pin level-triggered (ppc32: the performance-monitor exception, 0xF00, pending
+ * while the PMU holds it).  A pin that becomes active stops the running block at its next
+ * boundary, where the backend looks at it. */
+typedef enum CpuPin { CPU_PIN_IRQ, CPU_PIN_NMI, CPU_PIN_PMI } CpuPin;
 IrqLine vcpu_pin(Cpu *c, CpuPin pin);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */

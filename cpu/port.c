@@ -31,11 +31,6 @@ static void p_schedule_insns(void *c, Event *ev, uint64_t insns)
     vcpu_schedule_insns(c, ev, insns);
 }
 
-static void p_request_stop(void *c)
-{
-    vcpu_request_stop(c);
-}
-
 static void p_track_branches(void *c, bool on)
 {
     vcpu_set_branch_tracking(c, on);
@@ -70,8 +65,7 @@ void vcpu_port_init(Cpu *c)
         .cycles = &c->cycles, .idle_cycles = &c->idle_cycles, .insns = &c->insns, .ev = &c->pev,
         .events = &c->events, .insn_events = &c->insn_events,
         .started = p_started, .pc = p_pc, .last_retired_pc = p_last_retired_pc, .cycles_at = p_cycles_at,
-        .schedule = p_schedule, .schedule_insns = p_schedule_insns,
-        .request_stop = p_request_stop, .track_branches = p_track_branches,
+        .schedule = p_schedule, .schedule_insns = p_schedule_insns, .track_branches = p_track_branches,
         .track_mem = p_track_mem, .mem_count = p_mem_count, .profile_window = p_profile_window,
         .sample = p_profile_sample,
     };

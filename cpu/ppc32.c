@@ -282,7 +282,7 @@ static bool ppc_take_interrupt(Cpu *c)
     if (!(msr & MSR_EE))
         return false;
     uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
-    if (p->pmu.pending) {
+    if (c->pins.pmi) {
         mpc7450_pmu_taken(&p->pmu);
         ppc_take(c, TK_INTERRUPT, VEC_PERFMON, pc, 0);
         return true;
@@ -329,7 +329,7 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 
 static void request_stop_if_deliverable(Cpu *c, uint32_t msr)
 {
-    if ((msr & MSR_EE) && (PPC(c)->dec_pending || PPC(c)->pmu.pending))
+    if ((msr & MSR_EE) && (PPC(c)->dec_pending || c->pins.pmi))
         vcpu_request_stop(c);
 }
 
@@ -532,7 +532,7 @@ static bool ppc_init(Cpu *c, Error *err)
      * decrementer cannot wake, so it must not keep a machine of such CPUs alive (mach_hung). */
     p->dec_event.deferrable = true;
     p->pir = (uint32_t)c->hwid;
-    mpc7450_pmu_init(&p->pmu, &c->port, pmu_tb_now, pmu_cycle_of_tb);
+    mpc7450_pmu_init(&p->pmu, &c->port, vcpu_pin(c, CPU_PIN_PMI), pmu_tb_now, pmu_cycle_of_tb);
     dec_power_on(c);
     return true;
 }

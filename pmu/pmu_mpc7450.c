@@ -198,6 +198,7 @@ static bool enabled_condition(Mpc7450Pmu *p, uint64_t at, const char *what, uint
         p->siar = (uint32_t)at;
     c->sample(c->opaque, p->siar, p->msr & MSR_PR, what);
     p->pending = true;
+    irq_raise(&p->pmi);                 /* stops the running block: the CPU looks at MSR[EE] */
     p->mmcr0 &= ~MMCR0_PMXE;
     return true;
 }
@@ -210,8 +211,6 @@ static void tb_event(Event *ev, void *opaque)
     bool signal = enabled_condition(p, at, "TBEE", p->mmcr0);
     pmc_trace_overflow(&p->bank, at, "TBEE", p->mmcr0, signal);
     commit(p);                                          /* FC, TRIGGER may have changed */
-    if (p->pending)
-        p->cpu->request_stop(p->cpu->opaque);
 }
 
 void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before)
@@ -243,15 +242,14 @@ static void went_negative(PmcBank *b, uint32_t which)
         pmc_trace_overflow(b, at, name, p->mmcr0, signal);
     }
     configure(p);                                       /* FC, TRIGGER may have changed */
-    if (p->pending)
-        c->request_stop(c->opaque);
 }
 
-void mpc7450_pmu_init(Mpc7450Pmu *p, const CpuPort *c, uint64_t (*tb_now)(void *cpu),
+void mpc7450_pmu_init(Mpc7450Pmu *p, const CpuPort *c, IrqLine pmi, uint64_t (*tb_now)(void *cpu),
                       uint64_t (*cycle_of_tb)(void *cpu, uint64_t tb))
 {
     memset(p, 0, sizeof *p);
     p->cpu = c;
+    p->pmi = pmi;
     p->tb_now = tb_now;
     p->cycle_of_tb = cycle_of_tb;
     pmc_bank_init(&p->bank, c, MPC7450_PMCS, went_negative, p, "pmu-overflow");
@@ -277,6 +275,7 @@ void mpc7450_pmu_set_msr(Mpc7450Pmu *p, uint32_t msr)
 void mpc7450_pmu_taken(Mpc7450Pmu *p)
 {
     p->pending = false;
+    irq_lower(&p->pmi);
 }
 
 PpcSprResult mpc7450_pmu_mfspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t *v)
@@ -320,8 +319,6 @@ PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
     else
         p->bamr = v;
     commit(p);
-    if (p->pending)
-        p->cpu->request_stop(p->cpu->opaque);
     return SPR_OK;
 }
 
@@ -350,5 +347,6 @@ bool mpc7450_pmu_load(Mpc7450Pmu *p, BlobReader *r)
         !br_fields(r, p, pmu_fields, ARRAY_SIZE(pmu_fields)) || !pmc_load(&p->bank, r))
         return false;
     br_event(r, &p->tb_ev, p->cpu->events);
+    irq_set(&p->pmi, p->pending);       /* the pin follows the restored level */
     return br_end(r, &outer);
 }

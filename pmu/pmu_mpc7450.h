@@ -28,6 +28,7 @@
 #ifndef PMUSIM_PMU_MPC7450_H
 #define PMUSIM_PMU_MPC7450_H
 
+#include "base/irq.h"
 #include "pmu/pmc.h"
 
 #define MPC7450_PMCS 6
@@ -58,10 +59,10 @@ typedef struct Mpc7450Pmu {
     PmcBank bank;
     uint32_t mmcr0, mmcr1, mmcr2, siar, bamr;
     uint32_t msr;                   /* MSR[PR, PMM] the counters are frozen by */
-    bool pending;                   /* the performance-monitor exception is pending */
+    bool pending;                   /* the performance-monitor exception is pending: pmi is high */
+    IrqLine pmi;                    /* to the CPU's performance-monitor exception pin */
     uint32_t reported;              /* unmodelled selectors already reported, a bit per PMC */
     Event tb_ev;                    /* the next transition of the TBSEL bit, while TBEE is set */
-    /* the backend's timebase: its value now, and the first cycle at which it reaches tb */
     /* the time base of the CPU (CpuPort.opaque) now, and the cycle at which it reaches tb */
     uint64_t (*tb_now)(void *cpu);
     uint64_t (*cycle_of_tb)(void *cpu, uint64_t tb);
@@ -69,7 +70,7 @@ typedef struct Mpc7450Pmu {
 
 typedef enum PpcSprResult { SPR_NOT_MINE, SPR_OK, SPR_PRIVILEGED, SPR_ILLEGAL } PpcSprResult;
 
-void mpc7450_pmu_init(Mpc7450Pmu *p, const CpuPort *c, uint64_t (*tb_now)(void *cpu),
+void mpc7450_pmu_init(Mpc7450Pmu *p, const CpuPort *c, IrqLine pmi, uint64_t (*tb_now)(void *cpu),
                       uint64_t (*cycle_of_tb)(void *cpu, uint64_t tb));
 /* The timebase is about to be written (before: true) / has been written (false). */
 void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before);
@@ -81,7 +82,7 @@ PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
 const char *mpc7450_pmu_spr_name(unsigned spr);
 /* MSR is about to change (exception entry, rfi, mtmsr): what ran so far counted under the old. */
 void mpc7450_pmu_set_msr(Mpc7450Pmu *p, uint32_t msr);
-/* The exception is being taken: clear pending (the backend performs the entry). */
+/* The exception is being taken: clear pending, lower pmi (the backend performs the entry). */
 void mpc7450_pmu_taken(Mpc7450Pmu *p);
 
 void mpc7450_pmu_save(const Mpc7450Pmu *p, Blob *b);

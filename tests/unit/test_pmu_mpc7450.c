@@ -140,9 +140,13 @@ START_TEST(timebase_transitions_and_tbee)
     c->cycles = 12790;                                  /* TB 1279: the next 0 -> 1 of bit 8 is at 1280 */
     evq_run_due(&c->events, c->cycles);
     ck_assert(!p->pending);
+    ck_assert(!c->pins.pmi);
     c->cycles = 12800;
     evq_run_due(&c->events, c->cycles);
     ck_assert(p->pending);
+    ck_assert(c->pins.pmi);                             /* the line to the CPU's pin is high */
+    mpc7450_pmu_taken(p);
+    ck_assert(!c->pins.pmi);                            /* and low once the exception is taken */
     mpc7450_pmu_mfspr(p, 952, false, &v);
     ck_assert_uint_eq(v & MMCR0_PMXE, 0);
     tm_destroy(m);
