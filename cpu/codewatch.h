@@ -2,8 +2,8 @@
  *
  * Code is the executable sections of the image plus every block a CPU has executed.  Code pages
  * are mapped read-only in every engine; a store to one raises the engine's write-protection
- * hook, and the CPU's store path (cpu/cpu.c, code_store) performs the store itself (the engine
- * discards stores to read-only pages).  When the bytes written overlap code it records the
+ * hook, and the CPU's store path (cpu/access.c, vcpu_code_store) performs the store itself
+ * (the engine discards stores to read-only pages).  When the bytes written overlap code it records the
  * write here (address, size, old and new bytes, writer CPU and PC, cycle): a trace event, and a
  * call of every listener (the patch validator, the strict I-cache model); then it removes the
  * stale translations and decoded blocks from every CPU.  This file keeps the code ranges and
@@ -49,7 +49,7 @@ void codewatch_add_range(CodeWatch *cw, uint64_t start, uint64_t end);
 bool codewatch_overlaps(const CodeWatch *cw, uint64_t addr, uint64_t size);
 void codewatch_listen(CodeWatch *cw, CodeWriteListener fn, void *opaque);
 
-/* A write to code (the CPUs' store path found it: cpu.c, code_store): counted, handed to every
+/* A write to code (the CPUs' store path found it: cpu/access.c, vcpu_code_store): counted, handed to every
  * listener, traced. */
 void codewatch_record(CodeWatch *cw, Trace *t, const CodeWrite *w);
 

@@ -19,6 +19,7 @@
 
 #include "base/loader.h"
 #include "sim/cli.h"
+#include "tracer/profile.h"
 
 typedef struct Row {
     const char *sym;                /* in the image's strings, or a literal */
@@ -58,24 +59,6 @@ static Row *row(Report *r, const char *sym, bool user)
     return &r->rows[r->n++];
 }
 
-/* `key=value` from a line, as a number; false if absent or malformed (strtoull alone would take
- * "-1" as 2^64 - 1 and skip blanks). */
-static bool field_u64(const char *line, const char *key, uint64_t *v)
-{
-    char pat[32];
-    snprintf(pat, sizeof pat, " %s=", key);
-    const char *p = strstr(line, pat);
-    if (!p)
-        return false;
-    p += strlen(pat);
-    if (*p < '0' || *p > '9')
-        return false;
-    char *end;
-    errno = 0;
-    *v = strtoull(p, &end, 0);
-    return !errno && (*end == ' ' || *end == '\n' || *end == 0);
-}
-
 /* *sum += v; false if the sum would not fit 64 bits. */
 static bool add_u64(uint64_t *sum, uint64_t v)
 {
@@ -91,45 +74,22 @@ static bool add_insns(Report *r, uint64_t pc, uint64_t count, uint64_t window, u
            add_u64(&r->insns, count) && add_u64(&r->window, window) && add_u64(&r->cycles, cycles);
 }
 
+/* What the samples file holds, into the rows (tracer/profile.c reads it). */
+static bool on_sample(void *r, uint64_t pc, bool user)
+{
+    Report *rp = r;
+    return add_u64(&row(rp, sym_name(&rp->im, pc), user)->samples, 1) && add_u64(&rp->samples, 1);
+}
+
+static bool on_insns(void *r, uint64_t pc, uint64_t count, uint64_t window, uint64_t cycles)
+{
+    return add_insns(r, pc, count, window, cycles);
+}
+
 static bool parse(Report *r, const char *path, Error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    char line[512];
-    unsigned lineno = 0;
-    bool ok = true;
-    while (ok && fgets(line, sizeof line, f)) {
-        lineno++;
-        uint64_t pc, count;
-        if (!strchr(line, '\n') && !feof(f)) {
-            ok = err_set(err, "%s:%u: line longer than %zu characters, or holding a NUL byte", path, lineno,
-                         sizeof line - 2);
-        } else if (lineno == 1 && strncmp(line, "# pmusim samples 1 ", 19)) {
-            ok = err_set(err, "%s:1: not a pmusim samples file (version 1)", path);
-        } else if (line[0] == '#' || line[0] == '\n') {
-            continue;
-        } else if (!strncmp(line, "sample ", 7)) {
-            bool user = strstr(line, " mode=user") != NULL;
-            if (!field_u64(line, "pc", &pc) || (!user && !strstr(line, " mode=kernel")))
-                ok = err_set(err, "%s:%u: malformed sample line", path, lineno);
-            else if (!add_u64(&row(r, sym_name(&r->im, pc), user)->samples, 1) || !add_u64(&r->samples, 1))
-                ok = err_set(err, "%s:%u: more samples than 64 bits can count", path, lineno);
-        } else if (!strncmp(line, "insns ", 6)) {
-            uint64_t window, cycles;
-            if (!field_u64(line, "pc", &pc) || !field_u64(line, "count", &count) ||
-                !field_u64(line, "window", &window) || window > count || !field_u64(line, "cycles", &cycles))
-                ok = err_set(err, "%s:%u: malformed insns line", path, lineno);
-            else if (!add_insns(r, pc, count, window, cycles))
-                ok = err_set(err, "%s:%u: the counts overflow: their sums exceed 64 bits", path, lineno);
-        } else {
-            ok = err_set(err, "%s:%u: unknown line", path, lineno);
-        }
-    }
-    if (ok && lineno == 0)
-        ok = err_set(err, "%s: empty file", path);
-    fclose(f);
-    return ok;
+    static const SamplesVisitor v = { on_sample, on_insns };
+    return profile_read(path, &v, r, err);
 }
 
 static int cmp_rows(const void *a, const void *b)

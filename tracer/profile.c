@@ -128,7 +128,7 @@ void profile_print(const Profile *p, const char *arch, FILE *f)
     }
     if (n)
         qsort(ac, n, sizeof *ac, cmp_addr);
-    fprintf(f, "# pmusim samples 1 arch=%s samples=%zu\n", arch, p->nsamples);
+    fprintf(f, SAMPLES_MAGIC "arch=%s samples=%zu\n", arch, p->nsamples);
     for (size_t i = 0; i < p->nsamples; i++) {
         const ProfSample *s = &p->samples[i];
         fprintf(f, "sample cpu=%d cycle=%" PRIu64 " pc=0x%" PRIx64 " mode=%s counter=%s\n", s->cpu, s->cycle, s->pc,
@@ -284,4 +284,72 @@ bool profile_load(Profile *p, BlobReader *r, int ncpus)
     for (uint32_t i = 0; i < n && r->ok; i++)
         load_block(p, r);
     return r->ok && load_samples(p, r, ncpus) && br_end(r, &outer);
+}
+
+/* ------------------------------------------------------------------ reading the file back */
+
+/* `key=value` from a line, as a number; false if absent or malformed (strtoull alone would take
+ * "-1" as 2^64 - 1 and skip blanks). */
+static bool field_u64(const char *line, const char *key, uint64_t *v)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    if (!p)
+        return false;
+    p += strlen(pat);
+    if (*p < '0' || *p > '9')
+        return false;
+    char *end;
+    errno = 0;
+    *v = strtoull(p, &end, 0);
+    return !errno && (*end == ' ' || *end == '\n' || *end == 0);
+}
+
+/* One line of the file (not the first); false with err naming path and line. */
+static bool read_line(const char *line, const SamplesVisitor *v, void *opaque, const char *path, unsigned lineno,
+                      Error *err)
+{
+    uint64_t pc, count, window, cycles;
+    if (line[0] == '#' || line[0] == '\n')
+        return true;
+    if (!strncmp(line, "sample ", 7)) {
+        bool user = strstr(line, " mode=user") != NULL;
+        if (!field_u64(line, "pc", &pc) || (!user && !strstr(line, " mode=kernel")))
+            return err_set(err, "%s:%u: malformed sample line", path, lineno);
+        return v->sample(opaque, pc, user) ||
+               err_set(err, "%s:%u: more samples than 64 bits can count", path, lineno);
+    }
+    if (!strncmp(line, "insns ", 6)) {
+        if (!field_u64(line, "pc", &pc) || !field_u64(line, "count", &count) || !field_u64(line, "window", &window) ||
+            window > count || !field_u64(line, "cycles", &cycles))
+            return err_set(err, "%s:%u: malformed insns line", path, lineno);
+        return v->insns(opaque, pc, count, window, cycles) ||
+               err_set(err, "%s:%u: the counts overflow: their sums exceed 64 bits", path, lineno);
+    }
+    return err_set(err, "%s:%u: unknown line", path, lineno);
+}
+
+bool profile_read(const char *path, const SamplesVisitor *v, void *opaque, Error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    char line[512];
+    unsigned lineno = 0;
+    bool ok = true;
+    while (ok && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f))
+            ok = err_set(err, "%s:%u: line longer than %zu characters, or holding a NUL byte", path, lineno,
+                         sizeof line - 2);
+        else if (lineno == 1 && strncmp(line, SAMPLES_MAGIC, strlen(SAMPLES_MAGIC)))
+            ok = err_set(err, "%s:1: not a pmusim samples file (version 1)", path);
+        else if (lineno > 1)
+            ok = read_line(line, v, opaque, path, lineno, err);
+    }
+    if (ok && lineno == 0)
+        ok = err_set(err, "%s: empty file", path);
+    fclose(f);
+    return ok;
 }

@@ -18,6 +18,9 @@
 
 #include "base/common.h"
 
+/* The first line of a samples file begins so (docs/profiling.md: format version 1). */
+#define SAMPLES_MAGIC "# pmusim samples 1 "
+
 typedef struct BlockEntry BlockEntry;
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
@@ -56,6 +59,15 @@ void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user,
  * by address): instructions retired, those in the sampling window, and the window's cycles
  * (count x the instruction's cost).  The caller owns the file and its errors. */
 void profile_print(const Profile *p, const char *arch, FILE *f);
+
+/* Reading a samples file back (`pmusim report`): each line, in file order, to the visitor.  A
+ * visitor function returns false when a sum it keeps would overflow (the read then fails at that
+ * line).  False with err ("FILE:LINE: what") on a malformed file. */
+typedef struct SamplesVisitor {
+    bool (*sample)(void *opaque, uint64_t pc, bool user);
+    bool (*insns)(void *opaque, uint64_t pc, uint64_t count, uint64_t window, uint64_t cycles);
+} SamplesVisitor;
+bool profile_read(const char *path, const SamplesVisitor *v, void *opaque, Error *err);
 /* Checkpoints: every block (by address and size, not table order) with its instruction
  * offsets, costs and counts, then the samples in order.  Loading replaces the profile; the
  * samples must name CPUs below ncpus. */
