@@ -63,7 +63,8 @@ typedef struct ClusterHost {
     /* I/O port space (x86 IN/OUT). */
     uint64_t (*io_read)(void *opaque, Cpu *cpu, uint64_t port, unsigned size);
     void (*io_write)(void *opaque, Cpu *cpu, uint64_t port, unsigned size, uint64_t val);
-    /* --samples (NULL without): the retired instructions [from, to) of a block, and a PMU sample. */
+    /* --samples (they do nothing without it): the retired instructions [from, to) of a block,
+     * and a PMU sample. */
     void (*profile_retired)(void *opaque, Cpu *cpu, const BlockEntry *blk, uint32_t from, uint32_t to, bool window);
     void (*sample)(void *opaque, Cpu *cpu, uint64_t pc, bool user, const char *counter);
 } ClusterHost;
@@ -85,7 +86,7 @@ typedef struct Cluster {
     bool semihosting;               /* arm64 --semihosting */
     bool psci;                      /* arm64: a psci node with method "hvc" */
     uint64_t timer_hz;              /* arm64: the generic counter's frequency */
-    uint64_t lapic_hz;              /* x86: the local APIC timer's bus clock (0: the model's) */
+    uint64_t lapic_hz;              /* x86: the local APIC timer's bus clock (0: no APIC node) */
     ClusterHost host;
 } Cluster;
 

@@ -343,7 +343,7 @@ static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
 
 void vcpu_profile_flush(Cpu *c)
 {
-    if (c->blk && c->blk_counted > c->prof.from && c->cl->host.profile_retired)
+    if (c->blk && c->blk_counted > c->prof.from)
         c->cl->host.profile_retired(c->cl->host.opaque, c, c->blk, c->prof.from, c->blk_counted, c->prof.window);
     c->prof.from = c->blk_counted;
 }

@@ -54,8 +54,7 @@ static void p_profile_window(void *c, bool on)
 static void p_profile_sample(void *opaque, uint64_t pc, bool user, const char *counter)
 {
     Cpu *c = opaque;
-    if (c->cl->host.sample)
-        c->cl->host.sample(c->cl->host.opaque, c, pc, user, counter);
+    c->cl->host.sample(c->cl->host.opaque, c, pc, user, counter);
 }
 
 void vcpu_port_init(Cpu *c)
