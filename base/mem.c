@@ -64,6 +64,29 @@ static uint32_t page_perms(const RamBlock *b, uint64_t page)
     return UC_PROT_ALL;
 }
 
+/* The end of the run of pages from p on that share page p's protection.  Page by page, but an
+ * aligned stretch of all-zero flags (RAM that nothing has executed: nearly all of a large block,
+ * and a 1 TiB block has 2^28 pages) is passed a chunk at a time. */
+static uint64_t run_end(const RamBlock *b, uint64_t p, uint64_t pages)
+{
+    static const uint8_t zero[4096];
+    if (b->rom)
+        return pages;
+    uint32_t perms = page_perms(b, p);
+    uint64_t q = p + 1;
+    while (q < pages) {
+        if (perms == UC_PROT_ALL && q % sizeof zero == 0 && pages - q >= sizeof zero &&
+            !memcmp(b->pflags + q, zero, sizeof zero)) {
+            q += sizeof zero;
+            continue;
+        }
+        if (page_perms(b, q) != perms)
+            break;
+        q++;
+    }
+    return q;
+}
+
 bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err)
 {
     for (int i = 0; i < gm->n; i++) {
@@ -71,9 +94,7 @@ bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err)
         uint64_t pages = b->size / GUEST_PAGE;
         for (uint64_t p = 0; p < pages;) {     /* one mapping per run of equal protection */
             uint32_t perms = page_perms(b, p);
-            uint64_t q = p + 1;
-            while (q < pages && page_perms(b, q) == perms)
-                q++;
+            uint64_t q = run_end(b, p, pages);
             uc_err e = uc_mem_map_ptr(uc, b->base + p * GUEST_PAGE, (q - p) * GUEST_PAGE, perms,
                                       b->host + p * GUEST_PAGE);
             if (e != UC_ERR_OK)
