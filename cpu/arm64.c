@@ -24,7 +24,7 @@ enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4
 enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_IABT_CUR = 0x21,
        EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
 
-enum { PSTATE_I = 1 << 7, PSTATE_EL1H = 0x3c5, PSTATE_DAIF = 0xf << 6, PSTATE_NZCV = 0xfu << 28,
+enum { PSTATE_I = 1 << 7, PSTATE_F = 1 << 6, PSTATE_EL1H = 0x3c5, PSTATE_DAIF = 0xf << 6, PSTATE_NZCV = 0xfu << 28,
        PSTATE_IL = 1 << 20 };
 /* SPSR_EL1.M[4:0]: M[4] AArch32; M[3:2] the EL, M[1] reserved, M[0] SP_ELx */
 enum { SPSR_M_MASK = 0x1f, SPSR_M_AARCH32 = 0x10, SPSR_M_RES = 0x2, SPSR_M_EL0_SPX = 0x1 };
@@ -51,7 +51,7 @@ enum {
 enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA, T_ERET };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF };
 /* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
 #define PFR0_EL0_EL1_MASK 0xffu
 #define PFR0_EL0_EL1_AA64_ONLY 0x11u
@@ -59,6 +59,8 @@ enum { T_WFI = 1, T_DC_ZVA, T_ERET };
 #define INSN_ERET 0xd69f03e0u
 #define INSN_DC_ZVA 0xd50b7420u         /* dc zva, Xt (Rt in bits 4:0) */
 #define INSN_HLT_SEMIHOST 0xd45e0000u   /* hlt #0xf000 */
+#define INSN_MSR_DAIFCLR 0xd50340ffu    /* msr daifclr, #imm (imm in CRm, bits 11:8) */
+#define INSN_MSR_DAIF 0xd51b4220u       /* msr daif, Xt (Rt in bits 4:0) */
 
 typedef struct ArmTimer {
     uint64_t ctl, cval;
@@ -413,6 +415,8 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
 static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 {
     uint32_t w = (uint32_t)load_le(bytes, 4);
+    if ((w & ~0xf00u) == INSN_MSR_DAIFCLR || (w & ~31u) == INSN_MSR_DAIF)
+        return T_DAIF;
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
 }
 
@@ -455,6 +459,30 @@ static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
     return TRAP_FAULTED;
 }
 
+/* Would PSTATE's DAIF bits `daif` let a pending interrupt pin through? */
+static bool unmasks_pending(const Cpu *c, uint64_t daif)
+{
+    return (c->pins.fiq && !(daif & PSTATE_F)) || (c->pins.irq && !(daif & PSTATE_I));
+}
+
+/* MSR DAIFClr, #imm and MSR DAIF, Xt at EL1: done here, so that an interrupt pending on a pin
+ * they unmask is taken right after them, at the exact instruction boundary (Linux's
+ * local_irq_enable and local_irq_restore).  At EL0 they are the engine's (UNDEFINED unless
+ * SCTLR_EL1.UMA, DDI 0487 "MSR (immediate)"). */
+static TrapResult a64_daif(Cpu *c, uint64_t pc, uint32_t insn)
+{
+    uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
+    if (!(pstate >> 2 & 3))
+        return TRAP_NATIVE;
+    uint64_t daif = (insn & ~0xf00u) == INSN_MSR_DAIFCLR ? (pstate & PSTATE_DAIF) & ~(uint64_t)((insn >> 8 & 0xf) << 6)
+                                                          : xreg(c, insn & 31) & PSTATE_DAIF;
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, (pstate & ~(uint64_t)PSTATE_DAIF) | daif);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    if (unmasks_pending(c, daif))
+        vcpu_request_stop(c);
+    return TRAP_DONE;
+}
+
 /* An ERET whose SPSR_EL1 makes it an illegal exception return on pmusim's CPUs (DDI 0487,
  * "Illegal return events from AArch64 state"): to AArch32 (M[4] = 1: they implement AArch64
  * only, see a64_eret), M[1] set (reserved), EL0 with SP_EL1 (M[3:0] = 0b0001), or EL2/EL3 (not
@@ -485,8 +513,11 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     }
     uint64_t spsr = cp_read(c, 3, 0, 4, 0, 0);
     bool illegal = eret_illegal(spsr);
-    if (!illegal && !(spsr & PSTATE_IL))
+    if (!illegal && !(spsr & PSTATE_IL)) {
+        if (unmasks_pending(c, spsr))
+            vcpu_request_stop(c);       /* ERET ends the block: taken right after it */
         return TRAP_NATIVE;
+    }
     uint64_t keep = illegal ? vcpu_reg_read(c, UC_ARM64_REG_PSTATE) & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF)
                             : spsr & SPSR_M_MASK;
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL);
@@ -501,6 +532,8 @@ static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         return a64_dc_zva(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_ERET)
         return a64_eret(c, pc);
+    if (t->kind == T_DAIF)
+        return a64_daif(c, pc, (uint32_t)load_le(t->bytes, 4));
     /* WFI: sleep until an interrupt (vcpu_run wakes the CPU when one can be taken). */
     vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     vcpu_stop(c, CPU_HALTED, "wfi");
@@ -568,14 +601,19 @@ static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     a64_take(c, TK_EXCEPTION, pc, 0, fetch ? EC_IABT_CUR : EC_DABT_CUR, 0x10 | (write ? 1u << 6 : 0), true, addr);
 }
 
+/* A pending FIQ or IRQ that PSTATE.F or .I does not mask, FIQ first: the Arm ARM leaves the
+ * order of pending interrupts IMPLEMENTATION DEFINED, and QEMU (arm_cpu_exec_interrupt) takes
+ * FIQ first too.  The vector is at +0x100 (FIQ) or +0x80 (IRQ) of the group a64_take picks. */
 static bool a64_take_interrupt(Cpu *c)
 {
-    if (!c->pins.irq || (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) & PSTATE_I))
+    uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
+    bool fiq = c->pins.fiq && !(pstate & PSTATE_F), irq = c->pins.irq && !(pstate & PSTATE_I);
+    if (!fiq && !irq)
         return false;
-    c->pins.irq = false;
+    *(fiq ? &c->pins.fiq : &c->pins.irq) = false;
     if (c->state == CPU_HALTED)
         c->state = CPU_RUNNING, c->stop_reason = "running";
-    a64_take(c, TK_INTERRUPT, vcpu_reg_read(c, UC_ARM64_REG_PC), 0x80, 0, 0, false, 0);
+    a64_take(c, TK_INTERRUPT, vcpu_reg_read(c, UC_ARM64_REG_PC), fiq ? 0x100 : 0x80, 0, 0, false, 0);
     return true;
 }
 

@@ -174,6 +174,7 @@ typedef struct CpuProfiling {
 typedef struct CpuPins {
     bool nmi, irq;
     bool pmi;                       /* not saved: the PMU's state sets it again on a restore */
+    bool fiq;
 } CpuPins;
 
 /* A start the firmware accepted (PSCI CPU_ON): the CPU starts at its next quantum. */
@@ -321,9 +322,9 @@ uint64_t vcpu_last_retired_pc(Cpu *c);
 /* A CPU's interrupt pins, as lines a controller drives (base/irq.h): the IRQ pin is level-
  * triggered (x86 INTR, arm64 IRQ, ppc32 external interrupt), the NMI pin edge-triggered (x86
  * NMI), the PMI pin level-triggered (ppc32: the performance-monitor exception, 0xF00, pending
- * while the PMU holds it).  A pin that becomes active stops the running block at its next
+ * while the PMU holds it), the FIQ pin level-triggered (arm64 FIQ).  A pin that becomes active stops the running block at its next
  * boundary, where the backend looks at it. */
-typedef enum CpuPin { CPU_PIN_IRQ, CPU_PIN_NMI, CPU_PIN_PMI } CpuPin;
+typedef enum CpuPin { CPU_PIN_IRQ, CPU_PIN_NMI, CPU_PIN_PMI, CPU_PIN_FIQ } CpuPin;
 IrqLine vcpu_pin(Cpu *c, CpuPin pin);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */

@@ -20,7 +20,10 @@ void vcpu_start(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1, uint64_t a
 static bool pin_set(void *opaque, int pin, bool level)
 {
     Cpu *c = opaque;
-    bool *p = pin == CPU_PIN_NMI ? &c->pins.nmi : pin == CPU_PIN_PMI ? &c->pins.pmi : &c->pins.irq;
+    bool *p = pin == CPU_PIN_NMI ? &c->pins.nmi
+            : pin == CPU_PIN_PMI ? &c->pins.pmi
+            : pin == CPU_PIN_FIQ ? &c->pins.fiq
+                                 : &c->pins.irq;
     if (pin != CPU_PIN_NMI) {
         bool was = *p;
         *p = level;

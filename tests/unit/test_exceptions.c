@@ -170,6 +170,39 @@ START_TEST(arm64_brk_udf_and_abort_syndromes)
 }
 END_TEST
 
+/* The arm64 interrupt pins, as a controller drives them (base/irq.h lines), both raised before
+ * the CPU runs (tests/unit/blobs/arm64_irq.s): held while PSTATE masks them, then taken right
+ * after the msr daifclr that unmasks them, FIQ first, and the IRQ right after the FIQ handler's
+ * ERET; each handler shifts its code into x20 (FIQ 2, IRQ 1). */
+static Machine *a64_irq_run(uint64_t max)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_irq, blob_arm64_irq_len, 0x40080000, 0x40080000, max, 1);
+    mach_boot(m);
+    Cpu *c = m->cl.cpus[0];
+    IrqLine irq = vcpu_pin(c, CPU_PIN_IRQ), fiq = vcpu_pin(c, CPU_PIN_FIQ);
+    irq_raise(&irq);
+    irq_raise(&fiq);
+    ck_assert(!c->ops->take_interrupt(c));             /* DAIF masked out of reset */
+    ck_assert(c->pins.irq && c->pins.fiq);
+    ck_assert_int_eq(mach_run(m), EXIT_LIMIT);
+    return m;
+}
+
+START_TEST(arm64_fiq_and_irq_pins_are_taken_at_the_unmasking_instruction_fiq_first)
+{
+    Machine *m = a64_irq_run(9);            /* 7 to the msr daifclr, then lsl, orr of the FIQ handler */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X20), 0x2);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_ELR_EL1), 0x4008001c);     /* the instruction after the msr */
+    ck_assert(m->cl.cpus[0]->pins.irq && !m->cl.cpus[0]->pins.fiq);
+    tm_destroy(m);
+    m = a64_irq_run(12);                    /* the FIQ handler's eret, then lsl, orr of the IRQ one */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X20), 0x21);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_ELR_EL1), 0x4008001c);
+    ck_assert(!m->cl.cpus[0]->pins.irq && !m->cl.cpus[0]->pins.fiq);
+    tm_destroy(m);
+}
+END_TEST
+
 START_TEST(arm64_fixture_runs_to_psci_off)
 {
     Machine *m = a64_run(0);
@@ -319,6 +352,7 @@ int main(void)
     tcase_add_test(a, arm64_svc_enters_vbar_plus_0x200_with_syndrome);
     tcase_add_test(a, arm64_brk_udf_and_abort_syndromes);
     tcase_add_test(a, arm64_fixture_runs_to_psci_off);
+    tcase_add_test(a, arm64_fiq_and_irq_pins_are_taken_at_the_unmasking_instruction_fiq_first);
     suite_add_tcase(s, a);
     TCase *p = tcase_create("ppc32");
     tcase_add_test(p, ppc32_sc_vectors_to_0xc00_with_next_pc);

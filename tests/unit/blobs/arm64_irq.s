@@ -1,0 +1,26 @@
+// AArch64 interrupt-pin fixture, loaded raw at 0x40080000; vectors at 0x40081000.  Unmasks IRQ
+// and FIQ, then spins; each handler shifts its code into x20 (IRQ 1, FIQ 2) and returns, so x20
+// is the order in which the interrupts were taken.
+    .text
+    .globl _start
+_start:
+    ldr x0, =0x40081000
+    msr vbar_el1, x0
+    isb
+    ldr x1, =0x40200000
+    mov sp, x1
+    mov x20, #0
+    msr daifclr, #3             // unmask IRQ (I) and FIQ (F)
+spin:
+    b spin
+    .ltorg
+    .org 0x1280                 // VBAR + 0x280: IRQ, current EL with SPx
+h_irq:
+    lsl x20, x20, #4
+    orr x20, x20, #1
+    eret
+    .org 0x1300                 // VBAR + 0x300: FIQ, current EL with SPx
+h_fiq:
+    lsl x20, x20, #4
+    orr x20, x20, #2
+    eret
