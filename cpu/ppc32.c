@@ -31,7 +31,7 @@ enum { MSR_LE = 1u << 0, MSR_RI = 1u << 1, MSR_DR = 1u << 4, MSR_IR = 1u << 5, M
 #define RFI_MSR_BITS 0x87c0ff77u
 enum { SRR1_ILLEGAL = 0x00080000u, SRR1_PRIV = 0x00040000u, SRR1_TRAP = 0x00020000u };
 /* Vector offsets (MPC7450 RM table 4-2). */
-enum { VEC_DECREMENTER = 0x900, VEC_PERFMON = 0xf00 };
+enum { VEC_EXTERNAL = 0x500, VEC_DECREMENTER = 0x900, VEC_PERFMON = 0xf00 };
 
 /* SPR numbers, as Linux's asm/reg.h spells them (the monitor's are in pmu_mpc7450.h).  The SPR
  * field of mfspr/mtspr holds the number's two 5-bit halves swapped (spr_of, spr_field); numbers
@@ -252,7 +252,8 @@ static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     ppc_take(c, TK_EXCEPTION, 0x200, (uint32_t)pc, 0);
 }
 
-/* Between runs, when MSR[EE] allows: the performance monitor, then the decrementer.  The
+/* Between runs, when MSR[EE] allows: the external interrupt (the CPU's IRQ pin), the
+ * performance monitor (its PMI pin), then the decrementer.  The
  * asynchronous exceptions' priorities (MPC7450 RM §4.2, table 4-3 "Exception priorities": 4
  * external interrupt, 5 performance monitor, 6 decrementer; the same order in MPC7400 UM table 4-3,
  * whose §11.1 says "below the external interrupt and above the decrementer interrupt").  The
@@ -282,6 +283,11 @@ static bool ppc_take_interrupt(Cpu *c)
     if (!(msr & MSR_EE))
         return false;
     uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
+    if (c->pins.irq) {
+        c->pins.irq = false;            /* taken: no controller yet to hold the line */
+        ppc_take(c, TK_INTERRUPT, VEC_EXTERNAL, pc, 0);
+        return true;
+    }
     if (c->pins.pmi) {
         mpc7450_pmu_taken(&p->pmu);
         ppc_take(c, TK_INTERRUPT, VEC_PERFMON, pc, 0);
@@ -329,7 +335,7 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 
 static void request_stop_if_deliverable(Cpu *c, uint32_t msr)
 {
-    if ((msr & MSR_EE) && (PPC(c)->dec_pending || c->pins.pmi))
+    if ((msr & MSR_EE) && (PPC(c)->dec_pending || c->pins.pmi || c->pins.irq))
         vcpu_request_stop(c);
 }
 

@@ -295,6 +295,26 @@ START_TEST(ppc32_perfmon_is_taken_before_a_pending_decrementer)
 }
 END_TEST
 
+/* The external interrupt (the CPU's IRQ pin, raised as a controller would before the run) comes
+ * before both (MPC7450 RM table 4-3: 4 external, 5 performance monitor, 6 decrementer), right
+ * after the mtmsr that sets EE; taking it lowers the pin, so it is taken once. */
+START_TEST(ppc32_external_interrupt_pin_is_taken_before_the_performance_monitor)
+{
+    Machine *m = ppc_prio(0x3000, 100000);
+    mach_boot(m);
+    IrqLine ext = vcpu_pin(m->cl.cpus[0], CPU_PIN_IRQ);
+    irq_raise(&ext);
+    ck_assert_int_eq(mach_run(m), 1);                                 /* two entries, then exit */
+    uint32_t spin = (uint32_t)tm_read(m, 0x2ff0, 4);
+    ck_assert_uint_eq(ppc_log(m, 0, 0), 0x500);
+    ck_assert_uint_eq(ppc_log(m, 0, 1), spin);                        /* right after mtmsr EE */
+    ck_assert_uint_eq(ppc_log(m, 1, 0), 0xf00);
+    ck_assert_uint_eq(ppc_log(m, 1, 1), spin);                        /* right after the rfi */
+    ck_assert(!m->cl.cpus[0]->pins.irq);
+    tm_destroy(m);
+}
+END_TEST
+
 /* At power-on DEC holds all ones and counts down with the timebase, unprogrammed. */
 START_TEST(ppc32_dec_is_all_ones_at_power_on)
 {
@@ -359,6 +379,7 @@ int main(void)
     tcase_add_test(p, ppc32_trap_and_illegal_set_srr1_reason);
     tcase_add_test(p, ppc32_fixture_exits_through_debug_port);
     tcase_add_test(p, ppc32_perfmon_is_taken_before_a_pending_decrementer);
+    tcase_add_test(p, ppc32_external_interrupt_pin_is_taken_before_the_performance_monitor);
     tcase_add_test(p, ppc32_dec_is_all_ones_at_power_on);
     tcase_add_test(p, ppc32_unprogrammed_dec_fires_2_32_ticks_after_power_on);
     tcase_add_test(p, ppc32_dead_and_held_cpus_are_hung_despite_the_decrementer);

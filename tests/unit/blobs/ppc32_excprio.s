@@ -1,10 +1,16 @@
 # ppc32 asynchronous exception order and the decrementer from power-on, loaded raw at 0.
-# The 0x900 and 0xF00 handlers append their vector and SRR0 to a log at 0x2800 (r10 points at the
+# The 0x500, 0x900 and 0xF00 handlers append their vector and SRR0 to a log at 0x2800 (r10 points at the
 # next entry) and return with rfi, which restores MSR[EE] = 1, so a second pending exception is
 # taken right after; with two entries logged they exit through the debug port with code 0.
 # The handlers also record the timebase at entry (r5 = TBU, r6 = TBL).
     .text
     .globl _start
+    .org 0x500
+h_external:
+    mftbu %r5
+    mftb %r6
+    li %r9, 0x500
+    b log
     .org 0x900
 h_decrementer:
     mftbu %r5
