@@ -64,9 +64,10 @@ static uint32_t page_perms(const RamBlock *b, uint64_t page)
     return UC_PROT_ALL;
 }
 
-/* The end of the run of pages from p on that share page p's protection.  Page by page, but an
- * aligned stretch of all-zero flags (RAM that nothing has executed: nearly all of a large block,
- * and a 1 TiB block has 2^28 pages) is passed a chunk at a time. */
+/* The end of the run of pages from p on that share page p's protection.  Page by page, but
+ * RAM that nothing has executed (nearly all of a large block, and a 1 TiB block has 2^28 pages)
+ * is not looked at page by page: the flags above flagged_end are all zero, and an aligned
+ * all-zero stretch below it is passed a chunk at a time. */
 static uint64_t run_end(const RamBlock *b, uint64_t p, uint64_t pages)
 {
     static const uint8_t zero[4096];
@@ -75,6 +76,8 @@ static uint64_t run_end(const RamBlock *b, uint64_t p, uint64_t pages)
     uint32_t perms = page_perms(b, p);
     uint64_t q = p + 1;
     while (q < pages) {
+        if (perms == UC_PROT_ALL && q >= b->flagged_end)
+            return pages;
         if (perms == UC_PROT_ALL && q % sizeof zero == 0 && pages - q >= sizeof zero &&
             !memcmp(b->pflags + q, zero, sizeof zero)) {
             q += sizeof zero;
@@ -106,12 +109,19 @@ bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err)
     return true;
 }
 
+static void flag_page(RamBlock *b, uint64_t page, uint8_t flag)
+{
+    b->pflags[page] |= flag;
+    if (page >= b->flagged_end)
+        b->flagged_end = page + 1;
+}
+
 void mem_mark_code(GuestMem *gm, uint64_t start, uint64_t end)
 {
     for (uint64_t a = start & ~(GUEST_PAGE - 1); a < end; a += GUEST_PAGE) {
         RamBlock *b = mem_block(gm, a);
         if (b)
-            b->pflags[(a - b->base) / GUEST_PAGE] |= PAGE_CODE;
+            flag_page(b, (a - b->base) / GUEST_PAGE, PAGE_CODE);
     }
 }
 
@@ -120,10 +130,10 @@ void mem_note_code_page(GuestMem *gm, uint64_t addr)
     RamBlock *b = mem_block(gm, addr);
     if (!b || b->rom)
         return;
-    uint8_t *f = &b->pflags[(addr - b->base) / GUEST_PAGE];
-    if (*f & (PAGE_CODE | PAGE_CODE_PENDING))
+    uint64_t page = (addr - b->base) / GUEST_PAGE;
+    if (b->pflags[page] & (PAGE_CODE | PAGE_CODE_PENDING))
         return;
-    *f |= PAGE_CODE_PENDING;
+    flag_page(b, page, PAGE_CODE_PENDING);
     if (gm->npending == gm->pending_cap) {
         gm->pending_cap = gm->pending_cap ? gm->pending_cap * 2 : 16;
         gm->pending = xrealloc(gm->pending, (size_t)gm->pending_cap * sizeof *gm->pending);

@@ -19,6 +19,7 @@ typedef struct RamBlock {
     uint8_t *host;
     bool rom;
     uint8_t *pflags;                /* per page: PAGE_CODE, PAGE_CODE_PENDING */
+    uint64_t flagged_end;           /* one past the highest page ever flagged: all zero above */
 } RamBlock;
 
 typedef struct GuestMem {
