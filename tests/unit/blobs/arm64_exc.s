@@ -1,14 +1,11 @@
 // AArch64 exception entry fixture, loaded raw at 0x40080000; vectors at 0x40081000.
 // Retired: 1 ldr, 2 msr, 3 isb, 4 ldr, 5 mov, 6 svc -> handler (7 mrs, 8 mrs, 9 mrs,
 // 10 lsr, 11 cmp, 12 b.eq, 13 eret), 14 brk? no: brk faults (not retired) -> handler ...
+    .include "arm64_start.inc"
     .text
     .globl _start
 _start:
-    ldr x0, =0x40081000
-    msr vbar_el1, x0
-    isb
-    ldr x1, =0x40200000
-    mov sp, x1
+    a64_start
     svc #0x42
     brk #7
     .inst 0x00000000            // permanently undefined

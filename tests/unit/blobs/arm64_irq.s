@@ -1,14 +1,11 @@
 // AArch64 interrupt-pin fixture, loaded raw at 0x40080000; vectors at 0x40081000.  Unmasks IRQ
 // and FIQ, then spins; each handler shifts its code into x20 (IRQ 1, FIQ 2) and returns, so x20
 // is the order in which the interrupts were taken.
+    .include "arm64_start.inc"
     .text
     .globl _start
 _start:
-    ldr x0, =0x40081000
-    msr vbar_el1, x0
-    isb
-    ldr x1, =0x40200000
-    mov sp, x1
+    a64_start
     mov x20, #0
     msr daifclr, #3             // unmask IRQ (I) and FIQ (F)
 spin:

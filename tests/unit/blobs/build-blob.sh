@@ -9,7 +9,7 @@ case $arch in
     *) echo "build-blob.sh: unknown arch $arch" >&2; exit 1 ;;
 esac
 tmp=$out.tmp
-$AS -o "$tmp.o" "$src"
+$AS -I "$(dirname "$src")" -o "$tmp.o" "$src"
 ${P}ld -nostdlib -N -Ttext="$load" -e _start --no-warn-rwx-segments -o "$tmp.elf" "$tmp.o"
 ${P}objcopy -O binary -j .text "$tmp.elf" "$out"
 rm -f "$tmp.o" "$tmp.elf"
