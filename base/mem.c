@@ -98,8 +98,13 @@ bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err)
         for (uint64_t p = 0; p < pages;) {     /* one mapping per run of equal protection */
             uint32_t perms = page_perms(b, p);
             uint64_t q = run_end(b, p, pages);
-            uc_err e = uc_mem_map_ptr(uc, b->base + p * GUEST_PAGE, (q - p) * GUEST_PAGE, perms,
-                                      b->host + p * GUEST_PAGE);
+            uint64_t at = b->base + p * GUEST_PAGE, len = (q - p) * GUEST_PAGE;
+            uc_err e = uc_mem_map_ptr(uc, at, len, perms, b->host + p * GUEST_PAGE);
+            /* Mapped without write permission, a region still takes the engine's own stores
+             * (after one call of the write-protect hook); uc_mem_protect makes it read-only
+             * to them (docs/engine.md, "Write protection"). */
+            if (e == UC_ERR_OK && !(perms & UC_PROT_WRITE))
+                e = uc_mem_protect(uc, at, len, perms);
             if (e != UC_ERR_OK)
                 return err_set(err, "mapping guest memory at 0x%" PRIx64 ": %s", b->base + p * GUEST_PAGE,
                                  uc_strerror(e));

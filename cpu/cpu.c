@@ -517,6 +517,7 @@ static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     BlockEntry *e = &c->bc.tab[blockcache_index(pc)];
+    c->stop.redirected = false;
     if (likely(e->pc == pc && e->size == size && !e->restart)) {
         uint64_t cycles = c->cycles + e->cycles, insns = c->insns + e->n;
         if (likely(cycles <= c->lim.fast && insns <= c->lim.insns)) {
@@ -534,6 +535,8 @@ static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 static void hook_cut(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
+    if (c->stop.redirected)
+        return;
     if (c->cut.left == 0) {
         icount_unsee(c);
         c->stop.kind = STOP_PRECISE;
@@ -577,7 +580,7 @@ static void hook_tail(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     BlockEntry *e = c->blk;
-    if (c->quiet || c->stop.kind != STOP_NONE || !e || !e->tail || pc < e->pc + e->tail_off || pc >= e->pc + e->size)
+    if (c->quiet || c->stop.kind != STOP_NONE || c->stop.redirected || !e || !e->tail || pc < e->pc + e->tail_off || pc >= e->pc + e->size)
         return;
     const InsnInfo *last = e->n ? &e->info[e->n - 1] : NULL;
     if (last && pc < e->pc + last->off + last->len)
@@ -608,7 +611,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     TrapSite *t = trap_find(c, pc);
-    if (!t || !t->live || c->stop.kind != STOP_NONE || c->quiet)
+    if (!t || !t->live || c->stop.kind != STOP_NONE || c->stop.redirected || c->quiet)
         return;
     if (c->cl->stopping) {           /* the run has ended at an earlier instruction */
         c->stop.kind = STOP_PRECISE;
@@ -638,6 +641,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
             block_set_counted(c, counted);
         return;
     }
+    c->stop.redirected = true;
     if (r == TRAP_DONE) {
         vcpu_retire_upto(c, pc, true);
         if (c->cut.active && c->cut.left)
@@ -889,6 +893,7 @@ static void run_cut(Cpu *c)
     c->prof.from = 0;
     c->mem_from = 0;
     c->stop.kind = STOP_NONE;
+    c->stop.redirected = false;
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
     c->cut.active = false;
     c->lim.fast = fast;
@@ -926,6 +931,7 @@ static void vcpu_engine_error(Cpu *c, uc_err err)
 static void engine_run(Cpu *c)
 {
     c->stop.kind = STOP_NONE;
+    c->stop.redirected = false;
     c->stop.next_block = false;
     c->fault.pending = false;
     uint64_t pc = c->ops->get_pc(c);

@@ -151,6 +151,11 @@ typedef struct CpuStopRequest {
     StopKind kind;
     uint64_t pc;
     bool next_block;                /* a hook asked to stop at the next block boundary */
+    /* A trap hook emulated the instruction at hand and wrote the PC.  The engine still calls the
+     * instruction's other code hooks (Unicorn 2.1: a PC write ends the block but, unlike
+     * uc_emu_stop, not the hook loop; docs/engine.md), which must ignore it; the next block
+     * hook clears it. */
+    bool redirected;
 } CpuStopRequest;
 
 /* A cut: part of one block run under a counting code hook, to stop on an exact instruction. */

@@ -708,12 +708,12 @@ static void hook_out(uc_engine *uc, uint32_t port, int size, uint32_t value, voi
     c->cl->host.io_write(c->cl->host.opaque, c, port, (unsigned)size, value);
 }
 
-/* #UD: the engine reports invalid opcodes here and then leaves uc_emu_start. */
+/* #UD.  The engine asks this hook first about an invalid opcode; without a hook that answers
+ * true it ends uc_emu_start with UC_ERR_INSN_INVALID.  Answering true, it goes on to raise #UD
+ * as any other exception (x86_intr delivers it), RIP at the faulting instruction (docs/engine.md,
+ * "Invalid opcodes"). */
 static bool hook_invalid(uc_engine *uc, void *opaque)
 {
-    Cpu *c = opaque;
-    vcpu_retire_upto(c, vcpu_reg_read(c, UC_X86_REG_RIP), false);
-    x86_fault(c, X86_UD, 0);
     return true;
 }
 
@@ -1129,11 +1129,14 @@ static void x86_set_pc(Cpu *c, uint64_t pc)
 
 /* ------------------------------------------------------------------ checkpoints */
 
+/* CR8 (the task priority) keeps its slot in the state, always 0: the engine has no CR8 of its
+ * own (a guest's MOV to CR8 reaches the engine's empty APIC) and since 2.1 refuses to read it. */
+#define X86_SLOT_CR8 (-1)
 static const int x86_saved_regs[] = {
     UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI, UC_X86_REG_RDI,
     UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
     UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15, UC_X86_REG_RIP, UC_X86_REG_RFLAGS,
-    UC_X86_REG_CR0, UC_X86_REG_CR2, UC_X86_REG_CR3, UC_X86_REG_CR4, UC_X86_REG_CR8,
+    UC_X86_REG_CR0, UC_X86_REG_CR2, UC_X86_REG_CR3, UC_X86_REG_CR4, X86_SLOT_CR8,
 };
 static const int x86_saved_segs[] = { UC_X86_REG_CS, UC_X86_REG_SS, UC_X86_REG_DS, UC_X86_REG_ES,
                                       UC_X86_REG_FS, UC_X86_REG_GS };
@@ -1252,7 +1255,7 @@ static void x86_save(Cpu *c, Blob *b)
 {
     size_t at = blob_begin(b, "x86_64", X86_STATE_VERSION);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_regs); i++)
-        blob_u64(b, vcpu_reg_read(c, x86_saved_regs[i]));
+        blob_u64(b, x86_saved_regs[i] == X86_SLOT_CR8 ? 0 : vcpu_reg_read(c, x86_saved_regs[i]));
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_msrs); i++)
         blob_u64(b, msr_engine_read(c, x86_saved_msrs[i]));
     save_mmr(b, c, UC_X86_REG_GDTR);
@@ -1312,8 +1315,11 @@ static bool x86_load(Cpu *c, BlobReader *r)
         msr_engine_write(c, x86_saved_msrs[i], msrs[i]);
     for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
         if (x86_saved_regs[i] != UC_X86_REG_CR0 && x86_saved_regs[i] != UC_X86_REG_CR3 &&
-            x86_saved_regs[i] != UC_X86_REG_CR4)
+            x86_saved_regs[i] != UC_X86_REG_CR4 && x86_saved_regs[i] != X86_SLOT_CR8)
             vcpu_reg_write(c, x86_saved_regs[i], regs[i]);
+    /* The engine's CR2 write also loads the value into CR3 (Unicorn 2.1.1: UC_X86_REG_CR2 shares
+     * the CR3 case of its register writer; docs/engine.md): CR3 again, after it. */
+    vcpu_reg_write(c, UC_X86_REG_CR3, regs[20]);
     for (int i = 0; i < 16; i++) {
         uint8_t xmm[16];
         br_get(r, xmm, 16);
