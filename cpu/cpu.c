@@ -735,6 +735,13 @@ Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops,
     evq_init(&c->events);
     evq_init(&c->insn_events);
 
+    /* The library loaded at run time, not only the headers built against (CMakeLists.txt). */
+    unsigned major, minor, version = uc_version(&major, &minor), patch = version >> 8 & 0xff;
+    if ((version >> 8) < (2u << 16 | 1u << 8 | 1u)) {     /* major.minor.patch, one byte each */
+        err_set(err, "cpu%d: the Unicorn library loaded is %u.%u.%u; pmusim needs 2.1.1 or newer "
+                "(docs/engine.md)", index, major, minor, patch);
+        goto fail;
+    }
     uc_err e = uc_open(ops->uc_arch, (uc_mode)ops->uc_mode, &c->uc);
     if (e != UC_ERR_OK) {
         err_set(err, "cpu%d: cannot open the engine: %s", index, uc_strerror(e));
