@@ -208,10 +208,27 @@ static int insn_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
  * several), so the block ends there for Capstone and the rest is its "tail": a code hook over
  * it counts the instructions the engine actually executes there, with the engine's lengths
  * (hook_tail), and the block learns them as it goes. */
+/* Code seen for the first time outside the image's code: watch its physical pages from the
+ * next round (a block spans at most two pages). */
+static void block_watch(Cpu *c, uint64_t pc, uint32_t size)
+{
+    CodeWatch *cw = &c->cl->cw;
+    for (uint64_t va = pc, end = pc + size; va < end;) {
+        uint64_t next = (va | (GUEST_PAGE - 1)) + 1, pa;
+        uint64_t n = (next < end ? next : end) - va;
+        if (vcpu_fetch_pa(c, va, &pa)) {
+            if (!mem_page_is_code(c->mem, pa))
+                mem_note_code_page(c->mem, pa);
+            if (!codewatch_overlaps(cw, pa, 1) || !codewatch_overlaps(cw, pa + n - 1, 1))
+                codewatch_add_range(cw, pa, pa + n);
+        }
+        va += n;
+    }
+}
+
 static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
 {
-    Cluster *cl = c->cl;
-    const uint8_t *bytes = mem_ptr(c->mem, pc, size);
+    const uint8_t *bytes = vcpu_fetch_bytes(c, pc, size);
     uint8_t tmp[16];
     if (!bytes) {
         /* Code outside RAM/ROM cannot be translated by the engine; be safe anyway. */
@@ -268,20 +285,14 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
     if (tail && tail_hook_add(c, pc + decoded, pc + size))
         new_traps = true;
 
-    /* Code seen for the first time outside the image's code: watch it from the next round. */
-    if (!mem_page_is_code(c->mem, pc) || !mem_page_is_code(c->mem, pc + size - 1)) {
-        mem_note_code_page(c->mem, pc);
-        mem_note_code_page(c->mem, pc + size - 1);
-    }
-    if (!codewatch_overlaps(&cl->cw, pc, size) || !codewatch_overlaps(&cl->cw, pc + size - 1, 1))
-        codewatch_add_range(&cl->cw, pc, pc + size);
+    block_watch(c, pc, size);
 
     BlockEntry *e = blockcache_slot(&c->bc, pc);
     bool restart = !tail && block_may_restart(c, n + extra, br, info, first);
     *e = (BlockEntry){ .pc = pc, .size = size, .n = (uint32_t)n + extra, .br = (uint8_t)br, .restart = restart,
                        .tail = tail != 0, .tail_off = (uint16_t)decoded, .cycles = total, .info = info };
     if (new_traps) {
-        uc_ctl_remove_cache(c->uc, pc, pc + size);
+        vcpu_engine_forget(c, pc, pc + size);
         return NULL;
     }
     return e;
@@ -552,7 +563,7 @@ static void hook_cut(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
  * decodes it at that boundary to the same length.  Returns true if it is a new trap site. */
 static bool tail_learn(Cpu *c, BlockEntry *e, uint64_t pc, uint32_t size)
 {
-    const uint8_t *bytes = mem_ptr(c->mem, pc, size);
+    const uint8_t *bytes = vcpu_fetch_bytes(c, pc, size);
     cs_insn *insn = NULL;
     size_t got = bytes ? cs_disasm(c->cs, bytes, size, pc, 1, &insn) : 0;
     bool known = got == 1 && insn[0].size == size;
@@ -589,7 +600,7 @@ static void hook_tail(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     if (tail_learn(c, e, pc, size)) {
         /* A trap site the engine's boundaries reveal: stop before it; from here on the engine
          * translates anew, with its hook. */
-        uc_ctl_remove_cache(uc, e->pc, e->pc + e->size);
+        vcpu_engine_forget(c, e->pc, e->pc + e->size);
         icount_unsee(c);
         c->stop.kind = STOP_PRECISE;
         uc_emu_stop(uc);
@@ -619,7 +630,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         return;
     }
     uint8_t now[15];
-    if (!vcpu_mem_read(c, pc, now, t->len) || memcmp(now, t->bytes, t->len)) {
+    if (!vcpu_fetch_read(c, pc, now, t->len) || memcmp(now, t->bytes, t->len)) {
         trap_kill(c, t);            /* the code changed: it is no longer this instruction */
         return;
     }
@@ -760,6 +771,8 @@ Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops,
         err_set(err, "cpu%d: cannot disable the engine's exit address: %s", index, uc_strerror(e));
         goto fail;
     }
+    if (!vcpu_mmu_init(c, err))
+        goto fail;
     if (cs_open(ops->cs_arch, (cs_mode)ops->cs_mode, &c->cs) != CS_ERR_OK) {
         err_set(err, "cpu%d: cannot open Capstone", index);
         goto fail;
@@ -804,6 +817,7 @@ void vcpu_destroy(Cpu *c)
     evq_destroy(&c->events);
     evq_destroy(&c->insn_events);
     traps_free(&c->trap);
+    vcpu_mmu_destroy(c);
     free(c->tails);
     free(c);
 }
@@ -843,12 +857,11 @@ void vcpu_sync_decode_mode(Cpu *c)
     c->cs_mode_now = mode;
 }
 
-void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
+void vcpu_forget_code(Cpu *c, uint64_t start, uint64_t end)
 {
     if (c->prof.on)
         vcpu_profile_flush(c);
     vcpu_mem_flush(c);
-    uc_ctl_remove_cache(c->uc, start, end);
     if (c->blk && c->blk->size && c->blk->pc < end && start < c->blk->pc + c->blk->size)
         block_keep_stale(c);
     blockcache_invalidate(&c->bc, start, end);
@@ -857,6 +870,17 @@ void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
         if (t->len && t->live && t->pc < end && start < t->pc + t->len)
             trap_kill(c, t);
     }
+}
+
+static void invalidate_alias(Cpu *c, uint64_t va, uint64_t va_end)
+{
+    vcpu_engine_forget(c, va, va_end);
+    vcpu_forget_code(c, va, va_end);
+}
+
+void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
+{
+    vcpu_code_aliases(c, start, end, invalidate_alias);
 }
 
 /* ------------------------------------------------------------------ running */
@@ -888,7 +912,7 @@ static void run_cut(Cpu *c)
         vcpu_internal_error(c, "cannot add the cut hook");
         return;
     }
-    uc_ctl_remove_cache(c->uc, pc, pc + e->size);
+    vcpu_engine_forget(c, pc, pc + e->size);
     uint64_t fast = c->lim.fast;
     c->cut.active = true;
     c->cut.entered = false;
@@ -901,11 +925,12 @@ static void run_cut(Cpu *c)
     c->mem_from = 0;
     c->stop.kind = STOP_NONE;
     c->stop.redirected = false;
+    c->mmu.fault_pending = false;
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
     c->cut.active = false;
     c->lim.fast = fast;
     uc_hook_del(c->uc, h);
-    uc_ctl_remove_cache(c->uc, pc, pc + e->size);   /* back to the hook-free translation */
+    vcpu_engine_forget(c, pc, pc + e->size);        /* back to the hook-free translation */
     if (c->stop.kind == STOP_BOUNDARY)
         c->ops->set_pc(c, c->stop.pc);
     if (err != UC_ERR_OK)
@@ -914,6 +939,15 @@ static void run_cut(Cpu *c)
 
 static void vcpu_engine_error(Cpu *c, uc_err err)
 {
+    if (err == UC_ERR_EXCEPTION && c->mmu.fault_pending) {
+        /* pmusim's page walk refused a TLB fill: the engine stopped at the faulting
+         * instruction, which did not retire (mmu.c). */
+        uint64_t pc = c->ops->get_pc(c);
+        icount_rewind(c, pc);
+        vcpu_retire_upto(c, pc, false);
+        vcpu_mmu_fault_deliver(c);
+        return;
+    }
     if (c->fault.pending) {
         /* The faulting instruction did not retire; the backend delivers the architecture's
          * answer to an access with nothing behind it. */
@@ -941,6 +975,7 @@ static void engine_run(Cpu *c)
     c->stop.redirected = false;
     c->stop.next_block = false;
     c->fault.pending = false;
+    c->mmu.fault_pending = false;
     uint64_t pc = c->ops->get_pc(c);
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
     StopKind stop = c->stop.kind;

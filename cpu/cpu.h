@@ -93,6 +93,44 @@ typedef enum AccessKind { ACC_READ, ACC_WRITE, ACC_IN, ACC_OUT } AccessKind;
 /* Trap kinds the core owns (backends' kinds are below). */
 #define TRAP_KIND_ICACHE 0x8000     /* --icache=strict: a stale word or a maintenance instruction */
 
+/* The guest MMU, when pmusim owns it (CpuOps.translate; mmu.c, docs/engine.md "The guest MMU"). */
+typedef enum MmuAccess { MMU_READ, MMU_WRITE, MMU_FETCH } MmuAccess;
+
+/* What a backend's page walk found: a translation for the engine's TLB, or the fault the
+ * architecture raises, described for the backend's mmu_fault. */
+typedef struct MmuResult {
+    uint64_t pa;                    /* the page's physical address (page-aligned) */
+    uint32_t perms;                 /* UC_PROT_*: what the engine may do through the entry */
+    MmuAccess acc;                  /* the access that faulted */
+    uint64_t va;                    /* its page (the exact address is the backend's to find) */
+    uint64_t syndrome;              /* x86 #PF error code, ESR_EL1, DSISR */
+    uint64_t entry, entry_pa;       /* the table entry that decided it, and where it is */
+    int level;                      /* the walk level that decided it */
+} MmuResult;
+
+/* Virtual code pages a CPU has fetched from, and their physical pages (fills of its engine's
+ * TLB for instruction fetches): pmusim decodes the bytes the CPU fetched, and a code write to a
+ * physical page drops the translations under every virtual page that maps it. */
+typedef struct CodeMapSlot {
+    uint64_t vpage, ppage;          /* vpage UINT64_MAX: free */
+} CodeMapSlot;
+typedef struct AliasList {
+    uint64_t ppage;                 /* UINT64_MAX: free */
+    uint64_t *vpages;               /* every virtual page seen mapping it (some may be stale) */
+    uint32_t n, cap;
+} AliasList;
+typedef struct CpuMmu {
+    bool own;                       /* pmusim walks the page tables (ops->translate) */
+    bool fault_pending;             /* a TLB fill failed: fault describes it */
+    bool invalidating;              /* uc_ctl_remove_cache is running: fills only probe */
+    bool stale_fill;                /* ... and entered a translation the guest does not have */
+    MmuResult fault;
+    CodeMapSlot *fwd;               /* by vpage */
+    AliasList *rev;                 /* by ppage */
+    uint32_t cap, n;                /* both tables' capacity (a power of two) and use */
+    uint8_t *buf;                   /* a block's bytes when they span two pages */
+} CpuMmu;
+
 /* What a backend's trap handler did. */
 typedef enum TrapResult {
     TRAP_NATIVE,        /* let the engine execute the instruction itself */
@@ -124,6 +162,12 @@ typedef struct CpuOps {
     void (*mem_fault)(Cpu *c, uint64_t addr, bool write, bool fetch);
     /* x86: the Capstone mode of the code the CPU executes now (NULL: always cs_mode). */
     int (*decode_mode)(Cpu *c);
+    /* Optional: pmusim's guest MMU (NULL: the engine's own).  Translate va for an access at the
+     * CPU's current privilege: true with r->pa and r->perms; false when the access faults, with
+     * the fault described in r.  probe: no side effects (accessed and dirty bits, diags). */
+    bool (*translate)(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r);
+    /* Deliver the fault translate described; the faulting instruction (at the PC) did not retire. */
+    void (*mmu_fault)(Cpu *c, const MmuResult *r);
     /* Between runs: deliver an interrupt that is pending and allowed; true if one was taken. */
     bool (*take_interrupt)(Cpu *c);
     uint64_t (*get_pc)(Cpu *c);
@@ -277,6 +321,7 @@ struct Cpu {
 
     CpuLocator acc;
     CpuRefCount ref;
+    CpuMmu mmu;
 
     CpuPort port;                   /* what its APIC and PMU see of it (base/cpuport.h) */
 };
@@ -380,8 +425,36 @@ uint64_t vcpu_icount_reference(const Cpu *c);
  * compatibility-mode segment): decode in the mode it now executes in, and drop the blocks
  * decoded in the other. */
 void vcpu_sync_decode_mode(Cpu *c);
-/* Remove every cached translation and decoded block overlapping [start, end). */
+/* Remove every cached translation and decoded block overlapping the physical range
+ * [start, end), under every virtual address this CPU fetched it through. */
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
+
+/* --- the guest MMU (mmu.c) --- */
+
+/* Install the TLB fill hook when the backend walks the page tables itself (false: engine error). */
+bool vcpu_mmu_init(Cpu *c, Error *err);
+void vcpu_mmu_destroy(Cpu *c);
+/* The physical address the CPU fetches va from (identity under the engine's own MMU); false if
+ * it cannot fetch there now. */
+bool vcpu_fetch_pa(Cpu *c, uint64_t va, uint64_t *pa);
+/* Read len bytes of code at va as the CPU fetches them; false if any is not fetchable RAM. */
+bool vcpu_fetch_read(Cpu *c, uint64_t va, void *buf, size_t len);
+/* The bytes of code [va, va + len), contiguous (copied into a buffer of the CPU's when they
+ * span two pages, valid until the next call); NULL if not fetchable RAM. */
+const uint8_t *vcpu_fetch_bytes(Cpu *c, uint64_t va, size_t len);
+/* Does a data access at virtual [ea, ea + len) touch physical (or, without pmusim's MMU,
+ * virtual) [addr, addr + size)?  The access locator's test. */
+bool vcpu_access_matches(Cpu *c, uint64_t ea, uint64_t len, uint64_t addr, unsigned size);
+/* Drop the engine's translations of virtual [va, va_end) (uc_ctl_remove_cache: every call
+ * goes through here, which keeps the engine's TLB as the guest's page tables have it). */
+void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end);
+/* Drop pmusim's decoded blocks and trap sites over virtual [va, va_end) (code written, or a
+ * virtual page mapped elsewhere now). */
+void vcpu_forget_code(Cpu *c, uint64_t va, uint64_t va_end);
+/* Call fn for each virtual range through which this CPU fetched code of physical [start, end). */
+void vcpu_code_aliases(Cpu *c, uint64_t start, uint64_t end, void (*fn)(Cpu *c, uint64_t va, uint64_t va_end));
+/* The engine's run ended with a failed fill: deliver the fault (true), or false if none. */
+bool vcpu_mmu_fault_deliver(Cpu *c);
 
 /* Every exception or interrupt entry goes through here: it is traced, costs cycles (the cycle
  * table's trap cost), and EXCEPTION_LOOP_LIMIT entries in a row with no instruction retiring

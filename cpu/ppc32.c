@@ -477,7 +477,7 @@ static uint32_t stub_run(Cpu *c, uint32_t insn, uint32_t r0)
     uint64_t pc = vcpu_reg_read(c, UC_PPC_REG_PC), msr = vcpu_reg_read(c, UC_PPC_REG_MSR);
     uint32_t old_r0 = gpr(c, 0);
     store_be(p->stub, 4, insn);
-    uc_ctl_remove_cache(c->uc, STUB_PAGE, STUB_PAGE + 4);
+    vcpu_engine_forget(c, STUB_PAGE, STUB_PAGE + 4);
     vcpu_reg_write(c, UC_PPC_REG_MSR, msr & (MSR_ME | MSR_IP));
     set_gpr(c, 0, r0);
     vcpu_quiet_run(c, STUB_PAGE, 1);

@@ -1,0 +1,267 @@
+/* mmu.c — the guest MMU when pmusim owns it (CpuOps.translate), and a CPU's view of code
+ * through it (cpu/cpu.h, "the guest MMU").
+ *
+ * With a backend walker the engine runs in its virtual-TLB mode (Unicorn 2.1's UC_TLB_VIRTUAL):
+ * every fill of its TLB comes to hook_tlb_fill, which asks the backend's page walk.  So a fault
+ * carries the architecture's full syndrome (the engine's own MMU reports none of it:
+ * docs/engine.md), a bad page table entry gets a diag naming it, and pmusim knows the physical
+ * page behind every instruction fetch.  The code map keeps those: virtual code page -> physical
+ * page, and back.  Blocks are decoded from the physical bytes the CPU fetches; a code write
+ * (which arrives with a physical address) drops the translations under every virtual page that
+ * maps it; a virtual page that comes back mapped elsewhere loses its decoded blocks.
+ *
+ * Under the engine's own MMU (no walker) virtual is taken as physical, as before. */
+#include "cpu/cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_PAGE UINT64_MAX
+#define CODEMAP_MIN 256u
+
+static uint64_t page_of(uint64_t a)
+{
+    return a & ~(uint64_t)(GUEST_PAGE - 1);
+}
+
+/* Guest page numbers hashed (Fibonacci hashing): deterministic, no host values involved. */
+static uint32_t slot_of(uint64_t page, uint32_t cap)
+{
+    return (uint32_t)(((page / GUEST_PAGE) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static CodeMapSlot *fwd_find(const CpuMmu *m, uint64_t vpage)
+{
+    if (!m->cap)
+        return NULL;
+    for (uint32_t i = slot_of(vpage, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->fwd[i].vpage == vpage)
+            return &m->fwd[i];
+        if (m->fwd[i].vpage == NO_PAGE)
+            return NULL;
+    }
+}
+
+static AliasList *rev_slot(CpuMmu *m, uint64_t ppage)
+{
+    for (uint32_t i = slot_of(ppage, m->cap);; i = (i + 1) & (m->cap - 1))
+        if (m->rev[i].ppage == ppage || m->rev[i].ppage == NO_PAGE)
+            return &m->rev[i];
+}
+
+static void rev_add(CpuMmu *m, uint64_t ppage, uint64_t vpage)
+{
+    AliasList *l = rev_slot(m, ppage);
+    if (l->ppage == NO_PAGE)
+        l->ppage = ppage;
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->vpages[i] == vpage)
+            return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 2;
+        l->vpages = xrealloc(l->vpages, l->cap * sizeof *l->vpages);
+    }
+    l->vpages[l->n++] = vpage;
+}
+
+static void fwd_put(CpuMmu *m, uint64_t vpage, uint64_t ppage)
+{
+    uint32_t i = slot_of(vpage, m->cap);
+    while (m->fwd[i].vpage != NO_PAGE && m->fwd[i].vpage != vpage)
+        i = (i + 1) & (m->cap - 1);
+    if (m->fwd[i].vpage == NO_PAGE)
+        m->n++;
+    m->fwd[i] = (CodeMapSlot){ vpage, ppage };
+}
+
+/* Both tables at a new capacity, their entries re-inserted in slot order (deterministic). */
+static void codemap_grow(CpuMmu *m)
+{
+    CodeMapSlot *fwd = m->fwd;
+    AliasList *rev = m->rev;
+    uint32_t cap = m->cap;
+    m->cap = cap ? 2 * cap : CODEMAP_MIN;
+    m->n = 0;
+    m->fwd = xcalloc(m->cap, sizeof *m->fwd);
+    m->rev = xcalloc(m->cap, sizeof *m->rev);
+    for (uint32_t i = 0; i < m->cap; i++)
+        m->fwd[i].vpage = m->rev[i].ppage = NO_PAGE;
+    for (uint32_t i = 0; i < cap; i++) {
+        if (fwd[i].vpage != NO_PAGE)
+            fwd_put(m, fwd[i].vpage, fwd[i].ppage);
+        if (rev[i].ppage != NO_PAGE)
+            *rev_slot(m, rev[i].ppage) = rev[i];
+    }
+    free(fwd);
+    free(rev);
+}
+
+/* An instruction-fetch fill: vpage -> ppage.  A page that comes back mapped elsewhere (a new
+ * CR3 / TTBR, a remap, a BAT) loses what pmusim decoded from its old bytes. */
+static void codemap_note(Cpu *c, uint64_t vpage, uint64_t ppage)
+{
+    CpuMmu *m = &c->mmu;
+    CodeMapSlot *s = fwd_find(m, vpage);
+    if (s && s->ppage == ppage)
+        return;
+    if (s)
+        vcpu_forget_code(c, vpage, vpage + GUEST_PAGE);
+    if (2 * (m->n + 1) > m->cap)
+        codemap_grow(m);
+    fwd_put(m, vpage, ppage);
+    rev_add(m, ppage, vpage);
+}
+
+/* The engine wants a TLB entry for the page at va.  While pmusim drops a translation
+ * (uc_ctl_remove_cache translates its address as a fetch: vcpu_engine_forget) the walk is a
+ * probe, and a page that no longer maps where the code map says is entered as the code map has
+ * it: the engine must find the translation to drop it.  That entry may be stale, so the TLB is
+ * flushed afterwards. */
+static bool hook_tlb_fill(uc_engine *uc, uint64_t va, uc_mem_type type, uc_tlb_entry *e, void *opaque)
+{
+    Cpu *c = opaque;
+    MmuAccess acc = type == UC_MEM_FETCH ? MMU_FETCH : type == UC_MEM_WRITE ? MMU_WRITE : MMU_READ;
+    MmuResult r = { 0 };
+    bool ok = c->ops->translate(c, va, acc, c->mmu.invalidating || c->quiet, &r);
+    if (c->mmu.invalidating) {
+        /* A failed fill here would end the whole run with an error, not a fault. */
+        const CodeMapSlot *s = fwd_find(&c->mmu, page_of(va));
+        if (!ok || (s && r.pa != s->ppage)) {
+            r.pa = s ? s->ppage : page_of(va), r.perms = UC_PROT_READ | UC_PROT_EXEC, ok = true;
+            c->mmu.stale_fill = true;
+        }
+    }
+    if (!ok) {
+        if (!c->mmu.invalidating && !c->quiet) {
+            r.acc = acc, r.va = page_of(va);
+            c->mmu.fault = r;
+            c->mmu.fault_pending = true;
+        }
+        return false;
+    }
+    e->paddr = r.pa;
+    e->perms = r.perms;
+    if (acc == MMU_FETCH && !c->mmu.invalidating)
+        codemap_note(c, page_of(va), r.pa);
+    return true;
+}
+
+bool vcpu_mmu_init(Cpu *c, Error *err)
+{
+    c->mmu.buf = xcalloc(2, GUEST_PAGE);
+    if (!c->ops->translate)
+        return true;
+    uc_hook h;
+    if (uc_ctl_tlb_mode(c->uc, UC_TLB_VIRTUAL) != UC_ERR_OK ||
+        uc_hook_add(c->uc, &h, UC_HOOK_TLB_FILL, (void *)hook_tlb_fill, c, 1, 0) != UC_ERR_OK)
+        return err_set(err, "cpu%d: cannot give the engine pmusim's MMU", c->index);
+    c->mmu.own = true;
+    codemap_grow(&c->mmu);
+    return true;
+}
+
+void vcpu_mmu_destroy(Cpu *c)
+{
+    CpuMmu *m = &c->mmu;
+    for (uint32_t i = 0; i < m->cap; i++)
+        free(m->rev[i].vpages);
+    free(m->fwd);
+    free(m->rev);
+    free(m->buf);
+}
+
+bool vcpu_fetch_pa(Cpu *c, uint64_t va, uint64_t *pa)
+{
+    if (!c->mmu.own) {
+        *pa = va;
+        return true;
+    }
+    const CodeMapSlot *s = fwd_find(&c->mmu, page_of(va));
+    MmuResult r;
+    if (s)
+        r.pa = s->ppage;
+    else if (!c->ops->translate(c, va, MMU_FETCH, true, &r))
+        return false;
+    *pa = r.pa | (va & (GUEST_PAGE - 1));
+    return true;
+}
+
+bool vcpu_fetch_read(Cpu *c, uint64_t va, void *buf, size_t len)
+{
+    uint8_t *out = buf;
+    while (len) {
+        size_t n = GUEST_PAGE - (va & (GUEST_PAGE - 1));
+        if (n > len)
+            n = len;
+        uint64_t pa;
+        if (!vcpu_fetch_pa(c, va, &pa) || !vcpu_mem_read(c, pa, out, n))
+            return false;
+        va += n, out += n, len -= n;
+    }
+    return true;
+}
+
+const uint8_t *vcpu_fetch_bytes(Cpu *c, uint64_t va, size_t len)
+{
+    uint64_t pa;
+    if (!len || len > GUEST_PAGE)
+        return NULL;
+    if (page_of(va) == page_of(va + len - 1))
+        return vcpu_fetch_pa(c, va, &pa) ? mem_ptr(c->mem, pa, len) : NULL;
+    return vcpu_fetch_read(c, va, c->mmu.buf, len) ? c->mmu.buf : NULL;
+}
+
+bool vcpu_access_matches(Cpu *c, uint64_t ea, uint64_t len, uint64_t addr, unsigned size)
+{
+    MmuResult r;
+    if (c->mmu.own) {
+        /* The piece of [ea, ea + len) on each page it touches, by its physical address. */
+        for (uint64_t a = ea, end = ea + len; a < end; a = page_of(a) + GUEST_PAGE) {
+            uint64_t n = page_of(a) + GUEST_PAGE - a < end - a ? page_of(a) + GUEST_PAGE - a : end - a;
+            if (c->ops->translate(c, a, MMU_READ, true, &r)) {
+                uint64_t pa = r.pa | (a & (GUEST_PAGE - 1));
+                if (pa < addr + size && addr < pa + n)
+                    return true;
+            }
+        }
+        return false;
+    }
+    return ea < addr + size && addr < ea + len;
+}
+
+void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end)
+{
+    c->mmu.invalidating = true;
+    uc_ctl_remove_cache(c->uc, va, va_end);
+    c->mmu.invalidating = false;
+    if (c->mmu.stale_fill) {
+        c->mmu.stale_fill = false;
+        uc_ctl_flush_tlb(c->uc);
+    }
+}
+
+void vcpu_code_aliases(Cpu *c, uint64_t start, uint64_t end, void (*fn)(Cpu *c, uint64_t va, uint64_t va_end))
+{
+    if (!c->mmu.own) {
+        fn(c, start, end);
+        return;
+    }
+    for (uint64_t p = page_of(start); p < end; p += GUEST_PAGE) {
+        AliasList *l = rev_slot(&c->mmu, p);
+        uint64_t lo = start > p ? start - p : 0, hi = end - p < GUEST_PAGE ? end - p : GUEST_PAGE;
+        for (uint32_t i = 0; l->ppage == p && i < l->n; i++) {
+            const CodeMapSlot *s = fwd_find(&c->mmu, l->vpages[i]);
+            if (s && s->ppage == p)                 /* still mapped there */
+                fn(c, l->vpages[i] + lo, l->vpages[i] + hi);
+        }
+    }
+}
+
+bool vcpu_mmu_fault_deliver(Cpu *c)
+{
+    if (!c->mmu.fault_pending)
+        return false;
+    c->mmu.fault_pending = false;
+    c->ops->mmu_fault(c, &c->mmu.fault);
+    return true;
+}
