@@ -106,6 +106,7 @@ typedef struct MmuResult {
     uint64_t syndrome;              /* x86 #PF error code, ESR_EL1, DSISR */
     uint64_t entry, entry_pa;       /* the table entry that decided it, and where it is */
     int level;                      /* the walk level that decided it */
+    int kind;                       /* the backend's exception for it */
 } MmuResult;
 
 /* Virtual code pages a CPU has fetched from, and their physical pages (fills of its engine's

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cpu/x86_64.h"
+#include "cpu/x86_paging.h"
 #include "base/state.h"
 
 /* @see Intel SDM vol. 3A table 6-1 */
@@ -24,7 +25,8 @@ enum {
     X86_AC = 17, X86_MC = 18, X86_XM = 19,
 };
 
-enum { RFLAGS_TF = 1 << 8, RFLAGS_IF = 1 << 9, RFLAGS_NT = 1 << 14, RFLAGS_RF = 1 << 16, RFLAGS_VM = 1 << 17 };
+enum { RFLAGS_TF = 1 << 8, RFLAGS_IF = 1 << 9, RFLAGS_NT = 1 << 14, RFLAGS_RF = 1 << 16, RFLAGS_VM = 1 << 17,
+       RFLAGS_AC = 1 << 18 };
 
 /* Trap-site kinds. */
 enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND, T_STI, T_POPF, T_SYSRET,
@@ -57,6 +59,9 @@ typedef struct X86Cpu {
     size_t inflight_off;        /* where that record lies in engine_ctx (0: not found) */
     size_t hflags_off;          /* where the engine's hidden mode flags lie in it (0: not found) */
     bool mode_dirty;            /* CS may have changed since the decode mode was last synced */
+    bool lin_faulted;           /* the last implicit access faulted through paging: */
+    uint64_t lin_fault_va;      /* ... at this linear address, */
+    uint64_t lin_fault_err;     /* ... with this #PF error code */
 } X86Cpu;
 
 static X86Cpu *X86(Cpu *c)
@@ -92,32 +97,38 @@ static unsigned x86_cpl(Cpu *c)
 
 /* ------------------------------------------------------------------ linear addresses */
 
-/* Translate a linear address through CR3 (identity when paging is off); false if not mapped. */
-static bool x86_translate(Cpu *c, uint64_t va, uint64_t *pa)
+static uint64_t msr_engine_read(Cpu *c, uint32_t index);
+
+/* The paging registers, read from the engine for one translation. */
+static void paging_regs(Cpu *c, X86PagingRegs *g)
 {
-    uint64_t cr0 = vcpu_reg_read(c, UC_X86_REG_CR0);
-    if (!(cr0 & (1ull << 31))) {
-        *pa = va;
-        return true;
-    }
-    uint64_t table = vcpu_reg_read(c, UC_X86_REG_CR3) & 0x000ffffffffff000ull;
-    for (int level = 3; level >= 0; level--) {
-        unsigned idx = (va >> (12 + 9 * level)) & 0x1ff;
-        uint8_t raw[8];
-        if (!vcpu_mem_read(c, table + idx * 8, raw, 8))
-            return false;
-        uint64_t pte = load_le(raw, 8);
-        if (!(pte & 1))
-            return false;
-        uint64_t frame = pte & 0x000ffffffffff000ull;
-        if (level == 0 || ((pte & 0x80) && (level == 1 || level == 2))) {
-            uint64_t page = 1ull << (12 + 9 * level);
-            *pa = (frame & ~(page - 1)) | (va & (page - 1));
-            return true;
-        }
-        table = frame;
-    }
-    return false;
+    g->cr0 = vcpu_reg_read(c, UC_X86_REG_CR0);
+    g->cr3 = vcpu_reg_read(c, UC_X86_REG_CR3);
+    g->cr4 = vcpu_reg_read(c, UC_X86_REG_CR4);
+    g->efer = msr_engine_read(c, MSR_EFER);
+    g->rflags = vcpu_reg_read(c, UC_X86_REG_RFLAGS);
+    g->cpl = x86_cpl(c);
+}
+
+/* CpuOps.translate: an access by the running code, at its CPL. */
+static bool x86_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r)
+{
+    X86PagingRegs g;
+    paging_regs(c, &g);
+    return vcpu_x86_walk(c, &g, va, acc, g.cpl == 3, probe, r);
+}
+
+/* A supervisor-mode implicit access (exception delivery, descriptor tables: SDM vol. 3A §4.6,
+ * "implicit supervisor-mode accesses"), which sets accessed and dirty flags like any other. */
+static bool x86_translate(Cpu *c, uint64_t va, MmuAccess acc, uint64_t *pa, MmuResult *r)
+{
+    X86PagingRegs g;
+    paging_regs(c, &g);
+    g.rflags &= ~(uint64_t)RFLAGS_AC;                 /* SMAP applies to implicit accesses */
+    if (!vcpu_x86_walk(c, &g, va, acc, false, false, r))
+        return false;
+    *pa = r->pa | (va & (GUEST_PAGE - 1));
+    return true;
 }
 
 /* A linear-address access, a page at a time.  Stores go at most 8 bytes at a time: an exception
@@ -133,7 +144,13 @@ static bool lin_access(Cpu *c, uint64_t va, uint8_t *b, const uint8_t *src, size
         if (src && n > 8)
             n = 8;
         uint64_t pa;
-        if (!x86_translate(c, va, &pa) || !(src ? vcpu_mem_write(c, pa, src, n) : vcpu_mem_read(c, pa, b, n)))
+        MmuResult r;
+        if (!x86_translate(c, va, src ? MMU_WRITE : MMU_READ, &pa, &r)) {
+            X86(c)->lin_faulted = r.kind == X86_MMU_PF;
+            X86(c)->lin_fault_va = va, X86(c)->lin_fault_err = r.syndrome;
+            return false;
+        }
+        if (!(src ? vcpu_mem_write(c, pa, src, n) : vcpu_mem_read(c, pa, b, n)))
             return false;
         va += n;
         len -= n;
@@ -147,12 +164,31 @@ static bool lin_access(Cpu *c, uint64_t va, uint8_t *b, const uint8_t *src, size
 
 static bool lin_read(Cpu *c, uint64_t va, void *buf, size_t len)
 {
+    X86(c)->lin_faulted = false;
     return lin_access(c, va, buf, NULL, len);
 }
 
 static bool lin_write(Cpu *c, uint64_t va, const void *buf, size_t len)
 {
+    X86(c)->lin_faulted = false;
     return lin_access(c, va, NULL, buf, len);
+}
+
+/* CR2 as a page fault sets it.  The engine's CR2 write also loads CR3 (docs/engine.md): CR3
+ * again after it. */
+static void set_cr2(Cpu *c, uint64_t va)
+{
+    uint64_t cr3 = vcpu_reg_read(c, UC_X86_REG_CR3);
+    vcpu_reg_write(c, UC_X86_REG_CR2, va);
+    vcpu_reg_write(c, UC_X86_REG_CR3, cr3);
+}
+
+/* A delivery access failed: the fault it raises is the #PF paging gave it, else `vec`. */
+static void delivery_fault(Cpu *c, unsigned vec, uint64_t err, unsigned *fvec, uint64_t *ferr)
+{
+    X86Cpu *x = X86(c);
+    *fvec = x->lin_faulted ? X86_PF : vec;
+    *ferr = x->lin_faulted ? x->lin_fault_err : err;
 }
 
 /* ------------------------------------------------------------------ exception delivery */
@@ -186,8 +222,12 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
     uc_reg_read(c->uc, UC_X86_REG_TR, &tr);
 
     uint8_t g[16];
-    if ((uint64_t)vec * 16 + 15 > idtr.limit || !lin_read(c, idtr.base + vec * 16, g, 16)) {
+    if ((uint64_t)vec * 16 + 15 > idtr.limit) {
         *fvec = X86_GP, *ferr = vec * 8 + 2;
+        return false;
+    }
+    if (!lin_read(c, idtr.base + vec * 16, g, 16)) {
+        delivery_fault(c, X86_GP, vec * 8 + 2, fvec, ferr);
         return false;
     }
     uint64_t target = load_le(g, 2) | load_le(g + 6, 2) << 16 | load_le(g + 8, 4) << 32;
@@ -199,8 +239,12 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
     }
     /* Privilege of the target code segment. */
     uint8_t desc[8];
-    if ((sel & ~7u) == 0 || (sel | 7u) > gdtr.limit || !lin_read(c, gdtr.base + (sel & ~7u), desc, 8)) {
+    if ((sel & ~7u) == 0 || (sel | 7u) > gdtr.limit) {
         *fvec = X86_GP, *ferr = sel & ~3u;
+        return false;
+    }
+    if (!lin_read(c, gdtr.base + (sel & ~7u), desc, 8)) {
+        delivery_fault(c, X86_GP, sel & ~3u, fvec, ferr);
         return false;
     }
     unsigned new_cpl = (desc[5] >> 5) & 3;
@@ -208,8 +252,12 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
     if (new_cpl < cpl || ist) {
         uint8_t t[8];
         uint64_t off = ist ? 0x24 + 8 * (ist - 1) : 4 + 8 * new_cpl;   /* TSS: RSPn at 4, ISTn at 0x24 */
-        if (off + 8 > (uint64_t)tr.limit + 1 || !lin_read(c, tr.base + off, t, 8)) {
+        if (off + 8 > (uint64_t)tr.limit + 1) {
             *fvec = X86_TS, *ferr = tr.selector & ~3u;
+            return false;
+        }
+        if (!lin_read(c, tr.base + off, t, 8)) {
+            delivery_fault(c, X86_TS, tr.selector & ~3u, fvec, ferr);
             return false;
         }
         new_rsp = load_le(t, 8);
@@ -231,7 +279,7 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
         store_le(bytes + 8 * i, 8, frame[i]);
     new_rsp -= 8 * (uint64_t)n;
     if (!lin_write(c, new_rsp, bytes, 8 * (size_t)n)) {
-        *fvec = X86_SS, *ferr = 0;
+        delivery_fault(c, X86_SS, 0, fvec, ferr);
         return false;
     }
     x86pmu_set_cpl(&x->pmu, new_cpl);     /* what ran so far counted at the old level */
@@ -281,6 +329,8 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
         if (depth == 0) {
             vec = fvec;
             err = ferr;
+            if (vec == X86_PF)
+                set_cr2(c, X86(c)->lin_fault_va);
         } else {
             vec = X86_DF;
             err = 0;
@@ -960,12 +1010,7 @@ static void x86_intr(Cpu *c, uint32_t intno)
         return;
     }
     uint64_t err = 0;
-    if (intno == X86_PF) {
-        /* The engine does not report the error code: rebuild P and U/S from the fault (the
-         * walk tells whether a translation was present); W/R and I/D are not known here. */
-        uint64_t cr2 = vcpu_reg_read(c, UC_X86_REG_CR2), pa;
-        err = (x86_translate(c, cr2, &pa) ? 1 : 0) | ((vcpu_reg_read(c, UC_X86_REG_CS) & 3) == 3 ? 4 : 0);
-    }
+    /* (No #PF comes this way: pmusim walks the page tables, x86_mmu_fault delivers it.) */
     x86_fault(c, intno, err);
     engine_inflight_set(c, -1);                 /* delivered: no longer in flight */
     /* The entry stopped the CPU (a triple fault, or pmusim's exception-loop limit in
@@ -1053,9 +1098,69 @@ static uint64_t x86_reg_value(Cpu *c, x86_reg r)
     return 0;
 }
 
-static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+/* Call fn(ctx, ea, len) for each memory access of the instruction of the given kind (read or
+ * write) that its operands and the current registers make, until fn returns true. */
+typedef bool (*AccessVisit)(Cpu *c, void *ctx, uint64_t ea, uint64_t len);
+
+static uint64_t operand_ea(Cpu *c, const cs_insn *insn, const cs_x86_op *op)
 {
-    return a < b + blen && b < a + alen;
+    uint64_t ea = (uint64_t)op->mem.disp;
+    if (op->mem.base == X86_REG_RIP)
+        ea += insn->address + insn->size;
+    else if (op->mem.base != X86_REG_INVALID)
+        ea += x86_reg_value(c, op->mem.base);
+    if (op->mem.index != X86_REG_INVALID)
+        ea += x86_reg_value(c, op->mem.index) * (uint64_t)op->mem.scale;
+    if (op->mem.segment == X86_REG_FS)
+        ea += vcpu_reg_read(c, UC_X86_REG_FS_BASE);
+    else if (op->mem.segment == X86_REG_GS)
+        ea += vcpu_reg_read(c, UC_X86_REG_GS_BASE);
+    return ea;
+}
+
+/* The implicit stack and string operands. */
+static bool implicit_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, AccessVisit fn, void *ctx)
+{
+    uint64_t rsp = vcpu_reg_read(c, UC_X86_REG_RSP);
+    bool w = kind == ACC_WRITE;
+    switch (insn->id) {
+    case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_PUSHFQ:
+        return w && fn(c, ctx, rsp - 8, 8);
+    case X86_INS_POP: case X86_INS_RET: case X86_INS_POPFQ: case X86_INS_IRETQ:
+        return !w && fn(c, ctx, rsp, 40);
+    case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+        return w && fn(c, ctx, vcpu_reg_read(c, UC_X86_REG_RDI), 8);
+    case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+        return fn(c, ctx, vcpu_reg_read(c, w ? UC_X86_REG_RDI : UC_X86_REG_RSI), 8);
+    case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+        return !w && fn(c, ctx, vcpu_reg_read(c, UC_X86_REG_RSI), 8);
+    default:
+        return false;
+    }
+}
+
+static bool each_access(Cpu *c, const cs_insn *insn, AccessKind kind, AccessVisit fn, void *ctx)
+{
+    const cs_x86 *d = &insn->detail->x86;
+    uint8_t want = kind == ACC_WRITE ? CS_AC_WRITE : CS_AC_READ;
+    for (int i = 0; i < d->op_count; i++) {
+        const cs_x86_op *op = &d->operands[i];
+        if (op->type == X86_OP_MEM && (!op->access || (op->access & want)) &&
+            fn(c, ctx, operand_ea(c, insn, op), op->size ? op->size : 8))
+            return true;
+    }
+    return implicit_accesses(c, insn, kind, fn, ctx);
+}
+
+typedef struct AccessQuery {
+    uint64_t addr;
+    unsigned size;
+} AccessQuery;
+
+static bool access_hits(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
+{
+    const AccessQuery *q = ctx;
+    return vcpu_access_matches(c, ea, len, q->addr, q->size);
 }
 
 static bool x86_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
@@ -1078,43 +1183,60 @@ static bool x86_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
     }
     if (kind == ACC_IN || kind == ACC_OUT)
         return false;
-    for (int i = 0; i < d->op_count; i++) {
-        const cs_x86_op *op = &d->operands[i];
-        if (op->type != X86_OP_MEM)
-            continue;
-        uint8_t want = kind == ACC_WRITE ? CS_AC_WRITE : CS_AC_READ;
-        if (op->access && !(op->access & want))
-            continue;
-        uint64_t ea = (uint64_t)op->mem.disp;
-        if (op->mem.base == X86_REG_RIP)
-            ea += insn->address + insn->size;
-        else if (op->mem.base != X86_REG_INVALID)
-            ea += x86_reg_value(c, op->mem.base);
-        if (op->mem.index != X86_REG_INVALID)
-            ea += x86_reg_value(c, op->mem.index) * (uint64_t)op->mem.scale;
-        if (op->mem.segment == X86_REG_FS)
-            ea += vcpu_reg_read(c, UC_X86_REG_FS_BASE);
-        else if (op->mem.segment == X86_REG_GS)
-            ea += vcpu_reg_read(c, UC_X86_REG_GS_BASE);
-        if (overlaps(ea, op->size ? op->size : 8, addr, size))
-            return true;
-    }
-    /* Implicit stack and string operands. */
-    uint64_t rsp = vcpu_reg_read(c, UC_X86_REG_RSP);
-    switch (insn->id) {
-    case X86_INS_PUSH: case X86_INS_CALL: case X86_INS_PUSHFQ:
-        return kind == ACC_WRITE && overlaps(rsp - 8, 8, addr, size);
-    case X86_INS_POP: case X86_INS_RET: case X86_INS_POPFQ: case X86_INS_IRETQ:
-        return kind == ACC_READ && overlaps(rsp, 40, addr, size);
-    case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
-        return kind == ACC_WRITE && overlaps(vcpu_reg_read(c, UC_X86_REG_RDI), 8, addr, size);
-    case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
-        return overlaps(vcpu_reg_read(c, kind == ACC_WRITE ? UC_X86_REG_RDI : UC_X86_REG_RSI), 8, addr, size);
-    case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
-        return kind == ACC_READ && overlaps(vcpu_reg_read(c, UC_X86_REG_RSI), 8, addr, size);
-    default:
+    AccessQuery q = { addr, size };
+    return each_access(c, insn, kind, access_hits, &q);
+}
+
+/* ------------------------------------------------------------------ page faults */
+
+/* CR2 for a data access that faulted on the page at q->addr: the first byte of the access on
+ * that page (SDM vol. 3A §4.7: the linear address that caused the fault). */
+static bool fault_byte(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
+{
+    AccessQuery *q = ctx;
+    if (ea >= q->addr + GUEST_PAGE || q->addr >= ea + len)
         return false;
+    q->addr = ea > q->addr ? ea : q->addr;
+    q->size = 1;                    /* found */
+    return true;
+}
+
+/* The linear address a #PF reports: for a fetch, RIP or the start of the page the instruction
+ * runs into; for data, found from the faulting instruction's operands (the engine's fill hook
+ * is given only the page). */
+static uint64_t fault_address(Cpu *c, uint64_t rip, const MmuResult *r)
+{
+    if (r->acc == MMU_FETCH)
+        return (rip & ~(uint64_t)(GUEST_PAGE - 1)) == r->va ? rip : r->va;
+    const uint8_t *bytes = vcpu_fetch_bytes(c, rip, 15);
+    cs_insn *insn = NULL;
+    size_t n = bytes ? cs_disasm(c->cs, bytes, 15, rip, 1, &insn) : 0;
+    AccessQuery q = { r->va, 0 };
+    if (n == 1)
+        each_access(c, insn, r->acc == MMU_WRITE ? ACC_WRITE : ACC_READ, fault_byte, &q);
+    if (insn)
+        cs_free(insn, n);
+    if (!q.size)
+        vcpu_diag(c, rip, "page-fault", "the faulting access on page 0x%" PRIx64 " is not among the instruction's "
+                  "operands: CR2 is the page", r->va);
+    return q.addr;
+}
+
+/* CpuOps.mmu_fault: the access of the instruction at RIP faulted in the walk (x86_paging.c). */
+static void x86_mmu_fault(Cpu *c, const MmuResult *r)
+{
+    uint64_t rip = vcpu_reg_read(c, UC_X86_REG_RIP);
+    if (r->kind == X86_MMU_GP) {
+        x86_fault(c, X86_GP, 0);
+        return;
     }
+    uint64_t cr2 = fault_address(c, rip, r);
+    if (r->syndrome & PF_ERR_RSVD)
+        vcpu_diag(c, rip, "page-table", "reserved bits set in the level-%d entry 0x%016" PRIx64 " at physical "
+                  "0x%" PRIx64 " mapping 0x%" PRIx64 "%s", r->level + 1, r->entry, r->entry_pa, cr2,
+                  r->entry == ~0ull ? " (outside RAM: reads as all ones)" : "");
+    set_cr2(c, cr2);
+    x86_fault(c, X86_PF, r->syndrome);
 }
 
 static uint64_t x86_get_pc(Cpu *c)
@@ -1332,57 +1454,26 @@ static bool x86_load(Cpu *c, BlobReader *r)
     return lapic_load(&X86(c)->apic, r) && x86pmu_load(&X86(c)->pmu, r) && br_end(r, &outer);
 }
 
-/* Unicorn 2.0.1's page walk (QEMU 5.0 target/i386/excp_helper.c handle_mmu_fault) at CPL 0,
- * for a read: the physical address of linear va, or NULL and why the engine would fault.  The
- * restore must know beforehand: a fault while loading a segment register outside uc_emu_start
- * makes the engine longjmp to a stale (on a machine that never ran, all-zero) jump buffer.
- * Only the modes a restore can get right are accepted: no paging, or 4-level long-mode paging
- * without SMAP or protection keys on the page (their state is not in the checkpoint). */
-enum { PTE_P = 1, PTE_U = 4, PTE_PS = 0x80, PTE_PAT_LARGE = 0x1000 };
-#define PTE_ADDR 0x000ffffffffff000ull
-#define PTE_ABOVE_PHYS 0x000fff0000000000ull    /* bits 51:40: QEMU's TCG_PHYS_ADDR_BITS is 40 */
-#define PTE_NX (1ull << 63)
-enum { CR4_PAE = 1u << 5, CR4_LA57 = 1u << 12, CR4_SMAP = 1u << 21, CR4_PKE = 1u << 22 };
-enum { EFER_LMA = 1u << 10, EFER_NXE = 1u << 11 };
-
+/* The physical address of linear va for a supervisor read, or NULL and why it would fault.
+ * The restore must know beforehand: the engine loads a segment register's descriptor through
+ * pmusim's page walk, and a fault while loading one outside uc_emu_start makes the engine
+ * longjmp to a stale (on a machine that never ran, all-zero) jump buffer. */
 static const char *engine_translate(Cpu *c, uint64_t va, uint64_t *pa)
 {
-    uint64_t cr0 = vcpu_reg_read(c, UC_X86_REG_CR0), cr4 = vcpu_reg_read(c, UC_X86_REG_CR4);
-    uint64_t efer = msr_engine_read(c, MSR_EFER);
-    if (!(cr0 & (1ull << 31))) {
-        *pa = efer & EFER_LMA ? va : (uint32_t)va;
+    X86PagingRegs g;
+    MmuResult r;
+    paging_regs(c, &g);
+    if (vcpu_x86_walk(c, &g, va, MMU_READ, false, true, &r)) {
+        *pa = r.pa | (va & (GUEST_PAGE - 1));
         return NULL;
     }
-    if (!(efer & EFER_LMA) || !(cr4 & CR4_PAE) || (cr4 & CR4_LA57))
-        return "paging other than 4-level long mode";
-    if ((int64_t)va >> 47 != 0 && (int64_t)va >> 47 != -1)
+    if (r.kind == X86_MMU_GP)
         return "not canonical";
-    uint64_t rsvd = PTE_ABOVE_PHYS | (efer & EFER_NXE ? 0 : PTE_NX), table = vcpu_reg_read(c, UC_X86_REG_CR3);
-    bool user = true;
-    for (int level = 3; level >= 0; level--) {
-        uint8_t raw[8];
-        if (!vcpu_mem_read(c, (table & PTE_ADDR) + ((va >> (12 + 9 * level)) & 0x1ff) * 8, raw, 8))
-            return "a page table outside RAM";
-        uint64_t pte = load_le(raw, 8), page = 1ull << (12 + 9 * level);
-        bool leaf = level == 0 || (level < 3 && (pte & PTE_PS));
-        if (!(pte & PTE_P))
-            return "not mapped";
-        if ((pte & rsvd) || (level == 3 && (pte & PTE_PS)) ||
-            (leaf && level > 0 && (pte & (page - 1) & PTE_ADDR & ~(uint64_t)PTE_PAT_LARGE)))
-            return "a page table entry with reserved bits set";
-        user = user && (pte & PTE_U);
-        if (leaf) {
-            if (user && (cr4 & (CR4_SMAP | CR4_PKE)))
-                return "a user page under SMAP or protection keys";
-            *pa = (pte & PTE_ADDR & ~(page - 1)) | (va & (page - 1));
-            return NULL;
-        }
-        table = pte;
-    }
-    return NULL;                    /* not reached: level 0 is a leaf */
+    if (r.syndrome & PF_ERR_RSVD)
+        return "a page table entry with reserved bits set";
+    return r.syndrome & PF_ERR_P ? "a user page under SMAP" : "not mapped";
 }
 
-/* The 8-byte descriptor at linear va as the engine would read it; NULL, or why it cannot. */
 static const char *engine_read_descriptor(Cpu *c, uint64_t va, uint8_t d[8])
 {
     for (unsigned done = 0, n; done < 8; done += n, va += n) {
@@ -1456,6 +1547,8 @@ const CpuOps vcpu_x86_64_ops = {
     .trap = x86_trap,
     .intr = x86_intr,
     .insn_accesses = x86_insn_accesses,
+    .translate = x86_translate_op,
+    .mmu_fault = x86_mmu_fault,
     .mem_fault = x86_mem_fault,
     .decode_mode = x86_decode_mode,
     .take_interrupt = x86_take_interrupt,
