@@ -59,6 +59,23 @@ void vcpu_code_store(Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
         vcpu_invalidate_code(cl->cpus[i], addr, addr + size);
 }
 
+/* Pages that became code (vcpu_protect_code_pages). */
+void vcpu_protect_code_pages(Cluster *cl)
+{
+    GuestMem *gm = cl->mem;
+    for (int i = 0; i < gm->npending; i++) {
+        uint64_t page = gm->pending[i];
+        RamBlock *b = mem_block(gm, page);
+        uint8_t *f = &b->pflags[(page - b->base) / GUEST_PAGE];
+        *f = (uint8_t)((*f & ~PAGE_CODE_PENDING) | PAGE_CODE);
+        for (int k = 0; k < cl->ncpus; k++) {
+            uc_mem_protect(cl->cpus[k]->uc, page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
+            vcpu_invalidate_code(cl->cpus[k], page, page + GUEST_PAGE);
+        }
+    }
+    gm->npending = 0;
+}
+
 bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
 {
     if (!mem_ptr(c->mem, addr, len))

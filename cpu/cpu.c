@@ -217,8 +217,10 @@ static void block_watch(Cpu *c, uint64_t pc, uint32_t size)
         uint64_t next = (va | (GUEST_PAGE - 1)) + 1, pa;
         uint64_t n = (next < end ? next : end) - va;
         if (vcpu_fetch_pa(c, va, &pa)) {
-            if (!mem_page_is_code(c->mem, pa))
+            if (!mem_page_is_code(c->mem, pa)) {
                 mem_note_code_page(c->mem, pa);
+                vcpu_request_stop(c);           /* to protect it (vcpu_protect_code_pages) */
+            }
             if (!codewatch_overlaps(cw, pa, 1) || !codewatch_overlaps(cw, pa + n - 1, 1))
                 codewatch_add_range(cw, pa, pa + n);
         }
@@ -890,6 +892,8 @@ static void vcpu_engine_error(Cpu *c, uc_err err);
 /* Run the first k instructions of the block at stop_pc exactly. */
 static void run_cut(Cpu *c)
 {
+    if (c->mem->npending)
+        vcpu_protect_code_pages(c->cl);    /* (a dropped blk is kept as blk_stale) */
     BlockEntry *e = c->blk;
     uint64_t pc = c->stop.pc;
     if (!e || e->pc != pc)
@@ -971,6 +975,8 @@ static void vcpu_engine_error(Cpu *c, uc_err err)
 /* One engine run within the current limits. */
 static void engine_run(Cpu *c)
 {
+    if (c->mem->npending)
+        vcpu_protect_code_pages(c->cl);
     c->stop.kind = STOP_NONE;
     c->stop.redirected = false;
     c->stop.next_block = false;

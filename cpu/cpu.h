@@ -426,6 +426,12 @@ uint64_t vcpu_icount_reference(const Cpu *c);
  * compatibility-mode segment): decode in the mode it now executes in, and drop the blocks
  * decoded in the other. */
 void vcpu_sync_decode_mode(Cpu *c);
+/* Write-protect, in every engine, the pages that became code (first executed: block_decode notes
+ * them, and the CPU stops at its next block boundary so that this runs before any other
+ * instruction can store there): from then on every store to them comes to the code-write
+ * chokepoint, and any stale translation another engine may hold goes.  Called between engine
+ * runs only (uc_mem_protect changes the engines' memory maps). */
+void vcpu_protect_code_pages(Cluster *cl);
 /* Remove every cached translation and decoded block overlapping the physical range
  * [start, end), under every virtual address this CPU fetched it through. */
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);

@@ -804,24 +804,6 @@ static void poll_power_on(Machine *m, Cpu *c)
         vcpu_start(c, entry, m->fdt_addr, c->hwid, m->clock.now, "spin-table");
 }
 
-/* Pages that became code during a CPU's slice (called after each): write-protect them in every engine and drop any
- * stale translation another engine may hold. */
-static void apply_code_pages(Machine *m)
-{
-    GuestMem *gm = &m->mem;
-    for (int i = 0; i < gm->npending; i++) {
-        uint64_t page = gm->pending[i];
-        RamBlock *b = mem_block(gm, page);
-        uint8_t *f = &b->pflags[(page - b->base) / GUEST_PAGE];
-        *f = (uint8_t)((*f & ~PAGE_CODE_PENDING) | PAGE_CODE);
-        for (int k = 0; k < m->cl.ncpus; k++) {
-            uc_mem_protect(m->cl.cpus[k]->uc, page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
-            vcpu_invalidate_code(m->cl.cpus[k], page, page + GUEST_PAGE);
-        }
-    }
-    gm->npending = 0;
-}
-
 static bool mach_hung(Machine *m)
 {
     if (m->clock.global.n)
@@ -869,7 +851,6 @@ int mach_run(Machine *m)
             Cpu *c = m->cl.cpus[i];
             poll_power_on(m, c);
             vcpu_run(c, end);
-            apply_code_pages(m);
         }
         if (m->cl.stopping)
             break;

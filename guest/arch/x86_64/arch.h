@@ -17,6 +17,7 @@
 #define TRAP_BP         3
 #define TRAP_UD         6
 #define TRAP_GP         13
+#define TRAP_PF         14
 
 #ifndef __ASSEMBLER__
 

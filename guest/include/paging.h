@@ -1,0 +1,38 @@
+/* paging.h — the paging guest's interface to the architecture's MMU (arch/<arch>/paging.c).
+ *
+ * The guest keeps its own code and data where they are and adds a demand window: PAGING_PAGES
+ * pages at paging_window, mapped one 4 KiB page at a time to pages of a pool, as a kernel maps
+ * pages on demand.  The faults it provokes come back to the common driver (paging.c) with the
+ * address and the syndrome the architecture reports (x86 CR2 and #PF error code, arm64 FAR_EL1
+ * and ESR_EL1, ppc32 DAR and DSISR). */
+#ifndef GUEST_PAGING_H
+#define GUEST_PAGING_H
+
+#include "guest.h"
+#include "trap.h"
+
+#define PAGING_PAGES 16
+#define PAGING_PAGE 4096ul
+
+/* How a window page is mapped. */
+enum paging_prot { PG_NONE, PG_RO, PG_RW, PG_RWX, PG_RW_NX_RESERVED };
+
+extern unsigned long paging_window;                 /* the window's first virtual address */
+
+/* Take over the MMU: the guest's own mappings, plus an empty window; enable what the cases
+ * need (x86: EFER.NXE). */
+void paging_arch_init(void);
+/* Map window page i to physical page pa (PG_NONE: unmap), and drop its TLB entry. */
+void paging_map(unsigned i, unsigned long pa, enum paging_prot prot);
+/* The trap number of a page fault; what the fault reported. */
+unsigned paging_fault_trapno(void);
+unsigned long paging_fault_address(const struct trap_frame *f);
+unsigned long paging_fault_syndrome(const struct trap_frame *f);
+/* The accessed and dirty state the walker left in window page i's entry: bit 0 A, bit 1 D. */
+unsigned paging_used_bits(unsigned i);
+/* Write at p a function that returns v (< 128).  The two forms have the same size and
+ * different instruction counts where the ISA allows it (x86): under --icount-check a CPU that
+ * counted stale code, decoded before a remap or a write, shows. */
+void paging_put_return(void *p, unsigned v, bool other_form);
+
+#endif
