@@ -53,7 +53,10 @@ static const uint16_t l3_sprs[] = { SPRN_L3PM, SPRN_L3ITCR0, SPRN_L3OHCR, SPRN_L
                                     SPRN_L3ITCR3, SPRN_L3CR };
 /* The SPRs the E600 has and the 7450 does not: SPRG4-7 with their user read aliases USPRG4-7,
  * and the high BATs IBAT4-7/DBAT4-7 (the 7455 and later: Linux's CPU_FTR_HAS_HIGH_BATS is in
- * every 745x entry of its cputable but the 7450's; the engine's 7450 model has neither). */
+ * every 745x entry of its cputable but the 7450's; the engine's 7450 model has neither).
+ * TODO(issue 12): with the guest MMU, the engine's E600 translates through all eight BAT pairs
+ * (QEMU mmu-hash32.c loops over nb_BATs) whatever HID0[HIGH_BAT_EN], the bit that enables BATs
+ * 4-7 on the 7447A/7448 (Linux HID0_HIGH_BAT).  On a 7450 they stay 0 (invalid): no difference. */
 enum { SPRN_USPRG4 = 260, SPRN_USPRG7 = 263, SPRN_SPRG4 = 276, SPRN_SPRG7 = 279, SPRN_IBAT4U = 560,
        SPRN_DBAT7L = 575 };
 /* The PVR's version field (upper half) of the MPC7450 (Linux cputable, cpu_setup_6xx.S). */
