@@ -91,6 +91,20 @@ bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len)
     return true;
 }
 
+/* Is [addr, addr + len) (within one page) mapped in the engine: RAM, ROM or a device window? */
+bool vcpu_engine_maps(Cpu *c, uint64_t addr, uint64_t len)
+{
+    uc_mem_region *r = NULL;
+    uint32_t n = 0;
+    bool in = false;
+    if (uc_mem_regions(c->uc, &r, &n) != UC_ERR_OK)
+        return true;
+    for (uint32_t i = 0; i < n && !in; i++)
+        in = r[i].begin <= addr && addr + len - 1 <= r[i].end;
+    uc_free(r);
+    return in;
+}
+
 void vcpu_diag(Cpu *c, uint64_t pc, const char *what, const char *fmt, ...)
 {
     va_list ap;

@@ -426,20 +426,6 @@ static uint64_t xreg(Cpu *c, unsigned n)
          : n == 30 ? vcpu_reg_read(c, UC_ARM64_REG_X30) : 0;
 }
 
-/* Is [addr, addr + len) (within one page) mapped in the engine: RAM, ROM or a device window? */
-static bool engine_maps(Cpu *c, uint64_t addr, uint64_t len)
-{
-    uc_mem_region *r = NULL;
-    uint32_t n = 0;
-    bool in = false;
-    if (uc_mem_regions(c->uc, &r, &n) != UC_ERR_OK)
-        return true;
-    for (uint32_t i = 0; i < n && !in; i++)
-        in = r[i].begin <= addr && addr + len - 1 <= r[i].end;
-    uc_free(r);
-    return in;
-}
-
 /* DC ZVA writes zeros to the naturally aligned block of 4 << DCZID_EL0.BS bytes holding Xt (DDI
  * 0487, "DC ZVA, Data Cache Zero by VA" and DCZID_EL0).  On a block with nothing behind it the
  * engine's helper records the failed store and carries on: the next instructions ran before the
@@ -452,7 +438,7 @@ static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
 {
     uint64_t block = 4ull << (cp_read(c, 3, 3, 0, 0, 7) & 0xf);
     uint64_t va = xreg(c, insn & 31) & ~(block - 1);
-    if ((cp_read(c, 3, 0, 1, 0, 0) & 1) || mem_ptr(c->mem, va, block) || engine_maps(c, va, block))
+    if ((cp_read(c, 3, 0, 1, 0, 0) & 1) || mem_ptr(c->mem, va, block) || vcpu_engine_maps(c, va, block))
         return TRAP_NATIVE;
     vcpu_diag(c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, va);
     a64_take(c, TK_EXCEPTION, pc, 0, EC_DABT_CUR, 0x10 | 1u << 6, true, va);

@@ -647,7 +647,10 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     uint32_t counted = c->blk_counted;
     vcpu_retire_upto(c, pc, false);
     const ExecWatch *w = &c->cl->watch;
+    c->acc.in_trap = true;
+    c->acc.trap_pc = pc;
     TrapResult r = t->kind == TRAP_KIND_ICACHE ? (TrapResult)w->trap(w->opaque, c, pc) : c->ops->trap(c, pc, t);
+    c->acc.in_trap = false;
     if (r == TRAP_NATIVE) {
         c->ref.abandoned = false;   /* the engine executes it after all */
         if (!c->cut.active && c->blk)

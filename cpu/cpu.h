@@ -240,6 +240,10 @@ typedef struct CpuLocator {
     uint32_t idx;
     AccessKind kind;
     uint64_t last, addr;
+    /* While a trap handler emulates an instruction, every access is that instruction's (a
+     * ppc32 dcbz zeroing 32 bytes of code is recorded as two 16-byte pieces). */
+    bool in_trap;
+    uint64_t trap_pc;
 } CpuLocator;
 
 /* An access to unmapped memory (or a fetch from a device window), found by the engine hook and
@@ -481,6 +485,8 @@ void vcpu_code_store(Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
 /* Guest memory access by the CPU's backend (physical, through the machine). */
 bool vcpu_mem_read(Cpu *c, uint64_t addr, void *buf, size_t len);
 bool vcpu_mem_write(Cpu *c, uint64_t addr, const void *buf, size_t len);
+/* Is [addr, addr + len) (within one page) mapped in the CPU's engine: RAM, ROM or a device window? */
+bool vcpu_engine_maps(Cpu *c, uint64_t addr, uint64_t len);
 
 /* The backends, defined in x86_64.c, arm64.c, ppc32.c. */
 extern const CpuOps vcpu_x86_64_ops, vcpu_arm64_ops, vcpu_ppc32_ops;

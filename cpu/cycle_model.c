@@ -109,6 +109,12 @@ static const CycleTable cycle_tables[] = {
         .source = "as mpc7450; MPC7447A HW spec features (docs/cycle-model.md)",
         .cost = MPC745X_COST,
     },
+    {
+        /* The MPC7448 is the same core again (a 1 MB L2, power management): as the 7447A. */
+        .name = "mpc7448",
+        .source = "as mpc7450; MPC7448 HW spec features (docs/cycle-model.md)",
+        .cost = MPC745X_COST,
+    },
 };
 
 const CycleTable *cycle_table_find(const char *model)

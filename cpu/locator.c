@@ -35,6 +35,8 @@ static uint64_t access_found(Cpu *c, const BlockEntry *e, uint32_t i, AccessKind
 uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
 {
     BlockEntry *e = c->blk;
+    if (c->acc.in_trap)
+        return c->acc.trap_pc;
     if (!e)
         return c->ops->get_pc(c);
     if (c->cut.active)                  /* the code hook has just counted the executing instruction */

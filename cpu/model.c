@@ -12,8 +12,14 @@ static const CpuModel cpu_models[] = {
     { "cortex-a57", ARCH_ARM64, "arm,cortex-a57", UC_CPU_ARM64_A57, 0x411fd070, 0x01, 0, 0, 0, 0, 0 },
     { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034, 0x03, 0, 0, 0, 0, 0 },
     { "cortex-a72", ARCH_ARM64, "arm,cortex-a72", UC_CPU_ARM64_A72, 0x410fd083, 0x02, 0, 0, 0, 0, 0 },
-    { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_7450_V2_1, 0x80000201, 0, 0, 0, 0, 0, 0 },
-    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_7447A_V1_2, 0x80030102, 0, 0, 0, 0, 0, 0 },
+    /* ppc32: every model runs on the engine's E600 (the MPC7448 core): its hash-table walk, 8 BAT
+     * pairs, 7450 exception model and performance-monitor SPRs.  The engine's own 7450 and 7447A
+     * models implement only the 74xx software-reloaded TLB, whose miss exception no OS handles
+     * (docs/engine.md).  pmusim presents the configured model: its PVR (Linux cputable: 7450
+     * 0x8000xxxx, 7447A 0x8003xxxx, 7448 0x8004xxxx) and the SPRs it has (cpu/ppc32.c). */
+    { "mpc7450", ARCH_PPC32, "PowerPC,7450", UC_CPU_PPC32_E600, 0x80000201, 0, 0, 0, 0, 0, 0 },
+    { "mpc7447a", ARCH_PPC32, "PowerPC,7447A", UC_CPU_PPC32_E600, 0x80030102, 0, 0, 0, 0, 0, 0 },
+    { "mpc7448", ARCH_PPC32, "PowerPC,7448", UC_CPU_PPC32_E600, 0x80040201, 0, 0, 0, 0, 0, 0 },
 };
 
 const CpuModel *vcpu_model_find(Arch arch, const char *name)

@@ -1,4 +1,4 @@
-/* ppc32.c — the PowerPC 32-bit backend (MPC7450 / MPC7447A).
+/* ppc32.c — the PowerPC 32-bit backend (MPC7450 / MPC7447A / MPC7448), on the engine's E600 model.
  *
  * Entry state (supervisor, real mode, vectors at 0, ePAPR boot registers), exception entry
  * through the classic vectors with SRR0/SRR1 (MPC7450 RM ch. 4: SRR1 takes MSR bits 16-23,
@@ -7,6 +7,10 @@
  *   - mftb, mfspr/mtspr TBL/TBU/DEC: the engine crashes on them; pmusim owns the timebase
  *     (simulated time at `timebase-frequency`) and the decrementer (0x900 when DEC[0] goes 0->1);
  *   - mfspr PVR / PIR: per model / per cpu node;
+ *   - mfspr/mtspr of the SPRs the configured model and the engine's E600 do not share (the
+ *     7450's L3 registers; the 7447A/7448's SPRG4-7 and high BATs, absent on the 7450);
+ *   - dcbz: the engine crashes the host on it (docs/engine.md); emulated, with mtspr HID0 watched
+ *     for the cache enable and lock bits it depends on;
  *   - mfspr/mtspr SRR0/SRR1 and rfi: pmusim owns SRR0/SRR1 (the engine never vectors itself);
  *   - mtmsr: executed by the engine, but a pending interrupt may become takeable after it.
  * SPRs the engine keeps but has no API for (SPRGs, HIDs, BATs, MMCRs, ...) are read and written
@@ -31,13 +35,39 @@ enum { MSR_LE = 1u << 0, MSR_RI = 1u << 1, MSR_DR = 1u << 4, MSR_IR = 1u << 5, M
 #define RFI_MSR_BITS 0x87c0ff77u
 enum { SRR1_ILLEGAL = 0x00080000u, SRR1_PRIV = 0x00040000u, SRR1_TRAP = 0x00020000u };
 /* Vector offsets (MPC7450 RM table 4-2). */
-enum { VEC_EXTERNAL = 0x500, VEC_DECREMENTER = 0x900, VEC_PERFMON = 0xf00 };
+enum { VEC_MACHINE_CHECK = 0x200, VEC_EXTERNAL = 0x500, VEC_ALIGNMENT = 0x600, VEC_DECREMENTER = 0x900,
+       VEC_PERFMON = 0xf00 };
 
 /* SPR numbers, as Linux's asm/reg.h spells them (the monitor's are in pmu_mpc7450.h).  The SPR
  * field of mfspr/mtspr holds the number's two 5-bit halves swapped (spr_of, spr_field); numbers
  * with bit SPRN_PRIV_BIT set are privileged (PowerPC OEA book III, 3.3.1). */
 enum { SPRN_DEC = 22, SPRN_SRR0 = 26, SPRN_SRR1 = 27, SPRN_TBRL = 268, SPRN_TBRU = 269, SPRN_TBWL = 284,
-       SPRN_TBWU = 285, SPRN_PVR = 287, SPRN_PIR = 1023, SPRN_PRIV_BIT = 0x10 };
+       SPRN_TBWU = 285, SPRN_PVR = 287, SPRN_HID0 = 1008, SPRN_PIR = 1023, SPRN_PRIV_BIT = 0x10 };
+/* The SPRs the 7450 has and the 7447A/7448 (and so the engine's E600) do not: the L3 cache
+ * interface (the MPC7450 family product brief: "The MPC7441, MPC7445, MPC7447, MPC7447A, and
+ * MPC7448 do not support the L3 cache and the L3 interface").  The set is the engine's own 7450
+ * model's (QEMU gen_l3_ctrl and init_proc_7450), which pmusim presented until the E600 move. */
+enum { SPRN_L3PM = 983, SPRN_L3ITCR0 = 984, SPRN_L3OHCR = 1000, SPRN_L3ITCR1 = 1001, SPRN_L3ITCR2 = 1002,
+       SPRN_L3ITCR3 = 1003, SPRN_L3CR = 1018 };
+static const uint16_t l3_sprs[] = { SPRN_L3PM, SPRN_L3ITCR0, SPRN_L3OHCR, SPRN_L3ITCR1, SPRN_L3ITCR2,
+                                    SPRN_L3ITCR3, SPRN_L3CR };
+/* The SPRs the E600 has and the 7450 does not: SPRG4-7 with their user read aliases USPRG4-7,
+ * and the high BATs IBAT4-7/DBAT4-7 (the 7455 and later: Linux's CPU_FTR_HAS_HIGH_BATS is in
+ * every 745x entry of its cputable but the 7450's; the engine's 7450 model has neither).
+ * TODO(issue 12): with the guest MMU, the engine's E600 translates through all eight BAT pairs
+ * (QEMU mmu-hash32.c loops over nb_BATs) whatever HID0[HIGH_BAT_EN], the bit that enables BATs
+ * 4-7 on the 7447A/7448 (Linux HID0_HIGH_BAT).  On a 7450 they stay 0 (invalid): no difference. */
+enum { SPRN_USPRG4 = 260, SPRN_USPRG7 = 263, SPRN_SPRG4 = 276, SPRN_SPRG7 = 279, SPRN_IBAT4U = 560,
+       SPRN_DBAT7L = 575 };
+/* The PVR's version field (upper half) of the MPC7450 (Linux cputable, cpu_setup_6xx.S). */
+#define PVR_VER_7450 0x8000u
+/* HID0 bits dcbz depends on: the data cache is enabled, the data cache is locked (Linux
+ * asm/reg.h HID0_DCE, HID0_DLOCK; MPC7400 UM §3.5.1: "HID0[DCE] is cleared on power-up"). */
+enum { HID0_DCE = 1u << 14, HID0_DLOCK = 1u << 12 };
+/* The L1 data cache block: 32 bytes on every MPC7450-family part (MPC7450 RM ch. 3: 32-Kbyte
+ * eight-way L1 caches of 32-byte blocks; Linux's L1_CACHE_SHIFT 5 for book3s/32; the engine's
+ * E600 has dcache_line_size = 32). */
+#define DCACHE_BLOCK 32u
 
 /* Primary opcodes (bits 0-5) and the extended opcodes (XO, bits 21-30) of the instructions pmusim
  * looks at, as Linux spells them (asm/ppc-opcode.h, kvm/book3s_emulate.c). */
@@ -47,7 +77,7 @@ enum {
     OP_31_XOP_TRAP = 4, OP_31_XOP_MFMSR = 83, OP_31_XOP_MTMSR = 146, OP_31_XOP_MTSR = 210, OP_31_XOP_MTSRIN = 242,
     OP_31_XOP_TLBIE = 306, OP_31_XOP_MFSPR = 339, OP_31_XOP_TLBIA = 370, OP_31_XOP_MFTB = 371,
     OP_31_XOP_MTSPR = 467, OP_31_XOP_DCBI = 470, OP_31_XOP_TLBSYNC = 566, OP_31_XOP_MFSR = 595,
-    OP_31_XOP_MFSRIN = 659, OP_31_XOP_TLBLD = 978, OP_31_XOP_TLBLI = 1010,
+    OP_31_XOP_MFSRIN = 659, OP_31_XOP_TLBLD = 978, OP_31_XOP_TLBLI = 1010, OP_31_XOP_DCBZ = 1014,
 };
 /* Whole instructions pmusim assembles for its stubs, with r0 as the GPR (asm/ppc-opcode.h). */
 #define PPC_INST_MFSPR 0x7c0002a6u      /* mfspr r0, SPR (| spr_field) */
@@ -56,7 +86,7 @@ enum {
 #define PPC_INST_MTSR 0x7c0001a4u       /* mtsr SR, r0 (| SR << 16) */
 
 /* Trap-site kinds. */
-enum { T_MFTB = 1, T_MFSPR, T_MTSPR, T_RFI, T_MTMSR };
+enum { T_MFTB = 1, T_MFSPR, T_MTSPR, T_RFI, T_MTMSR, T_DCBZ };
 
 #define EPAPR_MAGIC 0x45504150u
 #define STUB_PAGE 0xfeff0000ull         /* private page for SPR stubs (not in the machine's map) */
@@ -71,6 +101,8 @@ typedef struct PpcCpu {
     Event dec_event;
     uint32_t pir;
     Mpc7450Pmu pmu;                     /* the performance monitor (0xF00) */
+    uint32_t hid0;                      /* the engine's HID0, as last written (dcbz reads DCE, DLOCK) */
+    uint32_t l3[ARRAY_SIZE(l3_sprs)];   /* the 7450's L3 SPRs (l3_sprs order): plain storage */
     uint8_t *stub;                      /* host memory of STUB_PAGE */
 } PpcCpu;
 
@@ -99,6 +131,36 @@ static void set_gpr(Cpu *c, unsigned n, uint32_t v)
 static unsigned spr_of(uint32_t w)
 {
     return ((w >> 16) & 0x1f) | ((w >> 11) & 0x1f) << 5;
+}
+
+/* ------------------------------------------------------------------ the configured model's SPRs */
+
+static bool model_is_7450(const Cpu *c)
+{
+    return (c->model->id >> 16) == PVR_VER_7450;
+}
+
+/* The slot in PpcCpu.l3 of an L3 SPR the configured model has (only the 7450 has any), or -1. */
+static int l3_slot(const Cpu *c, unsigned spr)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(l3_sprs) && model_is_7450(c); i++)
+        if (l3_sprs[i] == spr)
+            return (int)i;
+    return -1;
+}
+
+/* An SPR the engine's E600 implements and the configured model does not. */
+static bool model_lacks(const Cpu *c, unsigned spr)
+{
+    return model_is_7450(c) && ((spr >= SPRN_USPRG4 && spr <= SPRN_USPRG7) ||
+                                (spr >= SPRN_SPRG4 && spr <= SPRN_SPRG7) ||
+                                (spr >= SPRN_IBAT4U && spr <= SPRN_DBAT7L));
+}
+
+/* An mfspr/mtspr pmusim answers for the configured model rather than the engine. */
+static bool model_spr(const Cpu *c, unsigned spr)
+{
+    return l3_slot(c, spr) >= 0 || model_lacks(c, spr);
 }
 
 /* ------------------------------------------------------------------ time base, decrementer */
@@ -312,6 +374,8 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     if (op != OP_31)
         return 0;
     switch (xo) {
+    case OP_31_XOP_DCBZ:
+        return T_DCBZ;
     case OP_31_XOP_MFTB:
         return T_MFTB;
     case OP_31_XOP_MTMSR:
@@ -319,13 +383,13 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     case OP_31_XOP_MFSPR:
         return spr == SPRN_DEC || spr == SPRN_SRR0 || spr == SPRN_SRR1 || spr == SPRN_TBRL || spr == SPRN_TBRU ||
                        spr == SPRN_TBWL || spr == SPRN_TBWU || spr == SPRN_PVR || spr == SPRN_PIR ||
-                       mpc7450_pmu_owns(spr)
+                       mpc7450_pmu_owns(spr) || model_spr(c, spr)
                    ? T_MFSPR
                    : 0;
     case OP_31_XOP_MTSPR:
         return spr == SPRN_DEC || spr == SPRN_SRR0 || spr == SPRN_SRR1 || spr == SPRN_TBWL || spr == SPRN_TBWU ||
                        spr == SPRN_TBRL || spr == SPRN_TBRU || spr == SPRN_PVR || spr == SPRN_PIR ||
-                       mpc7450_pmu_owns(spr)
+                       spr == SPRN_HID0 || mpc7450_pmu_owns(spr) || model_spr(c, spr)
                    ? T_MTSPR
                    : 0;
     default:
@@ -360,6 +424,99 @@ static bool pmu_spr(Cpu *c, uint32_t pc, unsigned spr, unsigned rd, bool write, 
     return true;
 }
 
+/* An SPR of the configured model's own (model_spr); 0, or the program exception's SRR1 reason.
+ * The 7450's L3 registers are plain supervisor storage (the engine's 7450 model kept them so; no
+ * L3 is modelled).  An SPR the model lacks is an illegal-instruction program exception: the 74xx
+ * decode the whole SPR field ("The MPC7400 fully decodes the SPR field of the instruction.  If an
+ * undefined SPR is specified, a program exception is taken", MPC7400 UM §4.6.7), privileged first
+ * in problem state when the number has the privileged bit (PEM §6.4.7: a privileged-instruction
+ * program exception for spr[0] = 1 with MSR[PR] = 1).  The engine's 7450 model, like QEMU, made
+ * an undefined SPR a no-op in supervisor state; the SPRs no model has still are (docs/engine.md). */
+static uint32_t model_spr_access(Cpu *c, unsigned spr, unsigned rd, bool write, bool user)
+{
+    PpcCpu *p = PPC(c);
+    int slot = l3_slot(c, spr);
+    if (user && (slot >= 0 || (spr & SPRN_PRIV_BIT)))
+        return SRR1_PRIV;               /* the L3 registers are supervisor-only, 1000-1003 included */
+    if (slot < 0)
+        return SRR1_ILLEGAL;
+    if (write)
+        p->l3[slot] = gpr(c, rd);
+    else
+        set_gpr(c, rd, p->l3[slot]);
+    return 0;
+}
+
+/* dcbz's exception with the MMU off: the machine check of an access with nothing behind it (a
+ * checkstop with MSR[ME] = 0), as ppc_mem_fault. */
+static TrapResult dcbz_bus_error(Cpu *c, uint32_t pc, uint32_t line)
+{
+    vcpu_diag(c, pc, "bus-error", "dcbz of unbacked physical address 0x%08" PRIx32 ": machine check", line);
+    if (!(vcpu_reg_read(c, UC_PPC_REG_MSR) & MSR_ME)) {
+        vcpu_stop(c, CPU_DEAD, "checkstop");
+        vcpu_exit(c, EXIT_HUNG, "checkstop");
+        return TRAP_FAULTED;
+    }
+    ppc_take(c, TK_EXCEPTION, VEC_MACHINE_CHECK, pc, 0);
+    return TRAP_FAULTED;
+}
+
+/* Zero the data cache block at `line` through pmusim's store paths: RAM (a block holding code goes
+ * through the code-write chokepoint, vcpu_mem_write), ROM (ignored, as any store to it), a device
+ * window, or nothing. */
+static TrapResult dcbz_store(Cpu *c, uint32_t pc, uint32_t line)
+{
+    static const uint8_t zero[DCACHE_BLOCK];
+    RamBlock *b = mem_block(c->mem, line);
+    if (b && b->rom) {
+        vcpu_diag(c, pc, "rom-write", "dcbz of ROM at 0x%08" PRIx32 " ignored", line);
+        return TRAP_DONE;
+    }
+    if (vcpu_mem_write(c, line, zero, sizeof zero))
+        return TRAP_DONE;
+    if (!vcpu_engine_maps(c, line, sizeof zero))
+        return dcbz_bus_error(c, pc, line);
+    /* Real-mode data accesses are cacheable (below), so the hardware establishes a zeroed block
+     * that reaches the device when it is cast out; without a data cache model, as every other
+     * real-mode store to a device, it reaches the device now. */
+    vcpu_diag(c, pc, "dcbz-device", "dcbz of device window 0x%08" PRIx32 ": 32 zero bytes written to the device",
+              line);
+    if (uc_mem_write(c->uc, line, zero, sizeof zero) != UC_ERR_OK)
+        return dcbz_bus_error(c, pc, line);
+    return TRAP_DONE;
+}
+
+/* dcbz rA, rB zeroes the 32-byte block holding EA = (rA|0) + rB (PEM "dcbz"; MPC7450 RM ch. 3).
+ * The engine's helper crashes the host (docs/engine.md), so the engine never runs it.
+ * - A disabled or locked data cache (HID0[DCE] = 0 or HID0[DLOCK] = 1) makes it an alignment
+ *   exception ("Executing a dcbz instruction to a disabled or locked data cache generates an
+ *   alignment exception", MPC7400 UM §3.5.3.3, which the 7450 family keeps; Linux's 32-bit memset
+ *   skips its dcbz loop until the caches are on: patch__memset_nocache).  DAR and DSISR are the
+ *   engine's SPRs, out of reach from here: the diag says they are not set.
+ * - So does a write-through or caching-inhibited page (same section).  With MSR[DR] = 0 data
+ *   accesses are caching-allowed, write-back, coherent and guarded (WIMG = 0011, PEM §5.2 real
+ *   addressing mode), so that cannot happen yet.
+ * TODO(issue 12): when the guest MMU lands (MSR[DR] = 1), translate EA through the BATs and the
+ * page table as a store: no translation or no write permission is a DSI (DAR = EA, DSISR store
+ * bit plus the cause), and the W or I bit of the page or block is the alignment exception above. */
+static TrapResult ppc_dcbz(Cpu *c, uint32_t pc, uint32_t w)
+{
+    PpcCpu *p = PPC(c);
+    unsigned ra = (w >> 16) & 0x1f, rb = (w >> 11) & 0x1f;
+    uint32_t ea = (ra ? gpr(c, ra) : 0) + gpr(c, rb), line = ea & ~(DCACHE_BLOCK - 1);
+    if (!(p->hid0 & HID0_DCE) || (p->hid0 & HID0_DLOCK)) {
+        vcpu_diag(c, pc, "alignment", "dcbz 0x%08" PRIx32 " with the data cache %s (HID0 0x%08" PRIx32
+                  "): alignment exception; DAR and DSISR are not set", ea,
+                  p->hid0 & HID0_DCE ? "locked" : "disabled", p->hid0);
+        ppc_take(c, TK_EXCEPTION, VEC_ALIGNMENT, pc, 0);
+        return TRAP_FAULTED;
+    }
+    TrapResult r = dcbz_store(c, pc, line);
+    if (r == TRAP_DONE)
+        vcpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
+    return r;
+}
+
 static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
 {
     PpcCpu *p = PPC(c);
@@ -369,7 +526,10 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     uint32_t msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
     bool user = msr & MSR_PR;
     uint64_t tb;
+    uint32_t why;
     switch (t->kind) {
+    case T_DCBZ:
+        return ppc_dcbz(c, pc, w);
     case T_MFTB:
         if (spr != SPRN_TBRL && spr != SPRN_TBRU)
             goto illegal;
@@ -380,6 +540,11 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         if (mpc7450_pmu_owns(spr)) {
             if (!pmu_spr(c, pc, spr, rd, false, user))
                 return TRAP_FAULTED;
+            break;
+        }
+        if (model_spr(c, spr)) {
+            if ((why = model_spr_access(c, spr, rd, false, user)))
+                goto program;
             break;
         }
         if (user && spr != SPRN_TBRL && spr != SPRN_TBRU)
@@ -402,6 +567,11 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             vcpu_retire_upto(c, pc, true);       /* takes effect when it completes */
             if (!pmu_spr(c, pc, spr, rd, true, user))
                 return TRAP_FAULTED;
+            break;
+        }
+        if (model_spr(c, spr)) {
+            if ((why = model_spr_access(c, spr, rd, true, user)))
+                goto program;
             break;
         }
         if (user)
@@ -429,6 +599,7 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             break;
         }
         case SPRN_PIR: p->pir = v; break;
+        case SPRN_HID0: p->hid0 = v; return TRAP_NATIVE;    /* the engine keeps HID0 too */
         default: goto illegal;                          /* TBL/TBU read numbers, PVR: read-only */
         }
         break;
@@ -457,6 +628,9 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     return TRAP_DONE;
 privileged:
     ppc_program(c, pc, SRR1_PRIV);
+    return TRAP_FAULTED;
+program:
+    ppc_program(c, pc, why);
     return TRAP_FAULTED;
 illegal:
     ppc_program(c, pc, SRR1_ILLEGAL);
@@ -512,6 +686,9 @@ static const uint16_t engine_sprs[] = {
     560, 561, 562, 563, 564, 565, 566, 567, 568, 569, 570, 571, 572, 573, 574, 575,
     1017, 1019, 1020, 1021, 1022, 1014, 1016, 1010, 1013, 282,
 };
+/* Added in state version 2: SPRG4-7, which the 7447A, the 7448 and the engine's E600 have (the
+ * 7450 does not: model_lacks keeps them at 0 there). */
+static const uint16_t engine_sprs_v2[] = { SPRN_SPRG4, SPRN_SPRG4 + 1, SPRN_SPRG4 + 2, SPRN_SPRG7 };
 
 /* The PMU's time-base event source (PMC_SRC_EXT) reads this CPU's time base. */
 static uint64_t pmu_tb_now(void *c)
@@ -631,8 +808,9 @@ static void ppc_set_pc(Cpu *c, uint64_t pc)
 static const int ppc_saved_regs[] = { UC_PPC_REG_PC,  UC_PPC_REG_LR, UC_PPC_REG_CTR,
                                       UC_PPC_REG_XER, UC_PPC_REG_CR, UC_PPC_REG_FPSCR };
 
-/* Raise when a field is added (base/state.h). */
-#define PPC_STATE_VERSION 1u
+/* Raise when a field is added (base/state.h).  2: SPRG4-7 (engine_sprs_v2) and the 7450's L3
+ * SPRs (l3). */
+#define PPC_STATE_VERSION 2u
 
 static const StateField ppc_fields[] = {
     STATE_FIELD(PpcCpu, srr0),
@@ -642,6 +820,7 @@ static const StateField ppc_fields[] = {
     STATE_FIELD(PpcCpu, dec_tb),
     STATE_BOOL(PpcCpu, dec_pending),
     STATE_FIELD(PpcCpu, pir),
+    STATE_ARRAY_V(PpcCpu, l3, 2),
 };
 
 static void ppc_save(Cpu *c, Blob *b)
@@ -659,6 +838,8 @@ static void ppc_save(Cpu *c, Blob *b)
     }
     for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++)
         blob_u32(b, stub_mfspr(c, engine_sprs[i]));
+    for (size_t i = 0; i < ARRAY_SIZE(engine_sprs_v2); i++)
+        blob_u32(b, stub_mfspr(c, engine_sprs_v2[i]));
     for (unsigned sr = 0; sr < 16; sr++)                /* mfsr r0, sr */
         blob_u32(b, stub_run(c, PPC_INST_MFSR | sr << 16, 0));
     blob_u64(b, vcpu_reg_read(c, UC_PPC_REG_MSR));       /* last: it may switch the MMU on */
@@ -684,8 +865,14 @@ static bool ppc_load(Cpu *c, BlobReader *r)
         uint64_t f = br_u64(r);
         uc_reg_write(c->uc, UC_PPC_REG_FPR0 + i, &f);
     }
-    for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++)
-        stub_mtspr(c, engine_sprs[i], br_u32(r));
+    for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++) {
+        uint32_t v = br_u32(r);
+        stub_mtspr(c, engine_sprs[i], v);
+        if (engine_sprs[i] == SPRN_HID0)
+            p->hid0 = v;                                /* dcbz's view of it */
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(engine_sprs_v2) && r->version >= 2; i++)
+        stub_mtspr(c, engine_sprs_v2[i], br_u32(r));
     for (unsigned sr = 0; sr < 16; sr++)                /* mtsr sr, r0 */
         stub_run(c, PPC_INST_MTSR | sr << 16, br_u32(r));
     uint64_t msr = br_u64(r);

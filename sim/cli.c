@@ -34,7 +34,7 @@ static const CliOption run_options[] = {
     { "machine", "FILE", O_MACHINE, false, NULL, "device tree (.dts or .dtb) replacing the built-in board" },
     { "cpus", "N", O_CPUS, false, NULL, "number of CPUs, 1 to 16 (clones the first cpu node)" },
     { "cpu-model", "NAME", O_CPU_MODEL, false, NULL,
-      "x86_64: generic (default), core2duo; arm64: cortex-a57\n(default), cortex-a53, cortex-a72; ppc32: mpc7450 (default),\nmpc7447a" },
+      "x86_64: generic (default), core2duo; arm64: cortex-a57\n(default), cortex-a53, cortex-a72; ppc32: mpc7450 (default),\nmpc7447a, mpc7448" },
     { "bootargs", "STR", O_BOOTARGS, false, NULL, "/chosen/bootargs" },
     { "dump-dtb", NULL, O_DUMP_DTB, false, NULL, "print the effective device tree as DTS and exit" },
     { "load-addr", "ADDR", O_LOAD_ADDR, false, "Guest image:", "KERNEL is a raw binary loaded at ADDR (needs --arch)" },

@@ -136,6 +136,17 @@ check "checkpoint of an older x86_64 model: the guest ran to its end" grep -q "e
 same_end "checkpoint of an older x86_64 model" "$T/old-full" "$T/old-rest"
 # The same guest saved in its x87 phase by this pmusim: the x87 stack and control word go on.
 continuation x86_64-x87 800000 "$x87bin" - $x87
+# A ppc32 checkpoint written on the engine's 7450 model, its ppc32 section at version 1 (no
+# SPRG4-7, no L3 registers; tests/e2e/data/README), before the guest's first dcbz.  It restores
+# on the E600 model, and the run ends as the uninterrupted run does (the guest's own checks of
+# dcbz and of the model's SPRs pass: status 1).
+ppc="--quantum 10 --arch ppc32 --load-addr 0"
+ppcbin=$data/ppc32-dcbz.bin
+gzip -dc "$data/ppc32-before-e600.ck.gz" >"$T/oldppc.ck"
+run "$T/oldppc-full" --stats --trace "$T/oldppc-full.trace" $ppc "$ppcbin"
+run "$T/oldppc-rest" --stats --trace "$T/oldppc-rest.trace" $ppc --restore "$T/oldppc.ck" "$ppcbin"
+check "checkpoint of an older ppc32 model: the guest passed its checks" [ "$(cat "$T/oldppc-full.status")" = 1 ]
+same_end "checkpoint of an older ppc32 model" "$T/oldppc-full" "$T/oldppc-rest"
 
 # A run that ends before the checkpoint point says the file was not written.
 run "$T/late" --save-at 10000:"$T/late.ck" "$GUESTS/ppc32/smp.elf"

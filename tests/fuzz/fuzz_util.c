@@ -465,7 +465,7 @@ uint64_t fz_gt_ring_base(Arch arch)
 /* ------------------------------------------------------------------ option header */
 
 static const char *const models[] = {
-    "generic", "core2duo", "cortex-a57", "cortex-a53", "cortex-a72", "mpc7450", "mpc7447a",
+    "generic", "core2duo", "cortex-a57", "cortex-a53", "cortex-a72", "mpc7450", "mpc7447a", "mpc7448",
     "PowerPC,7450", "arm,cortex-a53", "no-such-cpu",
 };
 

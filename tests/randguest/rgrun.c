@@ -73,7 +73,10 @@ static void rg_config(const char *arch, uint64_t s, Config *c)
     switch (s / 2 % 7) {
     case 1:
         c->args[c->nargs++] = "--cpu-model";
-        c->args[c->nargs++] = !strcmp(arch, "x86_64") ? "core2duo" : !strcmp(arch, "arm64") ? "cortex-a53" : "mpc7447a";
+        c->args[c->nargs++] = !strcmp(arch, "x86_64") ? "core2duo"
+                              : !strcmp(arch, "arm64") ? "cortex-a53"
+                              : s / 14 % 2         ? "mpc7448"
+                                                   : "mpc7447a";
         break;
     case 2:
         snprintf(c->quantum, sizeof c->quantum, "%u", (unsigned)(1000 + s % 5000));

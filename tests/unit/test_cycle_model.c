@@ -283,7 +283,7 @@ END_TEST
 /* ------------------------------------------------------------------ tables */
 
 static const char *const model_names[] = {
-    "x86-64-generic", "cortex-a53", "cortex-a57", "cortex-a72", "mpc7450", "mpc7447a",
+    "x86-64-generic", "cortex-a53", "cortex-a57", "cortex-a72", "mpc7450", "mpc7447a", "mpc7448",
 };
 
 START_TEST(cycle_table_every_model_exists)
@@ -320,7 +320,7 @@ END_TEST
 
 START_TEST(cycle_table_mpc7450_div_exceeds_mul_exceeds_alu)
 {
-    static const char *const ppc[] = { "mpc7450", "mpc7447a" };
+    static const char *const ppc[] = { "mpc7450", "mpc7447a", "mpc7448" };
     for (size_t i = 0; i < ARRAY_SIZE(ppc); i++) {
         const CycleTable *t = cycle_table_find(ppc[i]);
         ck_assert_ptr_nonnull(t);

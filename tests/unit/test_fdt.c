@@ -113,6 +113,10 @@ START_TEST(cpu_model_and_bootargs_options_edit_the_tree)
     o = (FdtOptions){ .cpu_model = "mpc7447a" };
     d = parse_ok(ARCH_PPC32, &o);
     ck_assert_uint_eq(d.cpus[0].model->id, 0x80030102);
+    o = (FdtOptions){ .cpu_model = "mpc7448" };
+    d = parse_ok(ARCH_PPC32, &o);
+    ck_assert_uint_eq(d.cpus[0].model->id, 0x80040201);      /* MPC7448 v2.1 (Linux cputable 0x8004xxxx) */
+    ck_assert_str_eq(d.cpus[0].model->compatible, "PowerPC,7448");
     o = (FdtOptions){ .cpu_model = "pentium" };
     const char *msg = build_error(ARCH_X86_64, &o);
     ck_assert_msg(strstr(msg, "unknown") && strstr(msg, "generic"), "%s", msg);
