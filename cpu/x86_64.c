@@ -30,7 +30,7 @@ enum { RFLAGS_TF = 1 << 8, RFLAGS_IF = 1 << 9, RFLAGS_NT = 1 << 14, RFLAGS_RF = 
 
 /* Trap-site kinds. */
 enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND, T_STI, T_POPF, T_SYSRET,
-       T_FAR, T_MOVCR0 };
+       T_FAR, T_MOVCR0, T_SYSCALL };
 
 /* MSRs. @see Intel SDM vol. 4 */
 enum {
@@ -204,6 +204,8 @@ static bool has_error_code(unsigned vec)
            vec == X86_PF || vec == X86_AC || vec == 21;
 }
 
+static bool engine_set_cpl(Cpu *c, unsigned cpl);
+
 /* Try to deliver vector `vec` through the IDT; RIP must already hold the return address.
  * On failure nothing has changed and fvec/ferr say which fault the attempt raised. */
 static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, TraceKind kind,
@@ -287,6 +289,8 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
     if (type == 0xe)
         rflags &= ~(uint64_t)RFLAGS_IF;
     vcpu_reg_write(c, UC_X86_REG_RFLAGS, rflags);
+    if (new_cpl < cpl && !engine_set_cpl(c, new_cpl))
+        vcpu_internal_error(c, "cannot enter CPL %u: the engine's mode flags were not found", new_cpl);
     if (new_ss != ss)
         vcpu_reg_write(c, UC_X86_REG_SS, new_ss);
     vcpu_reg_write(c, UC_X86_REG_RSP, new_rsp);
@@ -608,7 +612,9 @@ static size_t find_hflags(uc_engine *uc, uc_context *ctx, size_t n)
         uc_context_save(uc, ctx) != UC_ERR_OK)
         return 0;
     const uint8_t *p = (const uint8_t *)ctx;
-    for (size_t off = 0; off + CTX_HFLAGS_AFTER_RIP + CTX_CS_SEL_AFTER_HFLAGS + 4 <= n; off += 8) {
+    /* 4-byte steps: Unicorn 2.1's context header puts the CPU state at an offset that is not a
+     * multiple of 8 (RIP at byte 148 of a 5552-byte context), and 8-byte steps missed it. */
+    for (size_t off = 0; off + CTX_HFLAGS_AFTER_RIP + CTX_CS_SEL_AFTER_HFLAGS + 4 <= n; off += 4) {
         uint64_t v;
         uint32_t hf, sel;
         memcpy(&v, p + off, 8);
@@ -639,6 +645,26 @@ static void engine_inflight_init(Cpu *c)
 }
 
 /* Set the engine's exception in flight (-1: none). */
+/* The engine keeps the CPL in its hflags (QEMU target/i386/cpu.h HF_CPL_MASK, bits 1:0, set
+ * from SS's DPL when SS is loaded) and checks every selector pmusim writes against it
+ * (uc_check_cpu_x86_load_seg, as helper_load_seg): at CPL 3 it refuses the kernel's DPL-0 SS
+ * and CS.  A privilege raise that pmusim performs (an exception or interrupt from CPL 3,
+ * SYSCALL) lowers it first, in the saved context; false if the layout is unknown. */
+enum { HF_CPL_BITS = 3u };
+
+static bool engine_set_cpl(Cpu *c, unsigned cpl)
+{
+    X86Cpu *x = X86(c);
+    uint32_t hf;
+    if (!x->hflags_off || uc_context_save(c->uc, x->engine_ctx) != UC_ERR_OK)
+        return false;
+    uint8_t *p = (uint8_t *)x->engine_ctx + x->hflags_off;
+    memcpy(&hf, p, 4);
+    hf = (hf & ~HF_CPL_BITS) | cpl;
+    memcpy(p, &hf, 4);
+    return uc_context_restore(c->uc, x->engine_ctx) == UC_ERR_OK;
+}
+
 static void engine_inflight_set(Cpu *c, int32_t v)
 {
     X86Cpu *x = X86(c);
@@ -842,8 +868,9 @@ static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     case X86_INS_STI: return T_STI;
     case X86_INS_POPF: case X86_INS_POPFQ: return T_POPF;
     case X86_INS_SYSRET: return T_SYSRET;
+    case X86_INS_SYSCALL: return T_SYSCALL;
     case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF: case X86_INS_RETFQ:
-    case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_SYSEXIT: return T_FAR;
+    case X86_INS_SYSENTER: case X86_INS_SYSEXIT: return T_FAR;
     case X86_INS_MOV:
         return insn->detail->x86.op_count == 2 && insn->detail->x86.operands[0].type == X86_OP_REG &&
                        insn->detail->x86.operands[0].reg == X86_REG_CR0 ? T_MOVCR0 : 0;
@@ -883,6 +910,36 @@ static bool cr0_write_faults(uint64_t v)
 {
     enum { CR0_PE = 1u << 0, CR0_NW = 1u << 29, CR0_CD = 1u << 30, CR0_PG = 1u << 31 };
     return (v >> 32) || !(v & CR0_PG) || !(v & CR0_PE) || ((v & CR0_NW) && !(v & CR0_CD));
+}
+
+/* SYSCALL (Intel SDM vol. 2B "SYSCALL"), which the engine does not perform (its helper only
+ * calls UC_HOOK_INSN hooks and moves RIP on): RCX and R11 take RIP and RFLAGS, CS and SS come
+ * from IA32_STAR[47:32] (CS) and that + 8 (SS), RFLAGS loses the IA32_FMASK bits and RF, RIP
+ * comes from IA32_LSTAR, CPL 0.  #UD without EFER.SCE or outside 64-bit mode.  The engine loads
+ * CS and SS from the GDT, where SYSCALL loads fixed flat descriptors: the two agree for a GDT
+ * laid out for SYSCALL (as Linux's is). */
+enum { EFER_SCE_BIT = 1u << 0 };
+
+static TrapResult x86_syscall(Cpu *c, uint64_t pc, uint64_t next)
+{
+    if (!(msr_engine_read(c, MSR_EFER) & EFER_SCE_BIT) || x86_decode_mode(c) != CS_MODE_64) {
+        vcpu_reg_write(c, UC_X86_REG_RIP, pc);
+        x86_fault(c, X86_UD, 0);
+        return TRAP_FAULTED;
+    }
+    uint64_t rflags = vcpu_reg_read(c, UC_X86_REG_RFLAGS), star = msr_engine_read(c, MSR_STAR);
+    uint16_t sel = (uint16_t)(star >> 32) & 0xfffc;
+    vcpu_reg_write(c, UC_X86_REG_RCX, next);
+    vcpu_reg_write(c, UC_X86_REG_R11, rflags & ~(uint64_t)RFLAGS_RF);
+    if (!engine_set_cpl(c, 0))
+        vcpu_internal_error(c, "cannot enter CPL 0: the engine's mode flags were not found");
+    vcpu_reg_write(c, UC_X86_REG_SS, sel + 8u);
+    vcpu_reg_write(c, UC_X86_REG_CS, sel);
+    vcpu_reg_write(c, UC_X86_REG_RFLAGS, rflags & ~msr_engine_read(c, MSR_FMASK) & ~(uint64_t)RFLAGS_RF);
+    vcpu_reg_write(c, UC_X86_REG_RIP, msr_engine_read(c, MSR_LSTAR));
+    X86(c)->mode_dirty = true;          /* CPL 0: the PMU's OS/USR filters (x86_take_interrupt) */
+    vcpu_request_stop(c);
+    return TRAP_DONE;
 }
 
 static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
@@ -963,6 +1020,8 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         if (cpl || (x86_decode_mode(c) == CS_MODE_64 && cr0_write_faults(movcr0_source(c, t))))
             goto gp;
         return TRAP_NATIVE;
+    case T_SYSCALL:
+        return x86_syscall(c, pc, next);
     case T_FAR:
         x->mode_dirty = true;        /* a new CS may change the code mode: see x86_decode_mode */
         vcpu_request_stop(c);
