@@ -98,17 +98,63 @@ static void code_cases(const unsigned long *syn)
     failed += before != 3 || after != 4;
 }
 
+/* User mode: the faults of the architecture's user program (paging_run_user), each fixed by
+ * the handler in turn, then its system call. */
+static const struct { unsigned page; enum paging_prot fixed; } user_plan[] = {
+    { 10, PG_USER_RW }, { 12, PG_USER_RW }, { 13, PG_USER_RO },
+};
+static struct { unsigned long addr, syndrome; } user_seen[3];
+static unsigned user_taken;
+
+static void on_user_fault(struct trap_frame *f)
+{
+    if (user_taken >= 3)
+        panic("paging: an unexpected user fault at 0x%lx\n", paging_fault_address(f));
+    user_seen[user_taken].addr = paging_fault_address(f);
+    user_seen[user_taken].syndrome = paging_fault_syndrome(f);
+    paging_map(user_plan[user_taken].page, (unsigned long)pool[user_plan[user_taken].page],
+               user_plan[user_taken].fixed);
+    user_taken++;
+}
+
+static void user_cases(const unsigned long *syn)
+{
+    static const unsigned long offset[] = { 0xa020, 0xc008, 0xd000 };
+    static const char *const what[] = { "user read, not present", "user write, read-only",
+                                        "user read, supervisor page" };
+    paging_map(9, (unsigned long)pool[9], PG_USER_RX);
+    paging_map(10, 0, PG_NONE);
+    paging_map(11, (unsigned long)pool[11], PG_USER_RW);      /* the user stack */
+    paging_map(12, (unsigned long)pool[12], PG_USER_RO);
+    paging_map(13, (unsigned long)pool[13], PG_RW);
+    trap_set_handler(paging_fault_trapno(), on_user_fault);
+    unsigned long calls = paging_run_user(pool[9], window_page(9), window_page(12));
+    trap_set_handler(paging_fault_trapno(), on_fault);
+    for (unsigned i = 0; i < 3; i++) {
+        bool good = i < user_taken && user_seen[i].addr == paging_window + offset[i] &&
+                    user_seen[i].syndrome == syn[5 + i];
+        printf("paging: %s: fault at window+0x%lx syndrome=0x%lx: %s\n", what[i],
+               user_seen[i].addr - paging_window, user_seen[i].syndrome, good ? "ok" : "WRONG");
+        failed += !good;
+    }
+    unsigned long answer = *(volatile unsigned long *)window_page(10);
+    printf("paging: user system calls %lu, answer %lu: %s\n", calls, answer,
+           calls == 1 && answer == 42 ? "ok" : "WRONG");
+    failed += calls != 1 || answer != 42;
+}
+
 int main(void)
 {
     /* The syndromes each case must report, per architecture. */
 #if defined(__x86_64__)
     /* #PF error code: P 1, W/R 2, U/S 4, RSVD 8, I/D 16 (Intel SDM vol. 3A §4.7) */
-    static const unsigned long syn[] = { 0x0, 0x2, 0x3, 0x11, 0x9 };
+    static const unsigned long syn[] = { 0x0, 0x2, 0x3, 0x11, 0x9, 0x4, 0x7, 0x5 };
 #endif
     paging_arch_init();
     trap_set_handler(paging_fault_trapno(), on_fault);
     data_cases(syn);
     code_cases(syn);
+    user_cases(syn);
     if (failed) {
         printf("paging: %u failed\n", failed);
         return GUEST_EXIT_FAIL;

@@ -15,7 +15,7 @@
 #define PAGING_PAGE 4096ul
 
 /* How a window page is mapped. */
-enum paging_prot { PG_NONE, PG_RO, PG_RW, PG_RWX, PG_RW_NX_RESERVED };
+enum paging_prot { PG_NONE, PG_RO, PG_RW, PG_RWX, PG_RW_NX_RESERVED, PG_USER_RO, PG_USER_RW, PG_USER_RX };
 
 extern unsigned long paging_window;                 /* the window's first virtual address */
 
@@ -34,5 +34,12 @@ unsigned paging_used_bits(unsigned i);
  * different instruction counts where the ISA allows it (x86): under --icount-check a CPU that
  * counted stale code, decoded before a remap or a write, shows. */
 void paging_put_return(void *p, unsigned v, bool other_form);
+
+/* Copy the architecture's user program into code_page (mapped user-executable at code_va) and
+ * run it in user mode on the stack ending at stack_top until it makes its last system call
+ * (arch/<arch>/paging_user.S).  It reads window page 10 (absent), writes page 12 (user
+ * read-only), reads page 13 (supervisor only), makes one system call with 41 (answered 42),
+ * and stores the answer at window page 10.  Returns the system calls it made. */
+unsigned long paging_run_user(void *code_page, unsigned long code_va, unsigned long stack_top);
 
 #endif
