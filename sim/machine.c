@@ -75,26 +75,54 @@ void mach_exit(Machine *m, Cpu *c, int status, const char *reason)
     mach_exit_at(m, c, UINT64_MAX, status, reason);
 }
 
+/* The run ends because of CPU c: the instruction at pc (UINT64_MAX: the CPU's PC, or the one
+ * making the device access being dispatched) is the last one retired; returns it. */
+static uint64_t exit_stop_cpu(Machine *m, Cpu *c, uint64_t pc, const char *reason)
+{
+    if (m->acc.valid) {
+        pc = vcpu_access_pc(c, m->acc.kind, m->acc.addr, m->acc.size);
+        vcpu_retire_upto(c, pc, true);
+    } else if (pc == UINT64_MAX) {
+        pc = c->ops->get_pc(c);
+    }
+    c->stop_reason = reason;
+    vcpu_request_stop(c);
+    return pc;
+}
+
 void mach_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *reason)
 {
     if (m->cl.stopping)
         return;
-    if (c) {
-        /* The instruction that caused the exit is the last one retired. */
-        if (m->acc.valid) {
-            pc = vcpu_access_pc(c, m->acc.kind, m->acc.addr, m->acc.size);
-            vcpu_retire_upto(c, pc, true);
-        } else if (pc == UINT64_MAX) {
-            pc = c->ops->get_pc(c);
-        }
-        c->stop_reason = reason;
-        vcpu_request_stop(c);
-    }
+    if (c)
+        pc = exit_stop_cpu(m, c, pc, reason);
     m->cl.stopping = true;
     m->exit_status = status;
     m->exit_reason = reason;
     m->exit_cpu = c ? c->index : -1;
     trace_exit(&m->trace, c ? c->cycles : m->clock.now, c ? c->index : -1, (uint64_t)status, reason, c ? &pc : NULL);
+}
+
+/* --trace-limit: the trace refused `ev`, the first event that would take it past the limit
+ * (base/trace.h), and takes nothing more but the exit line.  The run ends at that event as at an
+ * exit (a device access being dispatched is the last instruction retired): its line is replaced
+ * by the exit line, at its CPU and cycle, without an instruction (the event may come from the
+ * middle of one, an exception entry say).  Since the trace's bytes follow the simulation, the
+ * point is the same on every run.  The CPU that emitted it stops at its next block boundary,
+ * or at once from an exception or a trap hook, which look at `stopping` (cpu.c hook_intr,
+ * hook_trap): a guest whose exceptions never reach a block boundary stops too. */
+static void trace_full(void *opaque, const TraceEvent *ev)
+{
+    Machine *m = opaque;
+    if (m->cl.stopping)
+        return;
+    if (ev->cpu >= 0 && ev->cpu < m->cl.ncpus)
+        exit_stop_cpu(m, m->cl.cpus[ev->cpu], UINT64_MAX, "trace-limit");
+    m->cl.stopping = true;
+    m->exit_status = EXIT_LIMIT;
+    m->exit_reason = "trace-limit";
+    m->exit_cpu = ev->cpu;
+    trace_exit(&m->trace, ev->cycle, ev->cpu, EXIT_LIMIT, "trace-limit", NULL);
 }
 
 /* ------------------------------------------------------------------ I/O and MMIO dispatch */
@@ -655,10 +683,11 @@ bool mach_open_outputs(Machine *m, Error *err)
 {
     const MachineConfig *cfg = &m->cfg;
     if (cfg->trace_file) {
-        TraceSink *s = trace_text_sink_open(cfg->trace_file, err);
+        TraceSink *s = trace_text_sink_open(cfg->trace_file, cfg->trace_limit, err);
         if (!s)
             return false;
         trace_add_sink(&m->trace, s);
+        trace_set_full_handler(&m->trace, trace_full, m);
     }
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
         return false;

@@ -46,6 +46,7 @@ typedef struct MachineConfig {
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
+    uint64_t trace_limit;           /* --trace-limit, bytes (0 = unlimited) */
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
     bool check_patching;            /* --check-patching: the patch validator and its summary */
     const char *guest_trace_file;   /* --guest-trace: the guest's trace rings, decoded */
