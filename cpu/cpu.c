@@ -654,13 +654,15 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
     Cpu *c = opaque;
     if (c->quiet)
         return;                     /* a pmusim stub faulted: it simply has no effect */
-    /* A stop (the CPU dead, a signal, the machine ending) normally takes effect at the next block
-     * boundary.  When every exception is a fault on the fetch of the next instruction (an arm64
-     * guest that turns its MMU on without page tables) no block ever starts: the engine retries
+    /* A stop (the CPU dead, a signal, the machine ending: an exit, a limit, the trace full at
+     * --trace-limit) normally takes effect at the next block boundary.  When every exception is
+     * a fault on the fetch of the next instruction (an arm64 guest that turns its MMU on without
+     * page tables, an x86 IDT gate to an unmapped page) no block ever starts: the engine retries
      * the fetch, faults and calls here again.  So a stopped CPU takes no more exceptions, and the
      * engine is stopped here.  (The entry that stopped the CPU wrote the PC: to the engine that
      * means "go on at the new PC" and cancels a stop requested in the same call; the fault at
-     * the vector comes back here, and this time the stop holds.) */
+     * the vector comes back here, and this time, with no PC written, the stop holds:
+     * docs/engine.md, tests/e2e/test_runaway.sh.) */
     bool stopped = c->state == CPU_DEAD || c->cl->stopping || c->cl->interrupted;
     if (!stopped)
         c->ops->intr(c, intno);
