@@ -75,12 +75,14 @@ void mach_exit(Machine *m, Cpu *c, int status, const char *reason)
     mach_exit_at(m, c, UINT64_MAX, status, reason);
 }
 
-/* The run ends because of CPU c: the instruction at pc (UINT64_MAX: the CPU's PC, or the one
- * making the device access being dispatched) is the last one retired; returns it. */
+/* The run ends because of CPU c: the instruction at pc (UINT64_MAX: the CPU's PC), or the one
+ * a hook is handling in the middle of a block (a device access being dispatched: cpu.h
+ * vcpu_access_current), is the last one retired; returns it. */
 static uint64_t exit_stop_cpu(Machine *m, Cpu *c, uint64_t pc, const char *reason)
 {
-    if (m->acc.valid) {
-        pc = vcpu_access_pc(c, m->acc.kind, m->acc.addr, m->acc.size);
+    uint64_t at = vcpu_access_current(c);
+    if (at != UINT64_MAX) {
+        pc = at;
         vcpu_retire_upto(c, pc, true);
     } else if (pc == UINT64_MAX) {
         pc = c->ops->get_pc(c);
@@ -150,7 +152,7 @@ static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsign
     if (m->cl.stopping)
         return all_ones(size);
     Device *d = find_device(m, io, addr);
-    m->acc = (AccessCtx){ true, kind, cpu_addr, size };
+    vcpu_access_begin(c, kind, cpu_addr, size);
     uint64_t v;
     if (d) {
         v = d->ops->read(d, c, addr - d->base, size);
@@ -159,7 +161,7 @@ static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsign
         mach_diag(m, c, vcpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
                      "read of %u bytes at %s 0x%" PRIx64 ": no device", size, io ? "port" : "address", addr);
     }
-    m->acc.valid = false;
+    vcpu_access_end(c);
     return v;
 }
 
@@ -169,14 +171,14 @@ static void dispatch_write(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned 
     if (m->cl.stopping)
         return;
     Device *d = find_device(m, io, addr);
-    m->acc = (AccessCtx){ true, kind, cpu_addr, size };
+    vcpu_access_begin(c, kind, cpu_addr, size);
     if (d)
         d->ops->write(d, c, addr - d->base, size, val);
     else
         mach_diag(m, c, vcpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
                      "write of %u bytes (0x%" PRIx64 ") at %s 0x%" PRIx64 ": no device", size, val,
                      io ? "port" : "address", addr);
-    m->acc.valid = false;
+    vcpu_access_end(c);
 }
 
 uint64_t mach_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size)
@@ -208,9 +210,12 @@ static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size, void *opaq
     case WIN_ISA:
         return dispatch_read(m, c, true, off, size, ACC_READ, x->base + off);
     case WIN_DESCRIBED:
-        if (!m->cl.stopping)
-            mach_diag(m, c, vcpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
-                         "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
+        if (m->cl.stopping)
+            return 0;
+        vcpu_access_begin(c, ACC_READ, x->base + off, size);
+        mach_diag(m, c, vcpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
+                  "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
+        vcpu_access_end(c);
         return 0;
     default:
         return dispatch_read(m, c, false, x->base + off, size, ACC_READ, x->base + off);
@@ -227,10 +232,13 @@ static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val,
         dispatch_write(m, c, true, off, size, val, ACC_WRITE, x->base + off);
         break;
     case WIN_DESCRIBED:
-        if (!m->cl.stopping)
-            mach_diag(m, c, vcpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
-                         "write of 0x%" PRIx64 " to %s +0x%" PRIx64 " (%u bytes): not modelled yet, ignored", val,
-                         x->name, off, size);
+        if (m->cl.stopping)
+            break;
+        vcpu_access_begin(c, ACC_WRITE, x->base + off, size);
+        mach_diag(m, c, vcpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
+                  "write of 0x%" PRIx64 " to %s +0x%" PRIx64 " (%u bytes): not modelled yet, ignored", val, x->name,
+                  off, size);
+        vcpu_access_end(c);
         break;
     default:
         dispatch_write(m, c, false, x->base + off, size, val, ACC_WRITE, x->base + off);

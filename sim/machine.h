@@ -63,14 +63,6 @@ typedef struct MachineConfig {
     bool icount_check;              /* test aid: count every instruction with a code hook too */
 } MachineConfig;
 
-/* The device access being dispatched (so mach_exit can find the exact instruction). */
-typedef struct AccessCtx {
-    bool valid;
-    AccessKind kind;
-    uint64_t addr;
-    unsigned size;
-} AccessCtx;
-
 typedef struct Console {
     OutFile out;                    /* --console FILE, or standard output */
     bool line_flush;                /* flush on newline (interactive) */
@@ -103,7 +95,6 @@ struct Machine {
     volatile sig_atomic_t running;  /* inside mach_run: mach_interrupt may reach the CPUs */
     bool output_lost;               /* an output could not be written: exit status 7 */
     bool saved;                     /* --save-at done */
-    AccessCtx acc;
     DeviceHost dev_host;            /* what the devices see of the machine (mach_create) */
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;
