@@ -35,7 +35,7 @@ bool err_set(Error *err, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
 /* Process exit statuses of pmusim itself (the guest's own status is passed through). */
 enum {
     EXIT_USAGE = 2,     /* bad option, bad input file */
-    EXIT_LIMIT = 3,     /* --max-insns / --max-cycles ended the run */
+    EXIT_LIMIT = 3,     /* --max-insns / --max-cycles / --trace-limit ended the run */
     EXIT_HUNG = 4,      /* every CPU asleep with nothing pending, or the guest died */
     EXIT_INTERNAL = 5,  /* engine failure */
     EXIT_VIOLATION = 6, /* --check-patching --strict: the patch validator found violations */

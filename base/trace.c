@@ -33,6 +33,12 @@ bool trace_close(Trace *t, Error *err)
     return ok;
 }
 
+void trace_set_full_handler(Trace *t, TraceFullHandler fn, void *opaque)
+{
+    t->on_full = fn;
+    t->full_opaque = opaque;
+}
+
 void trace_set_symbolizer(Trace *t, TraceSymbolizer fn, void *opaque)
 {
     t->symbolize = fn;
@@ -68,6 +74,9 @@ const char *trace_describe(const Trace *t, uint64_t addr, char *buf, size_t len)
 
 void trace_emit(Trace *t, const TraceEvent *ev)
 {
+    bool last = !strcmp(ev->kind, "exit");
+    if (t->ended || (t->full && !last))
+        return;
     TraceEvent out = *ev;
     char text[TRACE_MAX_FIELDS][TRACE_SYM_LEN];
     for (int i = 0; i < out.nfields; i++) {
@@ -77,8 +86,16 @@ void trace_emit(Trace *t, const TraceEvent *ev)
         f->s = trace_describe(t, f->u, text[i], sizeof text[i]);
         f->type = TF_STR;
     }
+    bool refused = false;
     for (int i = 0; i < t->nsinks; i++)
-        t->sinks[i]->emit(t->sinks[i], &out);
+        refused |= !t->sinks[i]->emit(t->sinks[i], &out, last);
+    if (last)
+        t->ended = true;
+    if (refused && !t->full) {
+        t->full = true;             /* before the handler, which emits the exit event */
+        if (t->on_full)
+            t->on_full(t->full_opaque, ev);
+    }
 }
 
 static TraceField *add_field(TraceEvent *ev, const char *key, TraceFieldType type)
@@ -136,6 +153,8 @@ void trace_sym(TraceEvent *ev, const char *key, uint64_t addr)
 typedef struct TextSink {
     TraceSink sink;
     OutFile out;
+    uint64_t limit;                 /* bytes; 0: none */
+    uint64_t bytes;                 /* lines accepted so far */
     size_t len;
     char buf[TEXT_BUF];
     struct TextSink *next_open;     /* list of open sinks, for trace_flush_all() */
@@ -187,7 +206,7 @@ static size_t format_str(char *o, size_t cap, const char *s)
     return k;
 }
 
-static void text_emit(TraceSink *sink, const TraceEvent *ev)
+static bool text_emit(TraceSink *sink, const TraceEvent *ev, bool last)
 {
     TextSink *s = (TextSink *)sink;
     char line[1024];
@@ -221,7 +240,11 @@ static void text_emit(TraceSink *sink, const TraceEvent *ev)
     if (k > sizeof line - 2)
         k = sizeof line - 2;
     line[k++] = '\n';
+    if (s->limit && !last && s->bytes + k > s->limit)
+        return false;
+    s->bytes += k;
     text_put(s, line, k);
+    return true;
 }
 
 static void text_flush(TraceSink *sink)
@@ -243,9 +266,10 @@ static bool text_close(TraceSink *sink, Error *err)
     return ok;
 }
 
-TraceSink *trace_text_sink_open(const char *path, Error *err)
+TraceSink *trace_text_sink_open(const char *path, uint64_t limit, Error *err)
 {
     TextSink *s = xcalloc(1, sizeof *s);
+    s->limit = limit;
     if (!outfile_open(&s->out, "--trace", path, err)) {
         free(s);
         return NULL;

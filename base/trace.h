@@ -11,6 +11,11 @@
  * A field of type TF_SYM holds a guest address that the trace's symbolizer turns into text
  * ("func+0x10") when the event is emitted, so producers need not know the image.  Sinks buffer
  * and are flushed on every way a run can end, including fatal signals (trace_flush_all()).
+ *
+ * The `exit` event is the last: nothing is written after it, whoever emits it, so a trace always
+ * ends with the line that says why the run ended.  A sink may refuse an event (a text sink at its
+ * --trace-limit): from then on the trace takes only the exit event, and the trace's full handler
+ * (trace_set_full_handler) ends the run there.
  */
 #ifndef PMUSIM_TRACE_H
 #define PMUSIM_TRACE_H
@@ -39,7 +44,9 @@ typedef struct TraceEvent {
 
 typedef struct TraceSink TraceSink;
 struct TraceSink {
-    void (*emit)(TraceSink *s, const TraceEvent *ev);
+    /* false: not written, since it would take the output past its limit (never for `last`, the
+     * exit event) */
+    bool (*emit)(TraceSink *s, const TraceEvent *ev, bool last);
     void (*flush)(TraceSink *s);
     bool (*close)(TraceSink *s, Error *err);   /* false: output was lost (err says what) */
 };
@@ -47,11 +54,18 @@ struct TraceSink {
 /* Text for a guest address ("func+0x10"), written into buf (len bytes); returns buf. */
 typedef const char *(*TraceSymbolizer)(void *opaque, uint64_t addr, char *buf, size_t len);
 
+/* A sink refused `ev` (the first event that does not fit): the run must end there. */
+typedef void (*TraceFullHandler)(void *opaque, const TraceEvent *ev);
+
 typedef struct Trace {
     TraceSink *sinks[4];
     int nsinks;
     TraceSymbolizer symbolize;      /* NULL: a TF_SYM field is written as 0x<address> */
     void *symbolize_opaque;
+    TraceFullHandler on_full;
+    void *full_opaque;
+    bool full;                      /* a sink refused an event: only the exit event goes on */
+    bool ended;                     /* the exit event is written: nothing follows it */
 } Trace;
 
 static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }
@@ -59,6 +73,8 @@ static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }
 void trace_init(Trace *t);
 void trace_add_sink(Trace *t, TraceSink *s);
 void trace_set_symbolizer(Trace *t, TraceSymbolizer fn, void *opaque);
+/* Called once, for the first event a sink refuses (it may emit the exit event itself). */
+void trace_set_full_handler(Trace *t, TraceFullHandler fn, void *opaque);
 /* A `diag` event (docs/trace-format.md) with a printf-style message of at most 255 bytes; nothing
  * is formatted when the trace is off.  pc: the instruction it is about, or NULL. */
 void trace_diagf(Trace *t, uint64_t cycle, int cpu, const char *what, const uint64_t *pc, const char *fmt, ...)
@@ -86,8 +102,10 @@ void trace_sym(TraceEvent *ev, const char *key, uint64_t addr);
 static inline void trace_end(Trace *t, TraceEvent *ev) { trace_emit(t, ev); }
 
 /* A text sink writing to a file (through a temporary renamed into place at close: base/outfile.h);
- * NULL with err set on failure. */
-TraceSink *trace_text_sink_open(const char *path, Error *err);
+ * NULL with err set on failure.  limit (0: none): it refuses the first line that would take the
+ * file past `limit` bytes, and every later one but the exit line, so the file holds at most
+ * `limit` bytes and then its exit line (docs/trace-format.md, "Size limit"). */
+TraceSink *trace_text_sink_open(const char *path, uint64_t limit, Error *err);
 
 /* Flush every open sink of the process (signal-safe enough for fatal-signal handlers: sinks
  * write their buffers with write(2)). */

@@ -29,6 +29,14 @@
  * room for the limit arithmetic (a count plus a quantum or a block) never to overflow. */
 #define MAX_RUN_LIMIT (1ull << 62)
 
+/* The default --trace-limit: 1 GiB.  A guest in a loop that traces every iteration (an exception
+ * whose handler returns to the faulting instruction) writes 50 to 100 MB of trace a second, and
+ * nothing else need end it: without a limit, a run left alone fills the disk (58 GB in ten
+ * minutes was measured).  The largest trace of the tests and demos is a few MB; a trace of a
+ * gigabyte is already more than anyone reads or greps comfortably, so a run past it is almost
+ * surely a runaway, and --trace-limit 0 lifts the limit for the rare one that is not. */
+#define DEFAULT_TRACE_LIMIT (1ull << 30)
+
 /* Exception entries in a row with no instruction retired between any two of them before pmusim
  * declares the CPU stuck (a handler that faults on its first instruction, or two handlers that
  * fault into each other). */

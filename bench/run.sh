@@ -49,7 +49,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b != "-" && b > 0) pr
 verdict() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "-") print "n/a"; else if (r + 0 >= t) print "ok"; else print "MISS" }'; }
 
 echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "engine: libunicorn $(dpkg-query -W -f='${Version}' libunicorn2 2>/dev/null || echo '?');" \
+echo "engine: libunicorn $(dpkg-query -W -f='${Version}' libunicorn-dev 2>/dev/null || echo '?');" \
      "$(qemu-system-x86_64 --version 2>/dev/null | head -n 1 || echo 'QEMU not installed')"
 echo "each figure: median of $REPS interleaved runs; MIPS = exact instructions / net seconds"
 echo

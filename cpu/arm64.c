@@ -351,18 +351,20 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
     if (!owns(key, r))
         return 0;
     uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    bool done;
+    vcpu_insn_begin(c, pc);         /* the engine goes on in the block after it (cpu.h) */
     if (write) {
         uint64_t v = reg == UC_ARM64_REG_XZR ? 0 : r->val;
-        if (sysreg_write(c, pc, key, r->op0, r->op1, r->crn, r->crm, r->op2, v) >= 0)
-            return 1;
+        done = sysreg_write(c, pc, key, r->op0, r->op1, r->crn, r->crm, r->op2, v) >= 0;
     } else {
         uint64_t v = 0;
-        if (sysreg_read(c, pc, key, r->op0, r->op1, r->crn, r->crm, r->op2, &v)) {
-            if (reg != UC_ARM64_REG_XZR)
-                vcpu_reg_write(c, reg, v);
-            return 1;
-        }
+        done = sysreg_read(c, pc, key, r->op0, r->op1, r->crn, r->crm, r->op2, &v);
+        if (done && reg != UC_ARM64_REG_XZR)
+            vcpu_reg_write(c, reg, v);
     }
+    vcpu_access_end(c);
+    if (done)
+        return 1;
     /* UNDEFINED access to one of our registers: the exception, and the instruction does not
      * retire (the engine continues at the vector). */
     vcpu_retire_upto(c, pc, false);

@@ -7,6 +7,7 @@
  */
 #include "cpu/cpu.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -548,7 +549,10 @@ static void hook_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 static void hook_cut(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
-    if (c->stop.redirected)
+    /* (After the end of the run, in the middle of the block, nothing more retires: the exit's
+     * instruction, or the one at hand when the trace became full, was the last; hook_icount
+     * agrees.) */
+    if (c->stop.redirected || c->cl->stopping)
         return;
     if (c->cut.left == 0) {
         icount_unsee(c);
@@ -593,8 +597,9 @@ static void hook_tail(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     BlockEntry *e = c->blk;
-    if (c->quiet || c->stop.kind != STOP_NONE || c->stop.redirected || !e || !e->tail || pc < e->pc + e->tail_off || pc >= e->pc + e->size)
-        return;
+    if (c->quiet || c->cl->stopping || c->stop.kind != STOP_NONE || c->stop.redirected || !e || !e->tail ||
+        pc < e->pc + e->tail_off || pc >= e->pc + e->size)
+        return;                     /* (stopping: as in hook_cut) */
     const InsnInfo *last = e->n ? &e->info[e->n - 1] : NULL;
     if (last && pc < e->pc + last->off + last->len)
         return;                     /* learned: counted with the block */
@@ -670,13 +675,15 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
     Cpu *c = opaque;
     if (c->quiet)
         return;                     /* a pmusim stub faulted: it simply has no effect */
-    /* A stop (the CPU dead, a signal, the machine ending) normally takes effect at the next block
-     * boundary.  When every exception is a fault on the fetch of the next instruction (an arm64
-     * guest that turns its MMU on without page tables) no block ever starts: the engine retries
+    /* A stop (the CPU dead, a signal, the machine ending: an exit, a limit, the trace full at
+     * --trace-limit) normally takes effect at the next block boundary.  When every exception is
+     * a fault on the fetch of the next instruction (an arm64 guest that turns its MMU on without
+     * page tables, an x86 IDT gate to an unmapped page) no block ever starts: the engine retries
      * the fetch, faults and calls here again.  So a stopped CPU takes no more exceptions, and the
      * engine is stopped here.  (The entry that stopped the CPU wrote the PC: to the engine that
      * means "go on at the new PC" and cancels a stop requested in the same call; the fault at
-     * the vector comes back here, and this time the stop holds.) */
+     * the vector comes back here, and this time, with no PC written, the stop holds:
+     * docs/engine.md, tests/e2e/test_runaway.sh.) */
     bool stopped = c->state == CPU_DEAD || c->cl->stopping || c->cl->interrupted;
     if (!stopped)
         c->ops->intr(c, intno);
@@ -696,12 +703,13 @@ static bool hook_write_prot(uc_engine *uc, uc_mem_type type, uint64_t addr, int 
     else
         store_le(bytes, n, (uint64_t)value);
     RamBlock *b = mem_block(c->mem, addr);
-    if (b && b->rom) {
+    vcpu_access_begin(c, ACC_WRITE, addr, n);
+    if (b && b->rom)                /* the engine discards it */
         vcpu_diag(c, vcpu_access_pc(c, ACC_WRITE, addr, n), "rom-write",
-                     "write of %u bytes to ROM at 0x%" PRIx64 " ignored", n, addr);
-        return true;                /* the engine discards it */
-    }
-    vcpu_code_store(c, addr, bytes, n);
+                  "write of %u bytes to ROM at 0x%" PRIx64 " ignored", n, addr);
+    else
+        vcpu_code_store(c, addr, bytes, n);
+    vcpu_access_end(c);
     return true;
 }
 
@@ -1013,6 +1021,8 @@ void vcpu_run(Cpu *c, uint64_t until)
             break;
         if (c->state == CPU_RUNNING || c->state == CPU_HALTED)
             c->ops->take_interrupt(c);
+        if (cl->stopping)           /* the entry ended the run (the trace full, a triple fault) */
+            break;
         uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
         if (c->cycles >= max_c) {
             if (c->state == CPU_RUNNING)
@@ -1043,6 +1053,12 @@ void vcpu_run(Cpu *c, uint64_t until)
             c->lim.insns = min64(c->lim.insns, c->insns + (cl->max_insns - total));
         }
         c->lim.fast = c->pev.track_branches || c->pev.track_mem || c->prof.on ? 0 : min64(c->lim.soft, c->lim.cycles);
+        /* A signal since the loop's test: mach_interrupt zeroed lim.fast before the line above
+         * set it, and the fast path would not look at the flag until the quantum's end (up to
+         * 2^32 cycles).  The fence keeps the store before the load of the flag. */
+        atomic_signal_fence(memory_order_seq_cst);
+        if (cl->interrupted)
+            c->lim.fast = 0;
         engine_run(c);
     }
 }

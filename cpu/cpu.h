@@ -244,6 +244,12 @@ typedef struct CpuLocator {
      * ppc32 dcbz zeroing 32 bytes of code is recorded as two 16-byte pieces). */
     bool in_trap;
     uint64_t trap_pc;
+    /* The instruction a hook is handling in the middle of a block (vcpu_access_begin .. end) */
+    bool active;
+    AccessKind cur_kind;
+    uint64_t cur_addr;
+    unsigned cur_size;
+    uint64_t cur_pc;                /* UINT64_MAX: not located yet */
 } CpuLocator;
 
 /* An access to unmapped memory (or a fetch from a device window), found by the engine hook and
@@ -401,6 +407,18 @@ static inline void vcpu_request_stop(Cpu *c)
 }
 /* The instruction of the current block that made a memory or I/O access (exact; see cpu.c). */
 uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size);
+/* A hook in the middle of a block handles one instruction, which retires, and the engine goes on
+ * in the block after it: a device access or a store to a code page (located when first asked:
+ * every vcpu_access_pc for this access then gives the same instruction, where a second search
+ * would look on past it, as for the block's next access), or an emulated instruction at a known
+ * pc (vcpu_insn_begin).  An end of the run meanwhile (an exit, the trace full at --trace-limit)
+ * makes it the last instruction retired (vcpu_access_current).  Between the calls, always
+ * vcpu_access_end. */
+void vcpu_access_begin(Cpu *c, AccessKind kind, uint64_t addr, unsigned size);
+void vcpu_insn_begin(Cpu *c, uint64_t pc);
+void vcpu_access_end(Cpu *c);
+/* That instruction, or UINT64_MAX outside such a hook. */
+uint64_t vcpu_access_current(Cpu *c);
 /* A diagnostic about something the guest did wrong at pc (or that pmusim does not model), in
  * the trace. */
 void vcpu_diag(Cpu *c, uint64_t pc, const char *what, const char *fmt, ...) PMUSIM_PRINTF(4, 5);

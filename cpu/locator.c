@@ -32,7 +32,7 @@ static uint64_t access_found(Cpu *c, const BlockEntry *e, uint32_t i, AccessKind
     return c->acc.last;
 }
 
-uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
+static uint64_t locate(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
 {
     BlockEntry *e = c->blk;
     if (c->acc.in_trap)
@@ -56,7 +56,7 @@ uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
         c->acc.addr = addr;
         return c->acc.last;
     }
-    const uint8_t *bytes = mem_ptr(c->mem, e->pc, e->size);
+    const uint8_t *bytes = vcpu_fetch_bytes(c, e->pc, e->size);
     if (!bytes)
         return e->pc;
     /* A read-modify-write instruction (add %al,(%rax), xchg, a locked operation) reads its
@@ -74,3 +74,41 @@ uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
     return e->pc;
 }
 
+
+uint64_t vcpu_access_pc(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
+{
+    bool cur = c->acc.active && kind == c->acc.cur_kind && addr == c->acc.cur_addr;
+    if (cur && c->acc.cur_pc != UINT64_MAX)
+        return c->acc.cur_pc;       /* asked again about the access at hand */
+    uint64_t pc = locate(c, kind, addr, size);
+    if (cur)
+        c->acc.cur_pc = pc;
+    return pc;
+}
+
+void vcpu_access_begin(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
+{
+    c->acc.active = true;
+    c->acc.cur_kind = kind;
+    c->acc.cur_addr = addr;
+    c->acc.cur_size = size;
+    c->acc.cur_pc = UINT64_MAX;
+}
+
+void vcpu_insn_begin(Cpu *c, uint64_t pc)
+{
+    vcpu_access_begin(c, ACC_READ, UINT64_MAX, 0);
+    c->acc.cur_pc = pc;
+}
+
+void vcpu_access_end(Cpu *c)
+{
+    c->acc.active = false;
+}
+
+uint64_t vcpu_access_current(Cpu *c)
+{
+    if (!c->acc.active)
+        return UINT64_MAX;
+    return vcpu_access_pc(c, c->acc.cur_kind, c->acc.cur_addr, c->acc.cur_size);
+}

@@ -14,7 +14,7 @@ enum {
     O_HELP = 'h',
     O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_DUMP_DTB,
     O_LOAD_ADDR, O_ENTRY,
-    O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_TRACE, O_CHECK_PATCHING, O_STRICT, O_ICACHE,
+    O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_TRACE, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT, O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
     O_VERSION,
     O_TRUTH, O_FOLDED,              /* pmusim report */
@@ -44,6 +44,8 @@ static const CliOption run_options[] = {
     { "max-cycles", "N", O_MAX_CYCLES, false, NULL, "stop when simulated time reaches N cycles, N <= 2^62" },
     { "console", "FILE", O_CONSOLE, false, NULL, "guest console output to FILE instead of stdout" },
     { "trace", "FILE", O_TRACE, false, NULL, "event trace (docs/trace-format.md)" },
+    { "trace-limit", "BYTES", O_TRACE_LIMIT, false, NULL,
+      "end the run (status 3) where the trace would grow past BYTES\n(then its exit line); 0: no limit; default 1073741824 (1 GiB)" },
     { "check-patching", NULL, O_CHECK_PATCHING, false, NULL,
       "validate every write to guest code against the image's patch\nsites and the architecture's rules; summary on stderr\n(docs/patching.md)" },
     { "strict", NULL, O_STRICT, false, NULL, "with --check-patching: violations make the exit status 6" },
@@ -83,9 +85,9 @@ static const CliCommand run_command = {
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
     "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n",
-    "\nExit status: the guest's; 2 bad input; 3 a --max-* limit; 4 the guest hung or died;\n"
-    "5 internal error; 6 patching violations with --strict; 7 an output could not be\n"
-    "written completely (docs/guest-abi.md).\n",
+    "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
+    "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
+    "output could not be written completely; 128 + N signal N (docs/guest-abi.md).\n",
     run_options, ARRAY_SIZE(run_options),
 };
 
@@ -210,6 +212,9 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
         return parse_number("max-insns", val, 1, MAX_RUN_LIMIT, "a number from 1 to 2^62", &cfg->max_insns, err);
     case O_MAX_CYCLES:
         return parse_number("max-cycles", val, 1, MAX_RUN_LIMIT, "a number from 1 to 2^62", &cfg->max_cycles, err);
+    case O_TRACE_LIMIT:
+        return parse_number("trace-limit", val, 0, MAX_RUN_LIMIT, "a number of bytes from 0 to 2^62", &cfg->trace_limit,
+                            err);
     case O_ICACHE:
         if (!strcmp(val, "strict"))
             cfg->icache_strict = cfg->check_patching = true;
@@ -328,6 +333,7 @@ bool cli_parse(int argc, char **argv, Cli *cli, FILE *err)
     static const CliHandler h = { run_option, run_operand, run_done };
     memset(cli, 0, sizeof *cli);
     cli->cfg.arch = ARCH_NONE;
+    cli->cfg.trace_limit = DEFAULT_TRACE_LIMIT;
     if (!parse_with(&run_command, argc, argv, &h, cli, err))
         return false;
     return run_done(cli) || check_combination(cli, err);

@@ -75,26 +75,56 @@ void mach_exit(Machine *m, Cpu *c, int status, const char *reason)
     mach_exit_at(m, c, UINT64_MAX, status, reason);
 }
 
+/* The run ends because of CPU c: the instruction at pc (UINT64_MAX: the CPU's PC), or the one
+ * a hook is handling in the middle of a block (a device access being dispatched: cpu.h
+ * vcpu_access_current), is the last one retired; returns it. */
+static uint64_t exit_stop_cpu(Machine *m, Cpu *c, uint64_t pc, const char *reason)
+{
+    uint64_t at = vcpu_access_current(c);
+    if (at != UINT64_MAX) {
+        pc = at;
+        vcpu_retire_upto(c, pc, true);
+    } else if (pc == UINT64_MAX) {
+        pc = c->ops->get_pc(c);
+    }
+    c->stop_reason = reason;
+    vcpu_request_stop(c);
+    return pc;
+}
+
 void mach_exit_at(Machine *m, Cpu *c, uint64_t pc, int status, const char *reason)
 {
     if (m->cl.stopping)
         return;
-    if (c) {
-        /* The instruction that caused the exit is the last one retired. */
-        if (m->acc.valid) {
-            pc = vcpu_access_pc(c, m->acc.kind, m->acc.addr, m->acc.size);
-            vcpu_retire_upto(c, pc, true);
-        } else if (pc == UINT64_MAX) {
-            pc = c->ops->get_pc(c);
-        }
-        c->stop_reason = reason;
-        vcpu_request_stop(c);
-    }
+    if (c)
+        pc = exit_stop_cpu(m, c, pc, reason);
     m->cl.stopping = true;
     m->exit_status = status;
     m->exit_reason = reason;
     m->exit_cpu = c ? c->index : -1;
     trace_exit(&m->trace, c ? c->cycles : m->clock.now, c ? c->index : -1, (uint64_t)status, reason, c ? &pc : NULL);
+}
+
+/* --trace-limit: the trace refused `ev`, the first event that would take it past the limit
+ * (base/trace.h), and takes nothing more but the exit line.  The run ends at that event as at an
+ * exit (a device access being dispatched is the last instruction retired): its line is replaced
+ * by the exit line, at its CPU and cycle, without an instruction (the event may come from the
+ * middle of one, an exception entry say).  Since the trace's bytes follow the simulation, the
+ * point is the same on every run.  The CPU that emitted it stops at its next block boundary,
+ * or at once from an exception or a trap hook, which look at `stopping` (cpu.c hook_intr,
+ * hook_trap): a guest whose exceptions never reach a block boundary stops too. */
+static void trace_full(void *opaque, const TraceEvent *ev)
+{
+    Machine *m = opaque;
+    if (m->cl.stopping)
+        return;
+    if (ev->cpu >= 0 && ev->cpu < m->cl.ncpus)
+        exit_stop_cpu(m, m->cl.cpus[ev->cpu], UINT64_MAX, "trace-limit");
+    m->cl.stopping = true;
+    m->exit_status = EXIT_LIMIT;
+    m->exit_reason = "trace-limit";
+    m->exit_cpu = ev->cpu;
+    trace_exit(&m->trace, ev->cycle, ev->cpu, EXIT_LIMIT, "trace-limit", NULL);
 }
 
 /* ------------------------------------------------------------------ I/O and MMIO dispatch */
@@ -122,7 +152,7 @@ static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsign
     if (m->cl.stopping)
         return all_ones(size);
     Device *d = find_device(m, io, addr);
-    m->acc = (AccessCtx){ true, kind, cpu_addr, size };
+    vcpu_access_begin(c, kind, cpu_addr, size);
     uint64_t v;
     if (d) {
         v = d->ops->read(d, c, addr - d->base, size);
@@ -131,7 +161,7 @@ static uint64_t dispatch_read(Machine *m, Cpu *c, bool io, uint64_t addr, unsign
         mach_diag(m, c, vcpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
                      "read of %u bytes at %s 0x%" PRIx64 ": no device", size, io ? "port" : "address", addr);
     }
-    m->acc.valid = false;
+    vcpu_access_end(c);
     return v;
 }
 
@@ -141,14 +171,14 @@ static void dispatch_write(Machine *m, Cpu *c, bool io, uint64_t addr, unsigned 
     if (m->cl.stopping)
         return;
     Device *d = find_device(m, io, addr);
-    m->acc = (AccessCtx){ true, kind, cpu_addr, size };
+    vcpu_access_begin(c, kind, cpu_addr, size);
     if (d)
         d->ops->write(d, c, addr - d->base, size, val);
     else
         mach_diag(m, c, vcpu_access_pc(c, kind, cpu_addr, size), io ? "unassigned-io" : "unassigned",
                      "write of %u bytes (0x%" PRIx64 ") at %s 0x%" PRIx64 ": no device", size, val,
                      io ? "port" : "address", addr);
-    m->acc.valid = false;
+    vcpu_access_end(c);
 }
 
 uint64_t mach_io_read(Machine *m, Cpu *c, uint64_t port, unsigned size)
@@ -180,9 +210,12 @@ static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size, void *opaq
     case WIN_ISA:
         return dispatch_read(m, c, true, off, size, ACC_READ, x->base + off);
     case WIN_DESCRIBED:
-        if (!m->cl.stopping)
-            mach_diag(m, c, vcpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
-                         "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
+        if (m->cl.stopping)
+            return 0;
+        vcpu_access_begin(c, ACC_READ, x->base + off, size);
+        mach_diag(m, c, vcpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
+                  "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
+        vcpu_access_end(c);
         return 0;
     default:
         return dispatch_read(m, c, false, x->base + off, size, ACC_READ, x->base + off);
@@ -199,10 +232,13 @@ static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val,
         dispatch_write(m, c, true, off, size, val, ACC_WRITE, x->base + off);
         break;
     case WIN_DESCRIBED:
-        if (!m->cl.stopping)
-            mach_diag(m, c, vcpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
-                         "write of 0x%" PRIx64 " to %s +0x%" PRIx64 " (%u bytes): not modelled yet, ignored", val,
-                         x->name, off, size);
+        if (m->cl.stopping)
+            break;
+        vcpu_access_begin(c, ACC_WRITE, x->base + off, size);
+        mach_diag(m, c, vcpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
+                  "write of 0x%" PRIx64 " to %s +0x%" PRIx64 " (%u bytes): not modelled yet, ignored", val, x->name,
+                  off, size);
+        vcpu_access_end(c);
         break;
     default:
         dispatch_write(m, c, false, x->base + off, size, val, ACC_WRITE, x->base + off);
@@ -655,10 +691,11 @@ bool mach_open_outputs(Machine *m, Error *err)
 {
     const MachineConfig *cfg = &m->cfg;
     if (cfg->trace_file) {
-        TraceSink *s = trace_text_sink_open(cfg->trace_file, err);
+        TraceSink *s = trace_text_sink_open(cfg->trace_file, cfg->trace_limit, err);
         if (!s)
             return false;
         trace_add_sink(&m->trace, s);
+        trace_set_full_handler(&m->trace, trace_full, m);
     }
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
         return false;

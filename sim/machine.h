@@ -46,6 +46,7 @@ typedef struct MachineConfig {
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
+    uint64_t trace_limit;           /* --trace-limit, bytes (0 = unlimited) */
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
     bool check_patching;            /* --check-patching: the patch validator and its summary */
     const char *guest_trace_file;   /* --guest-trace: the guest's trace rings, decoded */
@@ -61,14 +62,6 @@ typedef struct MachineConfig {
     const char *restore_file;
     bool icount_check;              /* test aid: count every instruction with a code hook too */
 } MachineConfig;
-
-/* The device access being dispatched (so mach_exit can find the exact instruction). */
-typedef struct AccessCtx {
-    bool valid;
-    AccessKind kind;
-    uint64_t addr;
-    unsigned size;
-} AccessCtx;
 
 typedef struct Console {
     OutFile out;                    /* --console FILE, or standard output */
@@ -102,7 +95,6 @@ struct Machine {
     volatile sig_atomic_t running;  /* inside mach_run: mach_interrupt may reach the CPUs */
     bool output_lost;               /* an output could not be written: exit status 7 */
     bool saved;                     /* --save-at done */
-    AccessCtx acc;
     DeviceHost dev_host;            /* what the devices see of the machine (mach_create) */
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;

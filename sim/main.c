@@ -125,6 +125,9 @@ static int run(const MachineConfig *cfg)
         mach_boot(&machine);
     install_signals();
     int status = mach_run(&machine);
+    if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
+        fprintf(stderr, "pmusim: --trace %s: the next event would take it past --trace-limit %" PRIu64
+                " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file, cfg->trace_limit);
     if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit"))
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
     if (cfg->stats)

@@ -5,7 +5,7 @@
  * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments).  cli_parse() must accept them or refuse them
  * with one message ("pmusim: ..." or the usage text) on its error stream, with no side effect;
  * what it accepts must hold the documented ranges (--cpus 1 to 16, --quantum 1 to 2^32, --max-*
- * up to 2^62, --load-addr only with --arch, --strict and --icache=strict imply
+ * and --trace-limit up to 2^62, --load-addr only with --arch, --strict and --icache=strict imply
  * --check-patching, a run has a KERNEL), and every string in the configuration must point into
  * the arguments.  cli_number() is checked on every argument too.
  */
@@ -42,9 +42,10 @@ static void check_config(const Cli *cli)
     if (c->ncpus < 0 || c->ncpus > 16)
         fz_fail("cli_parse accepted --cpus %d", c->ncpus);
     if (c->quantum > MAX_QUANTUM || c->max_insns > MAX_RUN_LIMIT || c->max_cycles > MAX_RUN_LIMIT ||
-        c->save_at > MAX_RUN_LIMIT)
+        c->save_at > MAX_RUN_LIMIT || c->trace_limit > MAX_RUN_LIMIT)
         fz_fail("cli_parse accepted a number out of range (quantum %" PRIu64 ", max-insns %" PRIu64
-                ", max-cycles %" PRIu64 ", save-at %" PRIu64 ")", c->quantum, c->max_insns, c->max_cycles, c->save_at);
+                ", max-cycles %" PRIu64 ", save-at %" PRIu64 ", trace-limit %" PRIu64 ")", c->quantum, c->max_insns,
+                c->max_cycles, c->save_at, c->trace_limit);
     if (c->raw && c->arch == ARCH_NONE)
         fz_fail("cli_parse accepted --load-addr without --arch");
     if (c->arch != ARCH_NONE && (c->arch < 0 || c->arch >= ARCH_COUNT))

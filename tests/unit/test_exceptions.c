@@ -104,7 +104,7 @@ START_TEST(x86_nmi_blocked_until_iretq)
     Machine *m = x86_fixture(0x100200, 0, true);
     const char *trace = testutil_temp_file("", 0, ".trace");
     Error err = { { 0 } };
-    TraceSink *s = trace_text_sink_open(trace, &err);
+    TraceSink *s = trace_text_sink_open(trace, 0, &err);
     ck_assert_ptr_nonnull(s);
     trace_add_sink(&m->trace, s);
     mach_boot(m);

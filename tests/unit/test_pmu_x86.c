@@ -106,7 +106,7 @@ START_TEST(overflow_nmi_lands_after_the_overflowing_instruction)
     Machine *m = fixture(0x100400, 0);
     const char *trace = testutil_temp_file("", 0, ".trace");
     Error err = { { 0 } };
-    TraceSink *s = trace_text_sink_open(trace, &err);
+    TraceSink *s = trace_text_sink_open(trace, 0, &err);
     ck_assert_ptr_nonnull(s);
     trace_add_sink(&m->trace, s);
     ck_assert_int_eq(tm_run(m), EXIT_HUNG);
@@ -151,7 +151,7 @@ START_TEST(reserved_bits_and_read_only_status_gp)
     Machine *m = idle();
     const char *trace = testutil_temp_file("", 0, ".trace");
     Error err = { { 0 } };
-    TraceSink *s = trace_text_sink_open(trace, &err);
+    TraceSink *s = trace_text_sink_open(trace, 0, &err);
     ck_assert_ptr_nonnull(s);
     trace_add_sink(&m->trace, s);
     X86Pmu *p = x86pmu_of(m->cl.cpus[0]);
