@@ -69,10 +69,8 @@ void vcpu_protect_code_pages(Cluster *cl)
         uint8_t *f = &b->pflags[(page - b->base) / GUEST_PAGE];
         *f = (uint8_t)((*f & ~PAGE_CODE_PENDING) | PAGE_CODE);
         for (int k = 0; k < cl->ncpus; k++) {
-            /* A failed protect leaves the engine's region split half-way, RAM above the page
-             * unmapped in it (seen once, UC_ERR_NOMEM, not understood yet: docs/engine.md):
-             * the run cannot go on exactly. */
-            uc_err e = uc_mem_protect(cl->cpus[k]->uc, page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
+            /* A failed protect leaves the engine's region split half-way (docs/engine.md). */
+            uc_err e = vcpu_engine_protect(cl->cpus[k], page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
             if (e != UC_ERR_OK)
                 vcpu_internal_error(cl->cpus[k], "cannot write-protect the code page at 0x%" PRIx64 ": %s", page,
                                     uc_strerror(e));

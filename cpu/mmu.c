@@ -229,15 +229,38 @@ bool vcpu_access_matches(Cpu *c, uint64_t ea, uint64_t len, uint64_t addr, unsig
     return ea < addr + size && addr < ea + len;
 }
 
-void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end)
+/* Around an engine call of pmusim's own that may fill the TLB (hook_tlb_fill): fills only probe
+ * and never fail; a translation entered that the guest does not have is flushed after. */
+static void engine_call_begin(Cpu *c)
 {
     c->mmu.invalidating = true;
-    uc_ctl_remove_cache(c->uc, va, va_end);
+}
+
+static void engine_call_end(Cpu *c)
+{
     c->mmu.invalidating = false;
     if (c->mmu.stale_fill) {
         c->mmu.stale_fill = false;
         uc_ctl_flush_tlb(c->uc);
     }
+}
+
+void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end)
+{
+    engine_call_begin(c);
+    uc_ctl_remove_cache(c->uc, va, va_end);
+    engine_call_end(c);
+}
+
+/* uc_mem_protect (like uc_mem_unmap) drops the translations of the physical range by passing it
+ * to the engine's invalidation, which translates it as a virtual address (docs/engine.md): at
+ * CPL 3 a kernel page's walk failed there, and the region was left unmapped. */
+uc_err vcpu_engine_protect(Cpu *c, uint64_t pa, uint64_t size, uint32_t perms)
+{
+    engine_call_begin(c);
+    uc_err e = uc_mem_protect(c->uc, pa, size, perms);
+    engine_call_end(c);
+    return e;
 }
 
 void vcpu_code_aliases(Cpu *c, uint64_t start, uint64_t end, void (*fn)(Cpu *c, uint64_t va, uint64_t va_end))
