@@ -5,7 +5,9 @@
  * engine gets wrong or makes nondeterministic: MPIDR_EL1 (per CPU, from the tree), MIDR_EL1
  * (per model), the generic timer (counts simulated time; D11), the PMUv3 registers
  * (pmu/pmu_armv8.c).  MRS/MSR reach us through the engine's sysreg hook, which syncs the PC, so
- * every access gets the exact time of its instruction.  WFI sleeps.
+ * every access gets the exact time of its instruction.  WFI sleeps.  pmusim walks the guest's
+ * translation tables (cpu/arm64_paging.c) and delivers their aborts with ESR_EL1 and the exact
+ * FAR_EL1 (a64_mmu_fault).
  *
  * Limitation of the engine (docs/engine.md): exception entry from EL0 does not
  * refresh the engine's cached exception level, so guests run at EL1.
