@@ -28,6 +28,8 @@ enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0
        EC_IABT_CUR = 0x21, EC_DABT_LOW = 0x24, EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
 /* ESR_ELx.ISS of a Data Abort: WnR, the access was a write (DDI 0487 D17.2, ESR_EL1) */
 #define ISS_WNR (1u << 6)
+/* ... and FnV: FAR is not valid (for an external abort) */
+#define ISS_FNV (1u << 10)
 
 enum { PSTATE_I = 1 << 7, PSTATE_F = 1 << 6, PSTATE_EL1H = 0x3c5, PSTATE_DAIF = 0xf << 6, PSTATE_NZCV = 0xfu << 28,
        PSTATE_IL = 1 << 20 };
@@ -95,6 +97,11 @@ static void cp_write(Cpu *c, unsigned op0, unsigned op1, unsigned crn, unsigned 
 {
     uc_arm64_cp_reg r = { crn, crm, op0, op1, op2, v };
     uc_reg_write(c->uc, UC_ARM64_REG_CP_REG, &r);
+}
+
+static unsigned current_el(Cpu *c)
+{
+    return (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) >> 2) & 3;
 }
 
 static uint32_t insn_at(Cpu *c, uint64_t pc)
@@ -610,12 +617,17 @@ static void a64_intr(Cpu *c, uint32_t intno)
     }
 }
 
-/* An access to a physical address with nothing behind it: a synchronous external abort. */
+/* An access to a physical address with nothing behind it: a synchronous external abort (ISS:
+ * DFSC/IFSC 0b010000, WnR for writes).  The engine reports the physical address: with the MMU
+ * off it is the faulting address; with it on FAR_EL1 is left alone and ISS.FnV says so, as the
+ * Arm ARM allows for an external abort not on a table walk (DDI 0487 D17.2, ESR_EL1 ISS "FnV"). */
 static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
     uint64_t pc = c->fault.pc;
-    /* ISS: DFSC/IFSC 0x10 synchronous external abort; WnR (bit 6) for writes */
-    a64_take(c, TK_EXCEPTION, pc, 0, fetch ? EC_IABT_CUR : EC_DABT_CUR, 0x10 | (write ? 1u << 6 : 0), true, addr);
+    bool low = current_el(c) == 0, mmu = cp_read(c, 3, 0, 1, 0, 0) & 1;
+    unsigned ec = fetch ? (low ? EC_IABT_LOW : EC_IABT_CUR) : (low ? EC_DABT_LOW : EC_DABT_CUR);
+    uint32_t iss = A64_FSC_EXT_ABORT | (write ? ISS_WNR : 0) | (mmu ? ISS_FNV : 0);
+    a64_take(c, TK_EXCEPTION, pc, 0, ec, iss, !mmu, addr);
 }
 
 /* A pending FIQ or IRQ that PSTATE.F or .I does not mask, FIQ first: the Arm ARM leaves the
@@ -747,11 +759,6 @@ static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
 }
 
 /* ------------------------------------------------------------------ the guest MMU */
-
-static unsigned current_el(Cpu *c)
-{
-    return (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) >> 2) & 3;
-}
 
 /* CpuOps.translate: an access by the running code at its EL (CurrentEL; the engine does not
  * say when an access is unprivileged, LDTR/STTR at EL1: docs/engine.md "The guest MMU"). */

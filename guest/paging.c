@@ -10,17 +10,18 @@
 
 /* The syndromes each case must report, per architecture, in the order of syn_case; and the
  * accessed/dirty state a write leaves. */
-enum syn_case { S_READ_NP, S_WRITE_NP, S_WRITE_RO, S_FETCH_NX, S_READ_BAD, S_AF_POST, S_PAIR_NP };
+enum syn_case { S_READ_NP, S_WRITE_NP, S_WRITE_RO, S_FETCH_NX, S_READ_BAD, S_AF_POST, S_PAIR_NP, S_READ_SEA };
 #if defined(__x86_64__)
 /* #PF error code: P 1, W/R 2, U/S 4, RSVD 8, I/D 16 (Intel SDM vol. 3A §4.7) */
 static const unsigned long syn[] = { 0x0, 0x2, 0x3, 0x11, 0x9 };
 #define WRITTEN 3u                  /* A and D */
 #elif defined(__aarch64__)
 /* ESR_EL1 (Arm ARM DDI 0487 D17.2): EC 0x25 Data Abort / 0x21 Instruction Abort from the
- * current EL (bits 31:26), IL (bit 25), WnR (bit 6), the fault status code with the level (3):
- * 0b000111 translation, 0b001111 permission, 0b000011 address size, 0b001011 access flag. */
+ * current EL (bits 31:26), IL (bit 25), FnV (bit 10), WnR (bit 6), the fault status code with
+ * the level (3): 0b000111 translation, 0b001111 permission, 0b000011 address size, 0b001011
+ * access flag; 0b010000 synchronous external abort. */
 static const unsigned long syn[] = { 0x96000007, 0x96000047, 0x9600004f, 0x8600000f, 0x96000003, 0x9600000b,
-                                     0x96000047 };
+                                     0x96000047, 0x96000410 };
 #define WRITTEN 1u                  /* AF only: no dirty state without FEAT_HAFDBS's DBM */
 #endif
 
@@ -95,6 +96,13 @@ static void data_cases(void)
     arm(10, PG_NONE, PG_RW);
     asm volatile("stp %0, %0, [%1]" : : "r"(0ul), "r"(window_page(10) - 8) : "memory");
     expect("write pair, second word absent", 0xa000, syn[S_PAIR_NP], WRITTEN);
+    /* A page with no memory behind it: a synchronous external abort.  pmusim knows only the
+     * physical address, so FAR_EL1 keeps what it held and ISS.FnV says it is not valid. */
+    paging_map(11, 0x20000000ul, PG_RW);
+    fix.page = 11, fix.prot = PG_RW, fix.taken = 0, fix.addr = fix.syndrome = 0;
+    asm volatile("msr far_el1, %0" : : "r"(window_page(11) + 0x40));
+    v = *(volatile unsigned long *)(window_page(11) + 0x80);
+    expect("read, no memory behind the page (FAR kept)", 0xb040, syn[S_READ_SEA], 1);
 #endif
 }
 
