@@ -5,7 +5,9 @@
  * engine gets wrong or makes nondeterministic: MPIDR_EL1 (per CPU, from the tree), MIDR_EL1
  * (per model), the generic timer (counts simulated time; D11), the PMUv3 registers
  * (pmu/pmu_armv8.c).  MRS/MSR reach us through the engine's sysreg hook, which syncs the PC, so
- * every access gets the exact time of its instruction.  WFI sleeps.
+ * every access gets the exact time of its instruction.  WFI sleeps.  pmusim walks the guest's
+ * translation tables (cpu/arm64_paging.c) and delivers their aborts with ESR_EL1 and the exact
+ * FAR_EL1 (a64_mmu_fault).
  *
  * Limitation of the engine (docs/engine.md): exception entry from EL0 does not
  * refresh the engine's cached exception level, so guests run at EL1.
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "base/state.h"
+#include "cpu/arm64_paging.h"
 #include "cpu/cpu.h"
 #include "pmu/pmu_armv8.h"
 
@@ -21,8 +24,12 @@ enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4
        EXCP_HVC = 11, EXCP_SMC = 13 };
 
 /* ESR_ELx.EC values. @see DDI 0487 D13.2.37 */
-enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_IABT_CUR = 0x21,
-       EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
+enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_IABT_LOW = 0x20,
+       EC_IABT_CUR = 0x21, EC_DABT_LOW = 0x24, EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
+/* ESR_ELx.ISS of a Data Abort: WnR, the access was a write (DDI 0487 D17.2, ESR_EL1) */
+#define ISS_WNR (1u << 6)
+/* ... and FnV: FAR is not valid (for an external abort) */
+#define ISS_FNV (1u << 10)
 
 enum { PSTATE_I = 1 << 7, PSTATE_F = 1 << 6, PSTATE_EL1H = 0x3c5, PSTATE_DAIF = 0xf << 6, PSTATE_NZCV = 0xfu << 28,
        PSTATE_IL = 1 << 20 };
@@ -71,6 +78,7 @@ typedef struct Arm64Cpu {
     ArmPmu pmu;
     ArmTimer ptimer, vtimer;
     uint64_t cntkctl;
+    uint64_t mmfr0;                 /* ID_AA64MMFR0_EL1 (constant: read once) */
 } Arm64Cpu;
 
 static Arm64Cpu *A64(Cpu *c)
@@ -89,6 +97,11 @@ static void cp_write(Cpu *c, unsigned op0, unsigned op1, unsigned crn, unsigned 
 {
     uc_arm64_cp_reg r = { crn, crm, op0, op1, op2, v };
     uc_reg_write(c->uc, UC_ARM64_REG_CP_REG, &r);
+}
+
+static unsigned current_el(Cpu *c)
+{
+    return (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) >> 2) & 3;
 }
 
 static uint32_t insn_at(Cpu *c, uint64_t pc)
@@ -397,6 +410,7 @@ static bool a64_init(Cpu *c, Error *err)
     cp_write(c, 3, 6, 1, 1, 0, cp_read(c, 3, 6, 1, 1, 0) | 1u << 10 | 1u << 8);
     cp_write(c, 3, 4, 1, 1, 0, cp_read(c, 3, 4, 1, 1, 0) | 1ull << 31);
     armv8_pmu_init(&A64(c)->pmu, c->model->pmu_idcode);
+    A64(c)->mmfr0 = cp_read(c, 3, 0, 0, 7, 0);
     return true;
 }
 
@@ -422,6 +436,8 @@ static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
 }
 
+static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r);
+
 static uint64_t xreg(Cpu *c, unsigned n)
 {
     return n < 29 ? vcpu_reg_read(c, UC_ARM64_REG_X0 + (int)n) : n == 29 ? vcpu_reg_read(c, UC_ARM64_REG_X29)
@@ -435,15 +451,21 @@ static uint64_t xreg(Cpu *c, unsigned n)
  * DC ZVA itself and no later instruction has executed (DDI 0487, "Preferred exception return
  * address" and "Precise exceptions"): deliver it here, before the instruction runs.  The
  * syndrome is a store's (ESR_EL1 Data Abort ISS: WnR = 1, CM = 0 for DC ZVA); FAR is the lowest
- * faulting address.  With the MMU on, or on RAM and device windows, the engine executes it. */
+ * faulting address.  The block is translated by pmusim's walk (a block never crosses a page);
+ * a block that does not translate is the engine's to fault, which the walk then describes
+ * (a64_mmu_fault).  On RAM and device windows the engine executes it. */
 static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
 {
     uint64_t block = 4ull << (cp_read(c, 3, 3, 0, 0, 7) & 0xf);
-    uint64_t va = xreg(c, insn & 31) & ~(block - 1);
-    if ((cp_read(c, 3, 0, 1, 0, 0) & 1) || mem_ptr(c->mem, va, block) || vcpu_engine_maps(c, va, block))
+    uint64_t va = xreg(c, insn & 31) & ~(block - 1), pa;
+    MmuResult r;
+    if (!a64_translate_op(c, va, MMU_WRITE, true, &r))
         return TRAP_NATIVE;
-    vcpu_diag(c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, va);
-    a64_take(c, TK_EXCEPTION, pc, 0, EC_DABT_CUR, 0x10 | 1u << 6, true, va);
+    pa = r.pa | (va & (GUEST_PAGE - 1));
+    if (mem_ptr(c->mem, pa, block) || vcpu_engine_maps(c, pa, block))
+        return TRAP_NATIVE;
+    vcpu_diag(c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, pa);
+    a64_take(c, TK_EXCEPTION, pc, 0, EC_DABT_CUR, A64_FSC_EXT_ABORT | ISS_WNR, true, va);
     return TRAP_FAULTED;
 }
 
@@ -569,9 +591,11 @@ static void a64_intr(Cpu *c, uint32_t intno)
         return;
     case EXCP_PREFETCH_ABORT:
     case EXCP_DATA_ABORT:
-        /* Only raised under a guest MMU; the engine does not report the syndrome. */
+        /* Translation faults come from pmusim's walk (a64_mmu_fault); what the engine raises
+         * itself is an alignment fault (SCTLR_EL1.A, exclusives), whose syndrome and address
+         * it does not report. */
         vcpu_retire_upto(c, pc, false);
-        vcpu_diag(c, pc, "abort-syndrome", "MMU abort: the engine does not report FAR/ISS");
+        vcpu_diag(c, pc, "abort-syndrome", "an abort the engine raised (alignment): it does not report FAR/ISS");
         a64_take(c, TK_EXCEPTION, pc, 0, intno == EXCP_DATA_ABORT ? EC_DABT_CUR : EC_IABT_CUR, 0x10, false, 0);
         return;
     default:
@@ -581,12 +605,17 @@ static void a64_intr(Cpu *c, uint32_t intno)
     }
 }
 
-/* An access to a physical address with nothing behind it: a synchronous external abort. */
+/* An access to a physical address with nothing behind it: a synchronous external abort (ISS:
+ * DFSC/IFSC 0b010000, WnR for writes).  The engine reports the physical address: with the MMU
+ * off it is the faulting address; with it on FAR_EL1 is left alone and ISS.FnV says so, as the
+ * Arm ARM allows for an external abort not on a table walk (DDI 0487 D17.2, ESR_EL1 ISS "FnV"). */
 static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 {
     uint64_t pc = c->fault.pc;
-    /* ISS: DFSC/IFSC 0x10 synchronous external abort; WnR (bit 6) for writes */
-    a64_take(c, TK_EXCEPTION, pc, 0, fetch ? EC_IABT_CUR : EC_DABT_CUR, 0x10 | (write ? 1u << 6 : 0), true, addr);
+    bool low = current_el(c) == 0, mmu = cp_read(c, 3, 0, 1, 0, 0) & 1;
+    unsigned ec = fetch ? (low ? EC_IABT_LOW : EC_IABT_CUR) : (low ? EC_DABT_LOW : EC_DABT_CUR);
+    uint32_t iss = A64_FSC_EXT_ABORT | (write ? ISS_WNR : 0) | (mmu ? ISS_FNV : 0);
+    a64_take(c, TK_EXCEPTION, pc, 0, ec, iss, !mmu, addr);
 }
 
 /* A pending FIQ or IRQ that PSTATE.F or .I does not mask, FIQ first: the Arm ARM leaves the
@@ -649,17 +678,18 @@ static unsigned a64_access_size(const cs_insn *insn)
     return size;
 }
 
-static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
+/* Calls fn with each [ea, ea + len) the load/store insn accesses as `kind` (ACC_READ or
+ * ACC_WRITE), until fn returns true; true if one did. */
+typedef bool (*AccessFn)(Cpu *c, void *ctx, uint64_t ea, uint64_t len);
+static bool a64_each_access(Cpu *c, const cs_insn *insn, AccessKind kind, AccessFn fn, void *ctx)
 {
     if (kind != ACC_READ && kind != ACC_WRITE)
         return false;
     /* DC ZVA Xt writes zeros to the block of 4 << DCZID_EL0.BS bytes that holds Xt (see
      * a64_dc_zva); its mnemonic is "dc", not a store's. */
-    if ((load_le(insn->bytes, 4) & 0xffffffe0u) == 0xd50b7420u) {
-        unsigned rt = insn->bytes[0] & 31;
+    if ((load_le(insn->bytes, 4) & ~31u) == INSN_DC_ZVA) {
         uint64_t block = 4ull << (cp_read(c, 3, 3, 0, 0, 7) & 0xf);
-        uint64_t va = xreg(c, rt) & ~(block - 1);
-        return kind == ACC_WRITE && va < addr + size && addr < va + block;
+        return kind == ACC_WRITE && fn(c, ctx, xreg(c, insn->bytes[0] & 31) & ~(block - 1), block);
     }
     const char *mn = insn->mnemonic;
     bool st = mn[0] == 's' && mn[1] == 't';
@@ -674,6 +704,8 @@ static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
         const cs_arm64_op *op = &d->operands[i];
         uint64_t ea;
         if (op->type == ARM64_OP_MEM) {
+            /* pre-index and offset forms: base + disp; post-index: the base (the offset is a
+             * separate immediate operand, applied after the access) */
             ea = a64_reg(c, op->mem.base) + (uint64_t)(int64_t)op->mem.disp;
             if (op->mem.index != ARM64_REG_INVALID) {
                 uint64_t idx = a64_reg(c, op->mem.index);
@@ -690,10 +722,102 @@ static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
         } else {
             continue;
         }
-        if (ea < addr + size && addr < ea + len)
+        if (fn(c, ctx, ea, len))
             return true;
     }
     return false;
+}
+
+typedef struct AccessQuery {
+    uint64_t addr;
+    unsigned size;
+} AccessQuery;
+
+/* (addr is physical: a virtual range matches through the walk, cpu/mmu.c) */
+static bool access_overlaps(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
+{
+    const AccessQuery *q = ctx;
+    return vcpu_access_matches(c, ea, len, q->addr, q->size);
+}
+
+static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
+{
+    AccessQuery q = { addr, size };
+    return a64_each_access(c, insn, kind, access_overlaps, &q);
+}
+
+/* ------------------------------------------------------------------ the guest MMU */
+
+/* CpuOps.translate: an access by the running code at its EL (CurrentEL; the engine does not
+ * say when an access is unprivileged, LDTR/STTR at EL1: docs/engine.md "The guest MMU"). */
+static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r)
+{
+    A64PagingRegs g = {
+        .sctlr = cp_read(c, 3, 0, 1, 0, 0), .tcr = cp_read(c, 3, 0, 2, 0, 2),
+        .ttbr0 = cp_read(c, 3, 0, 2, 0, 0), .ttbr1 = cp_read(c, 3, 0, 2, 0, 1), .mmfr0 = A64(c)->mmfr0,
+    };
+    return vcpu_a64_walk(c, &g, va, acc, current_el(c) == 0, r);
+}
+
+/* FAR for a data access that faulted on the page at q->addr: the first byte of the access on
+ * that page (for a pair or an access crossing into the page, the lowest faulting address). */
+static bool fault_byte(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
+{
+    AccessQuery *q = ctx;
+    if (ea >= q->addr + GUEST_PAGE || q->addr >= ea + len)
+        return false;
+    q->addr = ea > q->addr ? ea : q->addr;
+    q->size = 1;                    /* found */
+    return true;
+}
+
+/* The faulting virtual address (FAR_EL1, DDI 0487 D17.2): for a fetch the PC; for data, found
+ * among the faulting instruction's operands (the engine's fill hook is given only the page). */
+static uint64_t fault_address(Cpu *c, uint64_t pc, const MmuResult *r)
+{
+    if (r->acc == MMU_FETCH)
+        return (pc & ~(uint64_t)(GUEST_PAGE - 1)) == r->va ? pc : r->va;
+    const uint8_t *bytes = vcpu_fetch_bytes(c, pc, 4);
+    cs_insn *insn = NULL;
+    size_t n = bytes ? cs_disasm(c->cs, bytes, 4, pc, 1, &insn) : 0;
+    AccessQuery q = { r->va, 0 };
+    if (n == 1)
+        a64_each_access(c, insn, r->acc == MMU_WRITE ? ACC_WRITE : ACC_READ, fault_byte, &q);
+    if (insn)
+        cs_free(insn, n);
+    if (!q.size)
+        vcpu_diag(c, pc, "abort-address", "the faulting access on page 0x%" PRIx64 " is not among the "
+                  "instruction's operands: FAR_EL1 is the page", r->va);
+    return q.addr;
+}
+
+static const char *fsc_name(int kind)
+{
+    switch (kind) {
+    case A64_FSC_ADDR_SIZE: return "address size fault";
+    case A64_FSC_TRANSLATION: return "translation fault";
+    case A64_FSC_ACCESS_FLAG: return "access flag fault";
+    case A64_FSC_PERMISSION: return "permission fault";
+    default: return "synchronous external abort on a translation table walk";
+    }
+}
+
+/* CpuOps.mmu_fault: the instruction at PC faulted in the walk (arm64_paging.c): an Instruction
+ * or Data Abort to EL1 (DDI 0487 D17.2, ESR_EL1: ISS encoding for an exception from an
+ * Instruction / a Data Abort): EC by the EL it came from, IL = 1, the fault status code with its
+ * level, WnR for a write, ISV = 0 (no instruction syndrome for a stage 1 fault), FnV = 0. */
+static void a64_mmu_fault(Cpu *c, const MmuResult *r)
+{
+    uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    bool low = current_el(c) == 0, fetch = r->acc == MMU_FETCH;
+    uint64_t far = fault_address(c, pc, r);
+    if (r->kind == A64_FSC_EXT_ABORT_WALK || r->kind == A64_FSC_ADDR_SIZE)
+        vcpu_diag(c, pc, "page-table", "%s at level %d: entry 0x%016" PRIx64 " at physical 0x%" PRIx64 " mapping 0x%"
+                  PRIx64 "%s", fsc_name(r->kind), r->level, r->entry, r->entry_pa, far,
+                  r->kind == A64_FSC_EXT_ABORT_WALK ? " (the table is outside RAM)" : "");
+    unsigned ec = fetch ? (low ? EC_IABT_LOW : EC_IABT_CUR) : (low ? EC_DABT_LOW : EC_DABT_CUR);
+    uint32_t iss = (uint32_t)r->syndrome | (r->acc == MMU_WRITE ? ISS_WNR : 0);
+    a64_take(c, TK_EXCEPTION, pc, 0, ec, iss, true, far);
 }
 
 static uint64_t a64_get_pc(Cpu *c)
@@ -798,6 +922,8 @@ const CpuOps vcpu_arm64_ops = {
     .intr = a64_intr,
     .insn_accesses = a64_insn_accesses,
     .mem_fault = a64_mem_fault,
+    .translate = a64_translate_op,
+    .mmu_fault = a64_mmu_fault,
     .take_interrupt = a64_take_interrupt,
     .get_pc = a64_get_pc,
     .set_pc = a64_set_pc,

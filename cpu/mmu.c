@@ -139,7 +139,7 @@ static bool hook_tlb_fill(uc_engine *uc, uint64_t va, uc_mem_type type, uc_tlb_e
         }
         return false;
     }
-    e->paddr = r.pa;
+    e->paddr = r.pa | (va & (GUEST_PAGE - 1));    /* the engine's pages may be smaller (arm64: 1 KiB) */
     e->perms = r.perms;
     if (acc == MMU_FETCH && !c->mmu.invalidating)
         codemap_note(c, page_of(va), r.pa);

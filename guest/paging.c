@@ -3,8 +3,29 @@
  * page fault handler records the faulting address and syndrome the architecture reports, maps
  * the page as the case says and returns, and the instruction runs again.  Then the code cases:
  * a virtual page mapped to other code (the CPU must run the new code, not what it translated
- * before), and code rewritten through a second virtual alias of its physical page. */
+ * before), and code rewritten through a second virtual alias of its physical page.  On arm64
+ * also an Access flag fault (AF is the guest's to set), a post-indexed load (FAR is the base)
+ * and a store pair whose second word is on the absent page (FAR is that page's first byte). */
 #include "paging.h"
+
+/* The syndromes each case must report, per architecture, in the order of syn_case; and the
+ * accessed/dirty state a write leaves. */
+enum syn_case { S_READ_NP, S_WRITE_NP, S_WRITE_RO, S_FETCH_NX, S_READ_BAD, S_AF_POST, S_PAIR_NP, S_READ_SEA,
+                S_USER_READ_NP, S_USER_WRITE_RO, S_USER_READ_SUPER };
+#if defined(__x86_64__)
+/* #PF error code: P 1, W/R 2, U/S 4, RSVD 8, I/D 16 (Intel SDM vol. 3A §4.7) */
+static const unsigned long syn[] = { 0x0, 0x2, 0x3, 0x11, 0x9, 0, 0, 0, 0x4, 0x7, 0x5 };
+#define HAVE_USER_CASES           /* arch/x86_64/paging_user.S */
+#define WRITTEN 3u                  /* A and D */
+#elif defined(__aarch64__)
+/* ESR_EL1 (Arm ARM DDI 0487 D17.2): EC 0x25 Data Abort / 0x21 Instruction Abort from the
+ * current EL (bits 31:26), IL (bit 25), FnV (bit 10), WnR (bit 6), the fault status code with
+ * the level (3): 0b000111 translation, 0b001111 permission, 0b000011 address size, 0b001011
+ * access flag; 0b010000 synchronous external abort. */
+static const unsigned long syn[] = { 0x96000007, 0x96000047, 0x9600004f, 0x8600000f, 0x96000003, 0x9600000b,
+                                     0x96000047, 0x96000410 };
+#define WRITTEN 1u                  /* AF only: no dirty state without FEAT_HAFDBS's DBM */
+#endif
 
 static u8 pool[PAGING_PAGES][PAGING_PAGE] __attribute__((aligned(4096)));
 
@@ -53,29 +74,46 @@ static unsigned call_window(unsigned i)
     return ((code_fn)window_page(i))();
 }
 
-static void data_cases(const unsigned long *syn)
+static void data_cases(void)
 {
     arm(0, PG_NONE, PG_RW);
     unsigned long v = *(volatile unsigned long *)(window_page(0) + 0x10);
-    expect("read, not present", 0x10, syn[0], 1);
+    expect("read, not present", 0x10, syn[S_READ_NP], 1);
     failed += v != 0;
     arm(1, PG_NONE, PG_RW);
     *(volatile u32 *)(window_page(1) + 0x123) = 0x55;
-    expect("write, not present", 0x1123, syn[1], 3);
+    expect("write, not present", 0x1123, syn[S_WRITE_NP], WRITTEN);
     arm(2, PG_RO, PG_RW);
     *(volatile u8 *)(window_page(2) + 0xfff) = 1;
-    expect("write, read-only", 0x2fff, syn[2], 3);
+    expect("write, read-only", 0x2fff, syn[S_WRITE_RO], WRITTEN);
     arm(4, PG_RW_NX_RESERVED, PG_RW);
     v = *(volatile unsigned long *)(window_page(4) + 0x8);
-    expect("read, reserved bit", 0x4008, syn[4], 1);
+    expect("read, reserved bit", 0x4008, syn[S_READ_BAD], 1);
+#if defined(__aarch64__)
+    arm(9, PG_RW_NO_AF, PG_RW);
+    unsigned long base = window_page(9) + 0x18;
+    asm volatile("ldr %0, [%1], #16" : "=r"(v), "+r"(base) : : "memory");
+    expect("read post-indexed, access flag", 0x9018, syn[S_AF_POST], 1);
+    failed += base != window_page(9) + 0x28;
+    arm(10, PG_NONE, PG_RW);
+    asm volatile("stp %0, %0, [%1]" : : "r"(0ul), "r"(window_page(10) - 8) : "memory");
+    expect("write pair, second word absent", 0xa000, syn[S_PAIR_NP], WRITTEN);
+    /* A page with no memory behind it: a synchronous external abort.  pmusim knows only the
+     * physical address, so FAR_EL1 keeps what it held and ISS.FnV says it is not valid. */
+    paging_map(11, 0x20000000ul, PG_RW);
+    fix.page = 11, fix.prot = PG_RW, fix.taken = 0, fix.addr = fix.syndrome = 0;
+    asm volatile("msr far_el1, %0" : : "r"(window_page(11) + 0x40));
+    v = *(volatile unsigned long *)(window_page(11) + 0x80);
+    expect("read, no memory behind the page (FAR kept)", 0xb040, syn[S_READ_SEA], 1);
+#endif
 }
 
-static void code_cases(const unsigned long *syn)
+static void code_cases(void)
 {
     paging_put_return(pool[3], 42, false);
     arm(3, PG_RW, PG_RWX);
     unsigned r = call_window(3);
-    expect("fetch, no-execute", 0x3000, syn[3], 1);
+    expect("fetch, no-execute", 0x3000, syn[S_FETCH_NX], 1);
     failed += r != 42;
 
     paging_put_return(pool[5], 1, false);
@@ -98,6 +136,7 @@ static void code_cases(const unsigned long *syn)
     failed += before != 3 || after != 4;
 }
 
+#ifdef HAVE_USER_CASES
 /* User mode: the faults of the architecture's user program (paging_run_user), each fixed by
  * the handler in turn, then its system call. */
 static const struct { unsigned page; enum paging_prot fixed; } user_plan[] = {
@@ -117,7 +156,7 @@ static void on_user_fault(struct trap_frame *f)
     user_taken++;
 }
 
-static void user_cases(const unsigned long *syn)
+static void user_cases(void)
 {
     static const unsigned long offset[] = { 0xa020, 0xc008, 0xd000 };
     static const char *const what[] = { "user read, not present", "user write, read-only",
@@ -132,7 +171,7 @@ static void user_cases(const unsigned long *syn)
     trap_set_handler(paging_fault_trapno(), on_fault);
     for (unsigned i = 0; i < 3; i++) {
         bool good = i < user_taken && user_seen[i].addr == paging_window + offset[i] &&
-                    user_seen[i].syndrome == syn[5 + i];
+                    user_seen[i].syndrome == syn[S_USER_READ_NP + i];
         printf("paging: %s: fault at window+0x%lx syndrome=0x%lx: %s\n", what[i],
                user_seen[i].addr - paging_window, user_seen[i].syndrome, good ? "ok" : "WRONG");
         failed += !good;
@@ -142,19 +181,18 @@ static void user_cases(const unsigned long *syn)
            calls == 1 && answer == 42 ? "ok" : "WRONG");
     failed += calls != 1 || answer != 42;
 }
+#endif
 
 int main(void)
 {
-    /* The syndromes each case must report, per architecture. */
-#if defined(__x86_64__)
-    /* #PF error code: P 1, W/R 2, U/S 4, RSVD 8, I/D 16 (Intel SDM vol. 3A §4.7) */
-    static const unsigned long syn[] = { 0x0, 0x2, 0x3, 0x11, 0x9, 0x4, 0x7, 0x5 };
-#endif
     paging_arch_init();
     trap_set_handler(paging_fault_trapno(), on_fault);
-    data_cases(syn);
-    code_cases(syn);
-    user_cases(syn);
+    trap_set_handler(paging_fetch_fault_trapno(), on_fault);
+    data_cases();
+    code_cases();
+#ifdef HAVE_USER_CASES
+    user_cases();
+#endif
     if (failed) {
         printf("paging: %u failed\n", failed);
         return GUEST_EXIT_FAIL;

@@ -14,8 +14,11 @@
 #define PAGING_PAGES 16
 #define PAGING_PAGE 4096ul
 
-/* How a window page is mapped. */
-enum paging_prot { PG_NONE, PG_RO, PG_RW, PG_RWX, PG_RW_NX_RESERVED, PG_USER_RO, PG_USER_RW, PG_USER_RX };
+/* How a window page is mapped.  PG_RW_NX_RESERVED: with a bit the walk must refuse (x86: a
+ * reserved bit; arm64: an output address above TCR_EL1.IPS).  PG_RW_NO_AF (arm64 only): the
+ * Access flag clear.  PG_USER_*: user-accessible (the others are the kernel's only). */
+enum paging_prot { PG_NONE, PG_RO, PG_RW, PG_RWX, PG_RW_NX_RESERVED, PG_RW_NO_AF, PG_USER_RO, PG_USER_RW,
+                   PG_USER_RX };
 
 extern unsigned long paging_window;                 /* the window's first virtual address */
 
@@ -24,11 +27,14 @@ extern unsigned long paging_window;                 /* the window's first virtua
 void paging_arch_init(void);
 /* Map window page i to physical page pa (PG_NONE: unmap), and drop its TLB entry. */
 void paging_map(unsigned i, unsigned long pa, enum paging_prot prot);
-/* The trap number of a page fault; what the fault reported. */
+/* The trap numbers of a page fault on a data access and on an instruction fetch (the same on
+ * x86; arm64: Data Abort and Instruction Abort); what the fault reported. */
 unsigned paging_fault_trapno(void);
+unsigned paging_fetch_fault_trapno(void);
 unsigned long paging_fault_address(const struct trap_frame *f);
 unsigned long paging_fault_syndrome(const struct trap_frame *f);
-/* The accessed and dirty state the walker left in window page i's entry: bit 0 A, bit 1 D. */
+/* The accessed and dirty state in window page i's entry: bit 0 A, bit 1 D (x86: set by the
+ * walker; arm64: AF, set by the guest, and no D). */
 unsigned paging_used_bits(unsigned i);
 /* Write at p a function that returns v (< 128).  The two forms have the same size and
  * different instruction counts where the ISA allows it (x86): under --icount-check a CPU that

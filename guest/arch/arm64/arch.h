@@ -12,6 +12,7 @@
 #define TRAP_EC_UNKNOWN     0x00        /* undefined instruction */
 #define TRAP_EC_SVC64       0x15
 #define TRAP_EC_HVC64       0x16
+#define TRAP_EC_IABT_CUR    0x21        /* instruction abort at the current EL */
 #define TRAP_EC_DABT_CUR    0x25        /* data abort at the current EL */
 #define TRAP_EC_BRK64       0x3c
 #define TRAP_IRQ            64

@@ -121,6 +121,11 @@ unsigned paging_fault_trapno(void)
     return TRAP_PF;
 }
 
+unsigned paging_fetch_fault_trapno(void)
+{
+    return TRAP_PF;
+}
+
 unsigned long paging_fault_address(const struct trap_frame *f)
 {
     unsigned long cr2;
