@@ -680,8 +680,7 @@ static unsigned a64_access_size(const cs_insn *insn)
 
 /* Calls fn with each [ea, ea + len) the load/store insn accesses as `kind` (ACC_READ or
  * ACC_WRITE), until fn returns true; true if one did. */
-typedef bool (*AccessFn)(Cpu *c, void *ctx, uint64_t ea, uint64_t len);
-static bool a64_each_access(Cpu *c, const cs_insn *insn, AccessKind kind, AccessFn fn, void *ctx)
+static bool a64_each_access(Cpu *c, const cs_insn *insn, AccessKind kind, AccessVisit fn, void *ctx)
 {
     if (kind != ACC_READ && kind != ACC_WRITE)
         return false;
@@ -728,22 +727,9 @@ static bool a64_each_access(Cpu *c, const cs_insn *insn, AccessKind kind, Access
     return false;
 }
 
-typedef struct AccessQuery {
-    uint64_t addr;
-    unsigned size;
-} AccessQuery;
-
-/* (addr is physical: a virtual range matches through the walk, cpu/mmu.c) */
-static bool access_overlaps(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
-{
-    const AccessQuery *q = ctx;
-    return vcpu_access_matches(c, ea, len, q->addr, q->size);
-}
-
 static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
 {
-    AccessQuery q = { addr, size };
-    return a64_each_access(c, insn, kind, access_overlaps, &q);
+    return vcpu_insn_accesses(c, insn, kind, addr, size);
 }
 
 /* ------------------------------------------------------------------ the guest MMU */
@@ -757,38 +743,6 @@ static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, Mmu
         .ttbr0 = cp_read(c, 3, 0, 2, 0, 0), .ttbr1 = cp_read(c, 3, 0, 2, 0, 1), .mmfr0 = A64(c)->mmfr0,
     };
     return vcpu_a64_walk(c, &g, va, acc, current_el(c) == 0, r);
-}
-
-/* FAR for a data access that faulted on the page at q->addr: the first byte of the access on
- * that page (for a pair or an access crossing into the page, the lowest faulting address). */
-static bool fault_byte(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
-{
-    AccessQuery *q = ctx;
-    if (ea >= q->addr + GUEST_PAGE || q->addr >= ea + len)
-        return false;
-    q->addr = ea > q->addr ? ea : q->addr;
-    q->size = 1;                    /* found */
-    return true;
-}
-
-/* The faulting virtual address (FAR_EL1, DDI 0487 D17.2): for a fetch the PC; for data, found
- * among the faulting instruction's operands (the engine's fill hook is given only the page). */
-static uint64_t fault_address(Cpu *c, uint64_t pc, const MmuResult *r)
-{
-    if (r->acc == MMU_FETCH)
-        return (pc & ~(uint64_t)(GUEST_PAGE - 1)) == r->va ? pc : r->va;
-    const uint8_t *bytes = vcpu_fetch_bytes(c, pc, 4);
-    cs_insn *insn = NULL;
-    size_t n = bytes ? cs_disasm(c->cs, bytes, 4, pc, 1, &insn) : 0;
-    AccessQuery q = { r->va, 0 };
-    if (n == 1)
-        a64_each_access(c, insn, r->acc == MMU_WRITE ? ACC_WRITE : ACC_READ, fault_byte, &q);
-    if (insn)
-        cs_free(insn, n);
-    if (!q.size)
-        vcpu_diag(c, pc, "abort-address", "the faulting access on page 0x%" PRIx64 " is not among the "
-                  "instruction's operands: FAR_EL1 is the page", r->va);
-    return q.addr;
 }
 
 static const char *fsc_name(int kind)
@@ -810,7 +764,7 @@ static void a64_mmu_fault(Cpu *c, const MmuResult *r)
 {
     uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
     bool low = current_el(c) == 0, fetch = r->acc == MMU_FETCH;
-    uint64_t far = fault_address(c, pc, r);
+    uint64_t far = vcpu_fault_address(c, pc, r, "FAR_EL1");
     if (r->kind == A64_FSC_EXT_ABORT_WALK || r->kind == A64_FSC_ADDR_SIZE)
         vcpu_diag(c, pc, "page-table", "%s at level %d: entry 0x%016" PRIx64 " at physical 0x%" PRIx64 " mapping 0x%"
                   PRIx64 "%s", fsc_name(r->kind), r->level, r->entry, r->entry_pa, far,
@@ -921,6 +875,7 @@ const CpuOps vcpu_arm64_ops = {
     .trap = a64_trap,
     .intr = a64_intr,
     .insn_accesses = a64_insn_accesses,
+    .each_access = a64_each_access,
     .mem_fault = a64_mem_fault,
     .translate = a64_translate_op,
     .mmu_fault = a64_mmu_fault,

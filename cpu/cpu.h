@@ -90,6 +90,10 @@ typedef struct TailHook {
 /* The kind of access the access locator looks for. */
 typedef enum AccessKind { ACC_READ, ACC_WRITE, ACC_IN, ACC_OUT } AccessKind;
 
+/* One memory access an instruction makes (CpuOps.each_access): its virtual address and length;
+ * true stops the enumeration. */
+typedef bool (*AccessVisit)(Cpu *c, void *ctx, uint64_t ea, uint64_t len);
+
 /* Trap kinds the core owns (backends' kinds are below). */
 #define TRAP_KIND_ICACHE 0x8000     /* --icache=strict: a stale word or a maintenance instruction */
 
@@ -158,6 +162,9 @@ typedef struct CpuOps {
     void (*intr)(Cpu *c, uint32_t intno);
     /* Does this instruction, with the current registers, make the access (access locator)? */
     bool (*insn_accesses)(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size);
+    /* Optional (with translate): the instruction's memory accesses of a kind (read or write),
+     * from its operands and the current registers (vcpu_insn_accesses, vcpu_fault_address). */
+    bool (*each_access)(Cpu *c, const cs_insn *insn, AccessKind kind, AccessVisit fn, void *ctx);
     /* The engine stopped on an access to unmapped memory at c->fault.pc (already retired up to
      * it and reported): deliver the architecture's fault. */
     void (*mem_fault)(Cpu *c, uint64_t addr, bool write, bool fetch);
@@ -482,6 +489,14 @@ uc_err vcpu_engine_protect(Cpu *c, uint64_t pa, uint64_t size, uint32_t perms);
 /* Drop pmusim's decoded blocks and trap sites over virtual [va, va_end) (code written, or a
  * virtual page mapped elsewhere now). */
 void vcpu_forget_code(Cpu *c, uint64_t va, uint64_t va_end);
+/* Does the instruction make a read or write touching [addr, addr + size) (physical under
+ * pmusim's MMU): ops->each_access with vcpu_access_matches, for backends' insn_accesses. */
+bool vcpu_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size);
+/* The exact faulting address of the access that failed the walk r (its page in r->va) made by
+ * the instruction at pc: for a fetch the PC or the page it runs into; for data the first byte
+ * of the instruction's access on that page, found among its operands (the engine's fill hook
+ * is given only the page).  Not found: the page, with a `fault-address` diag naming `reg`. */
+uint64_t vcpu_fault_address(Cpu *c, uint64_t pc, const MmuResult *r, const char *reg);
 /* Call fn for each virtual range through which this CPU fetched code of physical [start, end). */
 void vcpu_code_aliases(Cpu *c, uint64_t start, uint64_t end, void (*fn)(Cpu *c, uint64_t va, uint64_t va_end));
 /* The engine's run ended with a failed fill: deliver the fault (true), or false if none. */

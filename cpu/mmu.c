@@ -263,6 +263,54 @@ uc_err vcpu_engine_protect(Cpu *c, uint64_t pa, uint64_t size, uint32_t perms)
     return e;
 }
 
+typedef struct AccessQuery {
+    uint64_t addr;
+    unsigned size;
+} AccessQuery;
+
+static bool access_hits(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
+{
+    const AccessQuery *q = ctx;
+    return vcpu_access_matches(c, ea, len, q->addr, q->size);
+}
+
+bool vcpu_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
+{
+    AccessQuery q = { addr, size };
+    return c->ops->each_access(c, insn, kind, access_hits, &q);
+}
+
+/* The first byte of an access on the page at q->addr (SDM vol. 3A §4.7: CR2 is the linear
+ * address that caused the fault; DDI 0487 D17.2: FAR_EL1 the lowest faulting address). */
+static bool fault_byte(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
+{
+    AccessQuery *q = ctx;
+    if (ea >= q->addr + GUEST_PAGE || q->addr >= ea + len)
+        return false;
+    q->addr = ea > q->addr ? ea : q->addr;
+    q->size = 1;                    /* found */
+    return true;
+}
+
+uint64_t vcpu_fault_address(Cpu *c, uint64_t pc, const MmuResult *r, const char *reg)
+{
+    if (r->acc == MMU_FETCH)
+        return page_of(pc) == r->va ? pc : r->va;
+    size_t max = c->ops->arch == ARCH_X86_64 ? 15 : 4;     /* the longest instruction */
+    const uint8_t *bytes = vcpu_fetch_bytes(c, pc, max);
+    cs_insn *insn = NULL;
+    size_t n = bytes ? cs_disasm(c->cs, bytes, max, pc, 1, &insn) : 0;
+    AccessQuery q = { r->va, 0 };
+    if (n == 1)
+        c->ops->each_access(c, insn, r->acc == MMU_WRITE ? ACC_WRITE : ACC_READ, fault_byte, &q);
+    if (insn)
+        cs_free(insn, n);
+    if (!q.size)
+        vcpu_diag(c, pc, "fault-address", "the faulting access on page 0x%" PRIx64 " is not among the "
+                  "instruction's operands: %s is the page", r->va, reg);
+    return q.addr;
+}
+
 void vcpu_code_aliases(Cpu *c, uint64_t start, uint64_t end, void (*fn)(Cpu *c, uint64_t va, uint64_t va_end))
 {
     if (!c->mmu.own) {

@@ -1157,10 +1157,6 @@ static uint64_t x86_reg_value(Cpu *c, x86_reg r)
     return 0;
 }
 
-/* Call fn(ctx, ea, len) for each memory access of the instruction of the given kind (read or
- * write) that its operands and the current registers make, until fn returns true. */
-typedef bool (*AccessVisit)(Cpu *c, void *ctx, uint64_t ea, uint64_t len);
-
 static uint64_t operand_ea(Cpu *c, const cs_insn *insn, const cs_x86_op *op)
 {
     uint64_t ea = (uint64_t)op->mem.disp;
@@ -1198,7 +1194,8 @@ static bool implicit_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, Acce
     }
 }
 
-static bool each_access(Cpu *c, const cs_insn *insn, AccessKind kind, AccessVisit fn, void *ctx)
+/* CpuOps.each_access: the explicit memory operands, then the implicit stack and string ones. */
+static bool x86_each_access(Cpu *c, const cs_insn *insn, AccessKind kind, AccessVisit fn, void *ctx)
 {
     const cs_x86 *d = &insn->detail->x86;
     uint8_t want = kind == ACC_WRITE ? CS_AC_WRITE : CS_AC_READ;
@@ -1209,17 +1206,6 @@ static bool each_access(Cpu *c, const cs_insn *insn, AccessKind kind, AccessVisi
             return true;
     }
     return implicit_accesses(c, insn, kind, fn, ctx);
-}
-
-typedef struct AccessQuery {
-    uint64_t addr;
-    unsigned size;
-} AccessQuery;
-
-static bool access_hits(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
-{
-    const AccessQuery *q = ctx;
-    return vcpu_access_matches(c, ea, len, q->addr, q->size);
 }
 
 static bool x86_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
@@ -1242,44 +1228,10 @@ static bool x86_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
     }
     if (kind == ACC_IN || kind == ACC_OUT)
         return false;
-    AccessQuery q = { addr, size };
-    return each_access(c, insn, kind, access_hits, &q);
+    return vcpu_insn_accesses(c, insn, kind, addr, size);
 }
 
 /* ------------------------------------------------------------------ page faults */
-
-/* CR2 for a data access that faulted on the page at q->addr: the first byte of the access on
- * that page (SDM vol. 3A §4.7: the linear address that caused the fault). */
-static bool fault_byte(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
-{
-    AccessQuery *q = ctx;
-    if (ea >= q->addr + GUEST_PAGE || q->addr >= ea + len)
-        return false;
-    q->addr = ea > q->addr ? ea : q->addr;
-    q->size = 1;                    /* found */
-    return true;
-}
-
-/* The linear address a #PF reports: for a fetch, RIP or the start of the page the instruction
- * runs into; for data, found from the faulting instruction's operands (the engine's fill hook
- * is given only the page). */
-static uint64_t fault_address(Cpu *c, uint64_t rip, const MmuResult *r)
-{
-    if (r->acc == MMU_FETCH)
-        return (rip & ~(uint64_t)(GUEST_PAGE - 1)) == r->va ? rip : r->va;
-    const uint8_t *bytes = vcpu_fetch_bytes(c, rip, 15);
-    cs_insn *insn = NULL;
-    size_t n = bytes ? cs_disasm(c->cs, bytes, 15, rip, 1, &insn) : 0;
-    AccessQuery q = { r->va, 0 };
-    if (n == 1)
-        each_access(c, insn, r->acc == MMU_WRITE ? ACC_WRITE : ACC_READ, fault_byte, &q);
-    if (insn)
-        cs_free(insn, n);
-    if (!q.size)
-        vcpu_diag(c, rip, "page-fault", "the faulting access on page 0x%" PRIx64 " is not among the instruction's "
-                  "operands: CR2 is the page", r->va);
-    return q.addr;
-}
 
 /* CpuOps.mmu_fault: the access of the instruction at RIP faulted in the walk (x86_paging.c). */
 static void x86_mmu_fault(Cpu *c, const MmuResult *r)
@@ -1289,7 +1241,7 @@ static void x86_mmu_fault(Cpu *c, const MmuResult *r)
         x86_fault(c, X86_GP, 0);
         return;
     }
-    uint64_t cr2 = fault_address(c, rip, r);
+    uint64_t cr2 = vcpu_fault_address(c, rip, r, "CR2");
     if (r->syndrome & PF_ERR_RSVD)
         vcpu_diag(c, rip, "page-table", "reserved bits set in the level-%d entry 0x%016" PRIx64 " at physical "
                   "0x%" PRIx64 " mapping 0x%" PRIx64 "%s", r->level + 1, r->entry, r->entry_pa, cr2,
@@ -1606,6 +1558,7 @@ const CpuOps vcpu_x86_64_ops = {
     .trap = x86_trap,
     .intr = x86_intr,
     .insn_accesses = x86_insn_accesses,
+    .each_access = x86_each_access,
     .translate = x86_translate_op,
     .mmu_fault = x86_mmu_fault,
     .mem_fault = x86_mem_fault,
