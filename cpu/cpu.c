@@ -214,9 +214,10 @@ static int insn_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 static void block_watch(Cpu *c, uint64_t pc, uint32_t size)
 {
     CodeWatch *cw = &c->cl->cw;
-    for (uint64_t va = pc, end = pc + size; va < end;) {
-        uint64_t next = (va | (GUEST_PAGE - 1)) + 1, pa;
-        uint64_t n = (next < end ? next : end) - va;
+    for (uint64_t va = pc, left = size, pa; left;) {     /* by length: the top of memory wraps */
+        uint64_t n = GUEST_PAGE - (va & (GUEST_PAGE - 1));
+        n = n < left ? n : left;
+        left -= n;
         if (vcpu_fetch_pa(c, va, &pa)) {
             if (!mem_page_is_code(c->mem, pa)) {
                 mem_note_code_page(c->mem, pa);

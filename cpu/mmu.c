@@ -215,14 +215,18 @@ bool vcpu_access_matches(Cpu *c, uint64_t ea, uint64_t len, uint64_t addr, unsig
 {
     MmuResult r;
     if (c->mmu.own) {
-        /* The piece of [ea, ea + len) on each page it touches, by its physical address. */
-        for (uint64_t a = ea, end = ea + len; a < end; a = page_of(a) + GUEST_PAGE) {
-            uint64_t n = page_of(a) + GUEST_PAGE - a < end - a ? page_of(a) + GUEST_PAGE - a : end - a;
+        /* The piece of [ea, ea + len) on each page it touches, by its physical address.  By
+         * length left, not by end address: an access at the top of the address space wraps
+         * (random guest x86_64 10062 walked 2^52 pages here). */
+        for (uint64_t a = ea, left = len; left;) {
+            uint64_t n = GUEST_PAGE - (a & (GUEST_PAGE - 1));
+            n = n < left ? n : left;
             if (c->ops->translate(c, a, MMU_READ, true, &r)) {
                 uint64_t pa = r.pa | (a & (GUEST_PAGE - 1));
                 if (pa < addr + size && addr < pa + n)
                     return true;
             }
+            a += n, left -= n;
         }
         return false;
     }
