@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static const char *const isa_names[ARCH_COUNT] = {
     [ARCH_X86_64] = "x86_64",
@@ -58,6 +59,20 @@ void *xcalloc(size_t n, size_t size)
     if (!p)
         out_of_memory();
     return p;
+}
+
+void *xmap_zero(size_t bytes)
+{
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        out_of_memory();
+    return p;
+}
+
+void xunmap(void *p, size_t bytes)
+{
+    if (p)
+        munmap(p, bytes ? bytes : 1);
 }
 
 void *xrealloc(void *p, size_t size)

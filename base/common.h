@@ -92,4 +92,10 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 
+/* Zeroed anonymous pages for a large buffer that holds no pointers (the decoded-instruction
+ * arena): committed only as the guest's code fills it, and not scanned by the leak checker of
+ * the sanitizer builds, which otherwise reads every word of it at each leak check. */
+void *xmap_zero(size_t bytes);
+void xunmap(void *p, size_t bytes);
+
 #endif

@@ -10,14 +10,14 @@ void blockcache_init(BlockCache *bc, size_t arena_insns)
 {
     memset(bc, 0, sizeof *bc);
     bc->tab = xcalloc(ENTRIES, sizeof *bc->tab);
-    bc->arena = xcalloc(arena_insns, sizeof *bc->arena);
+    bc->arena = xmap_zero(arena_insns * sizeof *bc->arena);
     bc->arena_cap = arena_insns;
 }
 
 void blockcache_destroy(BlockCache *bc)
 {
     free(bc->tab);
-    free(bc->arena);
+    xunmap(bc->arena, bc->arena_cap * sizeof *bc->arena);
     memset(bc, 0, sizeof *bc);
 }
 
@@ -42,9 +42,9 @@ InsnInfo *blockcache_alloc_info(BlockCache *bc, uint32_t n, bool *flushed)
     *flushed = false;
     if (bc->arena_used + n > bc->arena_cap) {
         if (n > bc->arena_cap) {            /* cannot happen with engine block sizes; grow anyway */
+            xunmap(bc->arena, bc->arena_cap * sizeof *bc->arena);
             bc->arena_cap = n * 2;
-            free(bc->arena);
-            bc->arena = xcalloc(bc->arena_cap, sizeof *bc->arena);
+            bc->arena = xmap_zero(bc->arena_cap * sizeof *bc->arena);
         }
         blockcache_flush(bc);
         *flushed = true;

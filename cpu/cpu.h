@@ -445,10 +445,10 @@ void vcpu_internal_error(Cpu *c, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
  * current block (from a hook that did not stop the block: a sysreg or I/O hook). */
 uint64_t vcpu_cycles_at(Cpu *c, uint64_t pc);
 uint64_t vcpu_insns_at(Cpu *c, uint64_t pc);
-/* Run `count` instructions at pc for pmusim's own purposes (e.g. reading a register the
- * engine has no API for): nothing is counted, trapped or traced.  The engine drops its
- * translations afterwards (a count-limited run), so keep this off hot paths. */
-void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count);
+/* Run code at pc for pmusim's own purposes (e.g. reading a register the engine has no API
+ * for) until a hook of the caller's stops the engine: nothing is counted, trapped or traced.
+ * No instruction count: after a count-limited run the engine flushes every translation. */
+void vcpu_quiet_run(Cpu *c, uint64_t pc);
 /* --icount-check: instructions retired by the reference count (a code hook on every one). */
 uint64_t vcpu_icount_reference(const Cpu *c);
 /* The CPU may have changed its code mode (x86: a far transfer, an exception entry, IRET to a

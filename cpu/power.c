@@ -97,14 +97,14 @@ void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)
         c->lim.insns = insns;
 }
 
-void vcpu_quiet_run(Cpu *c, uint64_t pc, size_t count)
+void vcpu_quiet_run(Cpu *c, uint64_t pc)
 {
     uint64_t fast = c->lim.fast;
     BlockEntry *blk = c->blk;
     uint32_t counted = c->blk_counted;
     c->quiet = true;
     c->lim.fast = 0;                /* keeps the block hook off its counting fast path */
-    uc_emu_start(c->uc, pc, 0, 0, count);
+    uc_emu_start(c->uc, pc, 0, 0, 0);
     c->quiet = false;
     c->lim.fast = fast;
     c->blk = blk;

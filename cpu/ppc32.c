@@ -104,6 +104,8 @@ typedef struct PpcCpu {
     uint32_t hid0;                      /* the engine's HID0, as last written (dcbz reads DCE, DLOCK) */
     uint32_t l3[ARRAY_SIZE(l3_sprs)];   /* the 7450's L3 SPRs (l3_sprs order): plain storage */
     uint8_t *stub;                      /* host memory of STUB_PAGE */
+    uint32_t stub_insn[GUEST_PAGE / 8]; /* the instruction of each stub slot (stub_slot) */
+    uint32_t stub_used;                 /* slots written */
 } PpcCpu;
 
 static PpcCpu *PPC(Cpu *c)
@@ -639,22 +641,53 @@ illegal:
 
 /* ------------------------------------------------------------------ SPR stubs */
 
+/* A stub is one instruction in its own 8-byte slot of the private page, followed by a branch to
+ * itself whose code hook stops the engine.  Each distinct instruction keeps its slot for the
+ * CPU's life, so the engine translates it once: rewriting one stub word made it translate the
+ * stub again at every SPR move of every checkpoint.  Not a count-limited run either: the engine
+ * flushes every translation at the first run without a count after one (docs/engine.md). */
+#define STUB_SLOT 8u
+#define STUB_SLOTS (GUEST_PAGE / STUB_SLOT)
+#define PPC_B_SELF 0x48000000u          /* b . */
+
+static void hook_stub_end(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
+{
+    if (pc & 4)
+        uc_emu_stop(uc);
+}
+
+/* The slot of a stub instruction, written the first time it is needed.  No translation covers a
+ * fresh slot (every translated slot ends at its own branch), so writing one needs no flush. */
+static uint64_t stub_slot(PpcCpu *p, uint32_t insn)
+{
+    for (uint32_t i = 0; i < p->stub_used; i++)
+        if (p->stub_insn[i] == insn)
+            return STUB_PAGE + i * STUB_SLOT;
+    if (p->stub_used == STUB_SLOTS) {   /* more distinct stubs than slots: start over */
+        p->stub_used = 0;
+        vcpu_engine_forget(&p->c, STUB_PAGE, STUB_PAGE + GUEST_PAGE);
+    }
+    uint32_t i = p->stub_used++;
+    p->stub_insn[i] = insn;
+    store_be(p->stub + i * STUB_SLOT, 4, insn);
+    store_be(p->stub + i * STUB_SLOT + 4, 4, PPC_B_SELF);
+    return STUB_PAGE + i * STUB_SLOT;
+}
+
 /* Run one instruction (mfspr/mtspr/mfsr/mtsr with r0) on the private page.  Used only for
- * checkpoints: the count-limited run makes the engine drop its translations afterwards.  It
- * runs in a fixed MSR whatever the guest's (supervisor, real addressing, big-endian, no trace,
- * no power saving: MPC7450 RM table 2-11), keeping only ME and IP: with MSR[LE] set the engine
- * would fetch the big-endian stub byte-reversed (MPC7450 RM §3.1.2.2) and the SPR and segment
- * register moves would silently do nothing. */
+ * checkpoints.  It runs in a fixed MSR whatever the guest's (supervisor, real addressing,
+ * big-endian, no trace, no power saving: MPC7450 RM table 2-11), keeping only ME and IP: with
+ * MSR[LE] set the engine would fetch the big-endian stub byte-reversed (MPC7450 RM §3.1.2.2) and
+ * the SPR and segment register moves would silently do nothing. */
 static uint32_t stub_run(Cpu *c, uint32_t insn, uint32_t r0)
 {
     PpcCpu *p = PPC(c);
     uint64_t pc = vcpu_reg_read(c, UC_PPC_REG_PC), msr = vcpu_reg_read(c, UC_PPC_REG_MSR);
     uint32_t old_r0 = gpr(c, 0);
-    store_be(p->stub, 4, insn);
-    vcpu_engine_forget(c, STUB_PAGE, STUB_PAGE + 4);
+    uint64_t at = stub_slot(p, insn);
     vcpu_reg_write(c, UC_PPC_REG_MSR, msr & (MSR_ME | MSR_IP));
     set_gpr(c, 0, r0);
-    vcpu_quiet_run(c, STUB_PAGE, 1);
+    vcpu_quiet_run(c, at);
     uint32_t out = gpr(c, 0);
     set_gpr(c, 0, old_r0);
     vcpu_reg_write(c, UC_PPC_REG_MSR, msr);
@@ -710,6 +743,10 @@ static bool ppc_init(Cpu *c, Error *err)
     p->stub = xcalloc(1, GUEST_PAGE);
     if (uc_mem_map_ptr(c->uc, STUB_PAGE, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC, p->stub) != UC_ERR_OK)
         return err_set(err, "cpu%d: cannot map the SPR stub page", c->index);
+    uc_hook h;
+    if (uc_hook_add(c->uc, &h, UC_HOOK_CODE, (void *)hook_stub_end, c, STUB_PAGE, STUB_PAGE + GUEST_PAGE - 1) !=
+        UC_ERR_OK)
+        return err_set(err, "cpu%d: cannot hook the end of the SPR stub", c->index);
     event_init(&p->dec_event, "decrementer", dec_fire, c);
     /* ppc32 CPUs do not sleep (MSR[POW] is not modelled): a held or dead CPU is one the
      * decrementer cannot wake, so it must not keep a machine of such CPUs alive (mach_hung). */
