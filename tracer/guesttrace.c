@@ -107,7 +107,8 @@ static bool read_rings(Rings *r, Error *err)
             continue;
         if (size > (1ull << 32) / TB_ENTRY)
             return err_set(err, "trace_buffers: cpu %u: %" PRIu64 " entries is too large", c, size);
-        const uint8_t *ring = mem_ptr(r->mem, base, size * TB_ENTRY);
+        /* the guest's own pointer: a link address, loaded where the image's segments say */
+        const uint8_t *ring = mem_ptr(r->mem, image_load_addr(im, base), size * TB_ENTRY);
         if (!ring)
             return err_set(err, "trace_buffers: cpu %u: ring at 0x%" PRIx64 " (%" PRIu64 " entries) is not in guest RAM",
                              c, base, size);

@@ -213,9 +213,22 @@ static int unsynced_cpu(const PatchCheck *pc, const PatchSite *s, int writer)
     return -1;
 }
 
+/* The address the kernel knows a physical code address by: its link address in the image.
+ * Sites, writes and the code-write watch are physical (a write through any alias is caught);
+ * reports, traces and disassembly name the kernel's own addresses and symbols. */
+static uint64_t link_of(const PatchCheck *pc, uint64_t pa)
+{
+    for (int i = 0; i < pc->nsegs; i++) {
+        const Segment *g = &pc->segs[i];
+        if (pa >= g->paddr && pa - g->paddr < g->memsz)
+            return pa - g->paddr + g->vaddr;
+    }
+    return pa;
+}
+
 static const char *site_name(const PatchCheck *pc, const PatchSite *s, char *buf, size_t len)
 {
-    return trace_describe(pc->cl->trace, s->addr, buf, len);
+    return trace_describe(pc->cl->trace, link_of(pc, s->addr), buf, len);
 }
 
 /* ------------------------------------------------------------------ sites */
@@ -278,9 +291,9 @@ static void check_left_torn(PatchCheck *pc, int idx)
         return;
     char dis[160], old[160], sym[128];
     const uint8_t *b = mem_ptr(pc->cl->mem, s->addr, s->len);
-    patchcheck_disasm(pc, s->addr, b, s->len, dis, sizeof dis);
-    patchcheck_disasm(pc, s->addr, s->form, s->len, old, sizeof old);
-    patchcheck_violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr,
+    patchcheck_disasm(pc, link_of(pc, s->addr), b, s->len, dis, sizeof dis);
+    patchcheck_disasm(pc, link_of(pc, s->addr), s->form, s->len, old, sizeof old);
+    patchcheck_violation(pc, s->w_cpu, s->w_cycle, s->w_pc, link_of(pc, s->addr),
               "%s site %s (%u bytes) left holding \"%s\": not an allowed form (it held \"%s\")", kind_names[s->kind],
               site_name(pc, s, sym, sizeof sym), s->len, dis, old);
     s->w_cpu = -1;                  /* reported */
@@ -295,7 +308,7 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
     bool tail = w->addr + w->size > s->addr + 1;
     if (before[0] != 0xcc && after[0] == 0xcc) {          /* step 1: INT3 */
         if (tail && memcmp(before + 1, after + 1, s->len - 1u))
-            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, link_of(pc, s->addr),
                       "INT3 protocol: %s written together with the INT3 at %s, before the other CPUs synced",
                       "the tail", site_name(pc, s, sym, sizeof sym));
         s->int3 = true;
@@ -310,14 +323,14 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
         int cpu = tail_step && s->tail ? -1 : unsynced_cpu(pc, s, w->cpu);
         if (cpu >= 0) {
             char o[160], n[160];
-            patchcheck_disasm(pc, s->addr, s->form, s->len, o, sizeof o);
-            patchcheck_disasm(pc, s->addr, after, s->len, n, sizeof n);
-            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+            patchcheck_disasm(pc, link_of(pc, s->addr), s->form, s->len, o, sizeof o);
+            patchcheck_disasm(pc, link_of(pc, s->addr), after, s->len, n, sizeof n);
+            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, link_of(pc, s->addr),
                       "INT3 protocol: %s of %s written before cpu %d serialised (text_poke_sync): \"%s\" -> \"%s\"",
                       tail_step ? "the tail" : "the first byte", site_name(pc, s, sym, sizeof sym), cpu, o, n);
         }
         if (!tail_step && tail && first && memcmp(before + 1, after + 1, s->len - 1u))
-            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+            patchcheck_violation(pc, w->cpu, w->cycle, w->pc, link_of(pc, s->addr),
                       "INT3 protocol: the first byte and the tail of %s written at once",
                       site_name(pc, s, sym, sizeof sym));
         s->int3 = tail_step;
@@ -328,9 +341,9 @@ static void check_int3_protocol(PatchCheck *pc, PatchSite *s, const CodeWrite *w
     if (s->torn && s->w_cpu == w->cpu)
         return;                                 /* the rest of a patch already reported */
     char o[160], n[160];
-    patchcheck_disasm(pc, s->addr, s->form, s->len, o, sizeof o);
-    patchcheck_disasm(pc, s->addr, after, s->len, n, sizeof n);
-    patchcheck_violation(pc, w->cpu, w->cycle, w->pc, s->addr,
+    patchcheck_disasm(pc, link_of(pc, s->addr), s->form, s->len, o, sizeof o);
+    patchcheck_disasm(pc, link_of(pc, s->addr), after, s->len, n, sizeof n);
+    patchcheck_violation(pc, w->cpu, w->cycle, w->pc, link_of(pc, s->addr),
               "SMP patch of %s without the INT3 protocol while other CPUs run: \"%s\" -> \"%s\" in place",
               site_name(pc, s, sym, sizeof sym), o, n);
 }
@@ -364,12 +377,12 @@ static void check_a64_concurrent(PatchCheck *pc, const CodeWrite *w)
         if (ow == nw || (a64_concurrent_ok(ow) && a64_concurrent_ok(nw)))
             continue;
         char o[96], n[96], sym[128];
-        patchcheck_disasm(pc, a, old, 4, o, sizeof o);
-        patchcheck_disasm(pc, a, now + (a - first), 4, n, sizeof n);
-        patchcheck_violation(pc, w->cpu, w->cycle, w->pc, a,
+        patchcheck_disasm(pc, link_of(pc, a), old, 4, o, sizeof o);
+        patchcheck_disasm(pc, link_of(pc, a), now + (a - first), 4, n, sizeof n);
+        patchcheck_violation(pc, w->cpu, w->cycle, w->pc, link_of(pc, a),
                   "concurrent modification of %s while other CPUs run: \"%s\" -> \"%s\" (only B, BL, NOP, BRK, SVC, "
                   "HVC, SMC, ISB may change)",
-                  trace_describe(pc->cl->trace, a, sym, sizeof sym), o, n);
+                  trace_describe(pc->cl->trace, link_of(pc, a), sym, sizeof sym), o, n);
     }
 }
 
@@ -403,8 +416,8 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
     if (!memcmp(s->form, after, s->len))
         return;                                 /* back to what it held (an aborted patch) */
     char from[160], to[160];
-    patchcheck_disasm(pc, s->addr, s->form, s->len, from, sizeof from);
-    patchcheck_disasm(pc, s->addr, after, s->len, to, sizeof to);
+    patchcheck_disasm(pc, link_of(pc, s->addr), s->form, s->len, from, sizeof from);
+    patchcheck_disasm(pc, link_of(pc, s->addr), after, s->len, to, sizeof to);
     memcpy(s->form, after, s->len);
     s->transitions++;
     if (s->nhist < ARRAY_SIZE(s->hist))
@@ -412,7 +425,7 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
     pc->patches++;
     if (trace_on(pc->cl->trace)) {
         char sym[128];
-        trace_patch(pc->cl->trace, w->cycle, w->cpu, s->addr, site_name(pc, s, sym, sizeof sym), kind_names[s->kind],
+        trace_patch(pc->cl->trace, w->cycle, w->cpu, link_of(pc, s->addr), site_name(pc, s, sym, sizeof sym), kind_names[s->kind],
                     from, to, w->pc);
     }
 }
@@ -440,11 +453,11 @@ void patchcheck_on_write(void *opaque, const CodeWrite *w)
     }
     if (stray) {
         char o[160], n[160], sym[128];
-        patchcheck_disasm(pc, w->addr, w->old_bytes, w->size, o, sizeof o);
-        patchcheck_disasm(pc, w->addr, w->new_bytes, w->size, n, sizeof n);
-        patchcheck_violation(pc, w->cpu, w->cycle, w->pc, w->addr,
+        patchcheck_disasm(pc, link_of(pc, w->addr), w->old_bytes, w->size, o, sizeof o);
+        patchcheck_disasm(pc, link_of(pc, w->addr), w->new_bytes, w->size, n, sizeof n);
+        patchcheck_violation(pc, w->cpu, w->cycle, w->pc, link_of(pc, w->addr),
                   "unexpected code write: %u bytes at %s, not a patch site: \"%s\" -> \"%s\"", w->size,
-                  trace_describe(pc->cl->trace, w->addr, sym, sizeof sym), o, n);
+                  trace_describe(pc->cl->trace, link_of(pc, w->addr), sym, sizeof sym), o, n);
     }
     if (first_site < 0)
         return;
@@ -569,6 +582,9 @@ bool patchcheck_init(PatchCheck *pc, Cluster *cl, const Image *im, Error *err)
     pc->cl = cl;
     pc->arch = im->arch;
     pc->last_site = -1;
+    pc->segs = xcalloc((size_t)im->nsegs, sizeof *pc->segs);
+    memcpy(pc->segs, im->segs, (size_t)im->nsegs * sizeof *pc->segs);
+    pc->nsegs = im->nsegs;
     static const struct { Arch arch; cs_arch a; int mode; } cs[] = {
         { ARCH_X86_64, CS_ARCH_X86, CS_MODE_64 },
         { ARCH_ARM64, CS_ARCH_ARM64, CS_MODE_ARM },
@@ -596,6 +612,7 @@ bool patchcheck_init(PatchCheck *pc, Cluster *cl, const Image *im, Error *err)
 void patchcheck_destroy(PatchCheck *pc)
 {
     free(pc->sites);
+    free(pc->segs);
     for (size_t i = 0; i < pc->nv; i++)
         free(pc->v[i].what);
     free(pc->v);
@@ -725,7 +742,7 @@ void patchcheck_finish(PatchCheck *pc)
         PatchSite *s = &pc->sites[i];
         if (s->int3) {
             char sym[128];
-            patchcheck_violation(pc, s->w_cpu, s->w_cycle, s->w_pc, s->addr, "INT3 protocol: %s still holds the INT3 at the end",
+            patchcheck_violation(pc, s->w_cpu, s->w_cycle, s->w_pc, link_of(pc, s->addr), "INT3 protocol: %s still holds the INT3 at the end",
                       site_name(pc, s, sym, sizeof sym));
             s->int3 = false;
         }
@@ -754,8 +771,8 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
             used += (size_t)snprintf(forms + used, sizeof forms - used, "%s%s", k ? " -> " : "", form_names[s->hist[k]]);
         if (s->transitions + 1u > s->nhist && used < sizeof forms)
             snprintf(forms + used, sizeof forms - used, " -> ... (%u more)", s->transitions + 1u - s->nhist);
-        fprintf(f, "  site 0x%08" PRIx64 " %-28s %-10s %2uB %u: %s\n", s->addr,
-                trace_describe(pc->cl->trace, s->addr, sym, sizeof sym), kind_names[s->kind], s->len, s->transitions, forms);
+        fprintf(f, "  site 0x%08" PRIx64 " %-28s %-10s %2uB %u: %s\n", link_of(pc, s->addr),
+                trace_describe(pc->cl->trace, link_of(pc, s->addr), sym, sizeof sym), kind_names[s->kind], s->len, s->transitions, forms);
     }
     if (patched < pc->n)
         fprintf(f, "  %d sites never patched\n", pc->n - patched);

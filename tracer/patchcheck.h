@@ -79,6 +79,8 @@ typedef struct PatchCheck {
     size_t nv, vcap;
     uint64_t patches;               /* completed transitions */
     uint64_t writes;                /* code writes seen */
+    Segment *segs;                  /* the image's segments: physical to link addresses (reports) */
+    int nsegs;
 } PatchCheck;
 
 /* Sites and trampolines from the image; listens to m's code writes. */

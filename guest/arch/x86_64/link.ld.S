@@ -7,10 +7,24 @@
  * links; there it moves nothing the code refers to, so the code is the same in both.  (QEMU's
  * multiboot loader stops at __data_end and does not load it: lookups then find no symbols.) */
 #include "config.h"
+#include "kernel_map.h"
+
+/* KERNEL_HIGH (the -high guests): linked at KERNEL_VBASE + the load address, loaded at the load
+ * address (each section's LMA follows .text's), entered at the physical address of _start_phys
+ * (boot_high.S), which maps the kernel and jumps to _start64 at its linked address. */
+#ifdef KERNEL_HIGH
+#define VBASE KERNEL_VBASE
+#else
+#define VBASE 0
+#endif
 
 OUTPUT_FORMAT("elf64-x86-64")
 OUTPUT_ARCH(i386:x86-64)
+#ifdef KERNEL_HIGH
+ENTRY(_start_phys_pa)
+#else
 ENTRY(_start64)
+#endif
 
 PHDRS
 {
@@ -23,10 +37,11 @@ PHDRS
 
 SECTIONS
 {
-    . = 0x100000;
+    . = VBASE + 0x100000;
     __image_start = .;
-    .text : {
+    .text : AT(0x100000) {
         KEEP(*(.text.multiboot))
+        *(.text.head)
         *(.text.boot)
         *(.text .text.*)
 #ifdef KALLSYMS
@@ -39,4 +54,7 @@ SECTIONS
 #endif
     /DISCARD/ : { *(.comment) *(.note .note.*) *(.eh_frame*) }
 }
+#ifdef KERNEL_HIGH
+_start_phys_pa = _start_phys - VBASE;
+#endif
 ASSERT(__per_cpu_end - __per_cpu_start <= PERCPU_AREA_SIZE, "per-CPU data exceeds PERCPU_AREA_SIZE")

@@ -63,3 +63,5 @@ paging_user_prog:
     movq    %rax, (%rbx)                /* the answer, for the kernel to see */
     int     $0x80
 paging_user_prog_end:
+
+    .section .note.GNU-stack, "", @progbits
