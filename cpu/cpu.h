@@ -473,6 +473,12 @@ void vcpu_mmu_destroy(Cpu *c);
 /* The physical address the CPU fetches va from (identity under the engine's own MMU); false if
  * it cannot fetch there now. */
 bool vcpu_fetch_pa(Cpu *c, uint64_t va, uint64_t *pa);
+/* The physical address a data access at va reaches now (identity under the engine's own MMU;
+ * no side effects); false if it would fault. */
+bool vcpu_data_pa(Cpu *c, uint64_t va, uint64_t *pa);
+/* A virtual address this CPU fetches physical pa through: the most recent one still mapped
+ * (pa itself when none, or under the engine's own MMU).  For naming code in reports. */
+uint64_t vcpu_code_va(Cpu *c, uint64_t pa);
 /* Read len bytes of code at va as the CPU fetches them; false if any is not fetchable RAM. */
 bool vcpu_fetch_read(Cpu *c, uint64_t va, void *buf, size_t len);
 /* The bytes of code [va, va + len), contiguous (copied into a buffer of the CPU's when they

@@ -58,13 +58,20 @@ static uint64_t gpr(Cpu *c, unsigned n)
     return vcpu_reg_read(c, n == 29 ? UC_ARM64_REG_X29 : n == 30 ? UC_ARM64_REG_X30 : UC_ARM64_REG_X0 + (int)n);
 }
 
-/* The address a DC/IC (arm64: Xt) or dcbst/dcbf/icbi (ppc32: (rA|0) + rB) operates on. */
-static uint64_t op_addr(const ICache *ic, Cpu *c, uint32_t w)
+/* The address a DC/IC (arm64: Xt) or dcbst/dcbf/icbi (ppc32: (rA|0) + rB) operates on: a
+ * virtual address, translated as a data access (DC, IC IVAU and icbi name the line by VA;
+ * Arm ARM DDI 0487 D7.5 "Cache maintenance instructions", MPC7450 RM §2.3.7.1), because the
+ * stale words are physical.  One that would fault maintains nothing here (the engine runs it). */
+static bool op_addr(const ICache *ic, Cpu *c, uint32_t w, uint64_t *pa)
 {
-    if (ic->cl->arch == ARCH_ARM64)
-        return gpr(c, w & 31);
-    unsigned ra = (w >> 16) & 31, rb = (w >> 11) & 31;
-    return ((ra ? gpr(c, ra) : 0) + gpr(c, rb)) & 0xffffffffu;
+    uint64_t va;
+    if (ic->cl->arch == ARCH_ARM64) {
+        va = gpr(c, w & 31);
+    } else {
+        unsigned ra = (w >> 16) & 31, rb = (w >> 11) & 31;
+        va = ((ra ? gpr(c, ra) : 0) + gpr(c, rb)) & 0xffffffffu;
+    }
+    return vcpu_data_pa(c, va, pa);
 }
 
 static uint32_t all_cpus(const ICache *ic)
@@ -139,9 +146,10 @@ void icache_on_write(void *opaque, const CodeWrite *w)
 
 int icache_trap_kind(ICache *ic, Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned len)
 {
+    uint64_t pa;
     if (len != 4)
         return 0;
-    if (maint_op(ic, word(ic, bytes)) != OP_NONE || find(ic, addr))
+    if (maint_op(ic, word(ic, bytes)) != OP_NONE || (vcpu_fetch_pa(c, addr, &pa) && find(ic, pa)))
         return TRAP_KIND_ICACHE;
     return 0;
 }
@@ -241,17 +249,26 @@ static bool emulate_old(ICache *ic, Cpu *c, uint64_t pc, uint32_t w)
     return true;
 }
 
+/* Not a stale word on c: a maintenance or barrier instruction, maybe. */
+static void maintenance(ICache *ic, Cpu *c, uint32_t w)
+{
+    MaintOp op = maint_op(ic, w);
+    uint64_t pa = 0;
+    if (op == OP_NONE || ((op == OP_CLEAN || op == OP_INVAL) && !op_addr(ic, c, w, &pa)))
+        return;
+    maintain(ic, c, op, pa);
+}
+
 int icache_trap(ICache *ic, Cpu *c, uint64_t pc)
 {
-    const uint8_t *now = mem_ptr(ic->cl->mem, pc, 4);
+    uint64_t pa;
+    const uint8_t *now = vcpu_fetch_pa(c, pc, &pa) ? mem_ptr(ic->cl->mem, pa, 4) : NULL;
     if (!now)
         return TRAP_NATIVE;
-    StaleWord *s = find(ic, pc);
+    StaleWord *s = find(ic, pa);
     bool stale = s && !(s->fresh >> c->index & 1);
     if (!stale) {
-        MaintOp op = maint_op(ic, word(ic, now));
-        if (op != OP_NONE)
-            maintain(ic, c, op, op == OP_CLEAN || op == OP_INVAL ? op_addr(ic, c, word(ic, now)) : 0);
+        maintenance(ic, c, word(ic, now));
         return TRAP_NATIVE;
     }
     ic->stale_execs++;
@@ -284,7 +301,8 @@ void icache_report(const ICache *ic, FILE *f)
     for (int i = 0; i < ic->n; i++) {
         const StaleWord *s = &ic->w[i];
         char sym[128];
-        fprintf(f, "  stale 0x%08" PRIx64 " %-28s", s->addr, trace_describe(ic->cl->trace, s->addr, sym, sizeof sym));
+        uint64_t va = ic->cl->ncpus ? vcpu_code_va(ic->cl->cpus[0], s->addr) : s->addr;   /* named as cpu 0 runs it */
+        fprintf(f, "  stale 0x%08" PRIx64 " %-28s", va, trace_describe(ic->cl->trace, va, sym, sizeof sym));
         for (int c = 0; c < ic->cl->ncpus && c < ICACHE_MAX_CPUS; c++)
             if (!(s->fresh >> c & 1))
                 fprintf(f, " cpu%d(%" PRIu64 " executions)", c, s->execs[c]);

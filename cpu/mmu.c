@@ -332,6 +332,33 @@ void vcpu_code_aliases(Cpu *c, uint64_t start, uint64_t end, void (*fn)(Cpu *c, 
     }
 }
 
+uint64_t vcpu_code_va(Cpu *c, uint64_t pa)
+{
+    if (!c->mmu.own)
+        return pa;
+    uint64_t p = page_of(pa);
+    AliasList *l = rev_slot(&c->mmu, p);
+    for (uint32_t i = l->ppage == p ? l->n : 0; i-- > 0;) {
+        const CodeMapSlot *s = fwd_find(&c->mmu, l->vpages[i]);
+        if (s && s->ppage == p)
+            return l->vpages[i] | (pa & (GUEST_PAGE - 1));
+    }
+    return pa;
+}
+
+bool vcpu_data_pa(Cpu *c, uint64_t va, uint64_t *pa)
+{
+    MmuResult r;
+    if (!c->mmu.own) {
+        *pa = va;
+        return true;
+    }
+    if (!c->ops->translate(c, va, MMU_READ, true, &r))
+        return false;
+    *pa = r.pa | (va & (GUEST_PAGE - 1));
+    return true;
+}
+
 bool vcpu_mmu_fault_deliver(Cpu *c)
 {
     if (!c->mmu.fault_pending)

@@ -14,7 +14,8 @@
 #define PSCI_SYSTEM_OFF     0x84000008UL
 
 extern const char vectors[];            /* vectors.S */
-extern const char secondary_entry[];    /* start.S */
+extern const char secondary_boot[];     /* start.S's secondary_entry, or boot_high.S's */
+extern const char __kernel_voffset[];   /* link.ld.S: virtual - physical */
 
 _Static_assert(sizeof(struct trap_frame) == S_FRAME_SIZE, "vectors.S frame layout");
 
@@ -118,5 +119,7 @@ int arch_cpu_release(unsigned cpu)
 
     if (method && strcmp(method, "psci"))
         return -1;
-    return psci_call(PSCI_CPU_ON, cpu_logical_map[cpu], (uintptr_t)secondary_entry, cpu) ? -1 : 0;
+    /* PSCI takes a physical entry address (DEN0022 §5.1.4 CPU_ON) */
+    uintptr_t entry = (uintptr_t)secondary_boot - (uintptr_t)__kernel_voffset;
+    return psci_call(PSCI_CPU_ON, cpu_logical_map[cpu], entry, cpu) ? -1 : 0;
 }
