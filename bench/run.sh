@@ -101,6 +101,40 @@ for a in $ARCHES; do
     done
 done
 
+# Issue 12: the store and call workloads with the guest MMU on, the kernel at its high address
+# (bench-<w>-high.elf: linked at Linux's kernel address, its own page tables, arm64 MMU on),
+# against the same workload identity-mapped (the rows above; on arm64 with the MMU off).
+# Targets: MMU on costs <= 10% (high/ident >= 0.9), and pmusim >= qemu -icount.  QEMU boots the
+# arm64 ELFs at their physical addresses; its x86 -kernel needs the multiboot entry the -high
+# guests do not have ('-').
+echo
+echo "the guest MMU on, kernel at its high address (bench-<w>-high.elf), against the identity-mapped rows"
+printf "%-7s %-6s %11s %7s %7s %7s %10s %8s  %s\n" arch work insns ident high qemu high/ident pm/qemu targets
+for a in $ARCHES; do
+    [ -f "$G/$a/bench-none-high.elf" ] || continue
+    for w in store calls; do
+        elf=$G/$a/bench-$w-high.elf
+        base=$G/$a/bench-none-high.elf
+        insns=$("$BARE" $a "$G/$a/bench-$w.elf" bench_$w auto 1 2>/dev/null | sed -n 's/.*insns=\([0-9]*\).*/\1/p')
+        : >"$T/pm"; : >"$T/qe"
+        for r in $(seq "$REPS"); do
+            echo $(($(time_ms "$PMUSIM" "$elf") - $(time_ms "$PMUSIM" "$base"))) >>"$T/pm"
+            if [ $a = arm64 ] && command -v "$(qemu_bin $a)" >/dev/null 2>&1; then
+                echo $(($(time_ms timeout -s KILL 600 $(qemu_cmd $a "$elf")) -
+                        $(time_ms timeout -s KILL 600 $(qemu_cmd $a "$base")))) >>"$T/qe"
+            fi
+        done
+        hi=$(mips "$insns" "$(median <"$T/pm")")
+        qe=-
+        [ -s "$T/qe" ] && qe=$(mips "$insns" "$(median <"$T/qe")")
+        ident=$(cat "$T/mips-$a-$w" 2>/dev/null || echo -)
+        r_id=$(ratio "$hi" "$ident")
+        r_qe=$(ratio "$hi" "$qe")
+        printf "%-7s %-6s %11s %7s %7s %7s %10s %8s  %s\n" $a $w "$insns" "$ident" "$hi" "$qe" "$r_id" "$r_qe" \
+            "mmu-cost<=10%:$(verdict "$r_id" 0.9) qemu>=1:$(verdict "$r_qe" 1)"
+    done
+done
+
 echo
 echo "the guests' own workload: loop (pmusim net of bench-none; MIPS from --stats; qemu -icount likewise;"
 echo "'-': the net time is below the start-up noise of the runner)"
