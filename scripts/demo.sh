@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/demo.sh BUILD [ARCH|all] — the default scenarios on the built-in boards:
 #   x86_64  the NMI hard-lockup watchdog (issue 3): 2 CPUs, CPU 1 spins with interrupts off and
-#           the perf cycles counter's NMI reports it, the same cycle and RIP on every run
+#           the perf cycles counter's NMI reports it, the same cycle and RIP on every run; the
+#           kernel at Linux's address, 0xffffffff80100000 (watchdog-high.elf, docs/guest-abi.md)
 #   ppc32   oprofile-style sampling on the MPC7450 (issue 4): 10000 samples of PMC1 through the
 #           0xF00 exception, then `pmusim report --truth` (samples beside the exact shares)
 #   arm64   every CPU of a 4-CPU machine reports in (smp guest)
@@ -13,7 +14,7 @@ ARCHES=${2:-all}
 status=0
 for a in $ARCHES; do
     case $a in
-    x86_64) args="--cpus 2 --stats" guest=watchdog ;;
+    x86_64) args="--cpus 2 --stats" guest=watchdog-high ;;
     ppc32) samples=$(mktemp "${TMPDIR:-/tmp}/pmusim-demo.XXXXXX")
            args="--stats --samples $samples" guest=oprofile ;;
     *) args="--cpus 4 --stats" guest=smp ;;
