@@ -47,7 +47,7 @@ void vcpu_code_store(Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
         memcpy(dst, bytes, size);       /* data that shares a page with code */
         return;
     }
-    CodeWrite w = { c->index, 0, c->cycles, addr, size, { 0 }, { 0 } };
+    CodeWrite w = { c->index, 0, c->cycles, addr, vcpu_code_va(c, addr), size, { 0 }, { 0 } };
     memcpy(w.old_bytes, dst, size);
     memcpy(w.new_bytes, bytes, size);
     memcpy(dst, bytes, size);

@@ -76,5 +76,6 @@ void codewatch_record(CodeWatch *cw, Trace *t, const CodeWrite *w)
     cw->writes++;
     for (int i = 0; i < cw->nlisteners; i++)
         cw->listeners[i].fn(cw->listeners[i].opaque, w);
-    trace_code_write(t, w->cycle, w->cpu, w->addr, w->size, w->old_bytes, w->size, w->new_bytes, w->size, w->pc);
+    trace_code_write(t, w->cycle, w->cpu, w->va, w->size, w->old_bytes, w->size, w->new_bytes, w->size, w->pc,
+                     w->va != w->addr ? &w->addr : NULL);
 }

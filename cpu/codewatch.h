@@ -25,7 +25,8 @@ typedef struct CodeWrite {
     int cpu;                        /* the writing CPU */
     uint64_t pc;                    /* writer's instruction */
     uint64_t cycle;
-    uint64_t addr;
+    uint64_t addr;                  /* physical */
+    uint64_t va;                    /* the code's virtual address, as the writer fetches it */
     unsigned size;
     uint8_t old_bytes[CODEWRITE_MAX], new_bytes[CODEWRITE_MAX];
 } CodeWrite;

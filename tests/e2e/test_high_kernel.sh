@@ -39,6 +39,8 @@ for a in x86_64 arm64; do
     check "$a ftrace-high: sites at the kernel's addresses" grep -q "^  site 0x$vbase" "$T/$a.h.err"
     check "$a ftrace-high: patches traced at virtual addresses, by name" \
         grep -q " patch addr=0x$vbase[0-9a-f]* at=fib kind=ftrace .* pc=0x$vbase[0-9a-f]* sym=text_poke+" "$T/$a.h.trace"
+    check "$a ftrace-high: code writes name the virtual address and the physical one" \
+        grep -q " code-write addr=0x$vbase[0-9a-f]* at=fib size=.* sym=text_poke+0x[0-9a-f]* pa=0x0*${load%?????}[0-9a-f]*$" "$T/$a.h.trace"
     check "$a ftrace-high: no diag" sh -c "! grep -q ' diag ' '$T/$a.h.trace'"
     check "$a ftrace-high: trace identical run to run" cmp -s "$T/$a.h.trace" "$T/$a.h2.trace"
     check "$a ftrace-high: function trace identical run to run" cmp -s "$T/$a.h.fn" "$T/$a.h2.fn"

@@ -40,7 +40,7 @@ static void put32(uint64_t addr, uint32_t w)
 /* cpu writes w over the word at SITE, as the code-write chokepoint reports it. */
 static void patch(int cpu, uint32_t w)
 {
-    CodeWrite cw = { cpu, 0, 0, SITE, 4, { 0 }, { 0 } };
+    CodeWrite cw = { .cpu = cpu, .addr = SITE, .va = SITE, .size = 4 };
     memcpy(cw.old_bytes, mem_ptr(&m->mem, SITE, 4), 4);
     put32(SITE, w);
     memcpy(cw.new_bytes, mem_ptr(&m->mem, SITE, 4), 4);

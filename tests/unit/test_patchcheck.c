@@ -45,7 +45,7 @@ static void store(int cpu, uint64_t addr, const uint8_t *bytes, unsigned len)
 {
     uint8_t *p = mem_ptr(&m->mem, addr, len);
     m->cl.cpus[cpu]->cycles++;
-    CodeWrite w = { cpu, 0x1234, m->cl.cpus[cpu]->cycles, addr, len, { 0 }, { 0 } };
+    CodeWrite w = { .cpu = cpu, .pc = 0x1234, .cycle = m->cl.cpus[cpu]->cycles, .addr = addr, .va = addr, .size = len };
     memcpy(w.old_bytes, p, len);
     memcpy(w.new_bytes, bytes, len);
     memcpy(p, bytes, len);
