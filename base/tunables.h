@@ -10,12 +10,6 @@
  * each: 4 MiB). */
 #define BLOCKCACHE_ARENA (1u << 20)
 
-/* The engine's translation buffer per CPU: 64 MiB (the engine's own default is 1 GiB).  A full
- * flush of the translations zeroes the whole buffer, so its size is the host memory every flush
- * touches; the guests here translate a few MiB, and a Linux boot some tens.  A full buffer only
- * makes the engine flush and translate again (docs/engine.md). */
-#define ENGINE_TCG_BUFFER (64u << 20)
-
 /* Default scheduling quantum in cycles.  Each quantum costs one engine entry per CPU (about a
  * microsecond); 100k cycles keeps that under 1% while CPUs stay within 100k cycles (50 us at
  * 2 GHz) of each other. */

@@ -777,15 +777,12 @@ Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops,
         err_set(err, "cpu%d: engine refuses CPU model %s: %s", index, model->name, uc_strerror(e));
         goto fail;
     }
-    /* The translation buffer (base/tunables.h): every full flush of the engine's translations
-     * (the first run without a count after a count-limited run, such as the ppc32 SPR stubs of
-     * a checkpoint) zeroes all of it, which at the engine's default of 1 GiB touched a gigabyte
-     * of host memory per CPU and took a tenth of a second. */
-    e = uc_ctl_set_tcg_buffer_size(c->uc, ENGINE_TCG_BUFFER);
-    if (e != UC_ERR_OK) {
-        err_set(err, "cpu%d: cannot size the engine's translation buffer: %s", index, uc_strerror(e));
-        goto fail;
-    }
+    /* The translation buffer keeps the engine's default size (1 GiB, reserved, touched as
+     * used): with 64 MiB, random guests that retranslate a block at every cut filled it within
+     * 20,000 instructions, and the engine then crashed in tb_invalidate_phys_range under
+     * uc_ctl_remove_cache (docs/engine.md; tests/randguest/regressions.txt x86_64 8, 65, 179,
+     * 2610, 8182).  pmusim makes no count-limited run on a CPU's engine, so nothing of pmusim's
+     * flushes it. */
     /* No `until` address: the engine runs until a hook stops it.  (With an `until`, Unicorn 2.0.1
      * invalidates its translation after every run by translating it through the guest MMU, and
      * an unmapped one faults outside the CPU loop.) */
