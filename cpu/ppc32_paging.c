@@ -23,8 +23,11 @@
  *     takes the first match.
  *   - Protection (PEM §7.5.4, table 7-10): key = MSR[PR] ? Kp : Ks; key 0: PP 00, 01, 10
  *     read/write, 11 read-only; key 1: 00 none, 01 and 11 read-only, 10 read/write.  A fetch needs
- *     read access, N = 0 and, through the page table, G = 0 (PEM §7.5.4: "instruction fetches
- *     from guarded storage ... cause an ISI exception with SRR1[3] set").
+ *     read access, N = 0 and G = 0 in the matching IBAT or PTE (the 74xx user manuals' table 5-3,
+ *     "Translation exception conditions": a fetch from a direct-store segment, a no-execute
+ *     segment or guarded memory is an ISI with SRR1[3]; a data access to a direct-store segment
+ *     a DSI with DSISR[5]).  The segment checks come before the table search, as the MPC7448's
+ *     exception priorities list them (ISI for N or T first, then a miss, guarded or protection).
  *   - Referenced and changed bits (PEM §7.5.3): an access allowed by a PTE sets R, a store also
  *     C, in the PTE in memory (not when probing).  Write permission is given to the engine only
  *     with C already set, so that the first store comes back to set it.
@@ -114,12 +117,16 @@ static bool bat_translate(const PpcMmuRegs *g, int i, uint32_t ea, MmuAccess acc
     const uint32_t *bat = acc == MMU_FETCH ? g->ibat[i] : g->dbat[i];
     uint32_t bl = (bat[0] >> BATU_BL_SHIFT) & BAT_BL_BITS;
     uint32_t pa = (bat[1] & BAT_EPI) | (ea & (bl << BAT_EPI_SHIFT | ~BAT_EPI));
-    uint32_t perms = bat_prot(bat[1] & 3);
+    uint32_t perms = bat_prot(bat[1] & 3), wimg = (bat[1] >> BATL_WIMG_SHIFT) & 0xf;
+    if (wimg & PPC_WIMG_G)
+        perms &= ~(uint32_t)UC_PROT_EXEC;
+    if (acc == MMU_FETCH && (wimg & PPC_WIMG_G))
+        return fail(r, PPC_MMU_ISI, PPC_SRR1_NOEXEC, PPC_BY_BAT, bat[0], (uint64_t)i);
     if (!(perms & access_prot(acc)))
         return refuse(r, acc, PPC_DSISR_PROT, PPC_BY_BAT, bat[0], (uint64_t)i);
     r->pa = pa & ~(uint32_t)(GUEST_PAGE - 1);
     r->perms = perms;
-    x->wimg = (bat[1] >> BATL_WIMG_SHIFT) & 0xf;
+    x->wimg = wimg;
     x->bat = true;
     return true;
 }
