@@ -1136,6 +1136,7 @@ static bool ppc_load(Cpu *c, BlobReader *r)
         stub_mtspr(c, engine_sprs_v2[i], br_u32(r));
     for (unsigned sr = 0; sr < 16; sr++)
         p->mmu.sr[sr] = br_u32(r);
+    mmu_changed(c);             /* a machine restored over its own earlier state (fuzzing) */
     uint64_t msr = br_u64(r);
     if (!r->ok)
         return false;

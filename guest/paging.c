@@ -102,6 +102,15 @@ static void data_cases(void)
     arm(4, PG_RW_NX_RESERVED, PG_RW);
     v = *(volatile unsigned long *)(window_page(4) + 0x8);
     expect(BAD_CASE, 0x4008, syn[S_READ_BAD], 1);
+#if defined(__powerpc__)
+    /* dcbz translates its block as a store (the data cache is on: arch/ppc32/paging.c); DAR is
+     * the EA it computed, and the block is zeroed once the page is there */
+    arm(14, PG_NONE, PG_RW);
+    pool[14][0x5f] = 1;
+    asm volatile("dcbz 0, %0" : : "r"(window_page(14) + 0x44) : "memory");
+    expect("dcbz, not present", 0xe044, syn[S_WRITE_NP], WRITTEN);
+    failed += pool[14][0x5f] != 0;
+#endif
 #if defined(__aarch64__)
     arm(9, PG_RW_NO_AF, PG_RW);
     unsigned long base = window_page(9) + 0x18;

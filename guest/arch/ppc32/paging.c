@@ -13,6 +13,8 @@
 #include "ppc.h"
 
 #define SPRN_SDR1   25
+#define SPRN_HID0   1008
+#define HID0_DCE    0x4000
 #define SPRN_IBAT0U 528
 #define SPRN_IBAT0L 529
 #define SPRN_DBAT0U 536
@@ -59,6 +61,10 @@ void paging_arch_init(void)
     mtspr_n(SPRN_DBAT1U, BATU(0x80000000ul, 128 * 1024));
     mtspr_n(SPRN_SDR1, (unsigned long)htab);            /* HTABORG; HTABMASK 0: 64 KiB */
     asm volatile("mtsr 9, %0; isync" : : "r"(WINDOW_SR) : "memory");
+    /* the data cache on (HID0[DCE], off at reset), for dcbz (MPC7450 RM §3.4.1.3, as Linux's
+     * __setup_cpu_745x enables it) */
+    unsigned long hid0 = mfspr(SPRN_HID0) | HID0_DCE;
+    asm volatile("sync; mtspr %0, %1; sync" : : "i"(SPRN_HID0), "r"(hid0) : "memory");
     unsigned long msr;
     asm volatile("mfmsr %0; ori %0, %0, %1; mtmsr %0; isync" : "=&r"(msr) : "i"(MSR_IR | MSR_DR) : "memory");
 }
