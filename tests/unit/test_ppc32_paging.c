@@ -98,6 +98,11 @@ START_TEST(real_mode_and_bats)
     ck_assert_uint_eq(r.syndrome, 0x0a000000);
     ck_assert_uint_eq(walk(&g, 0xd0020000, MMU_READ, &r, &x), ~0ull);      /* past BL: SR13, no PTE */
     ck_assert_uint_eq(r.syndrome, 0x40000000);
+    /* a guarded IBAT: no fetch (the 74xx manuals' table 5-3: "matching xBAT[G] = 1") */
+    g.ibat[1][0] = 0xd0000000u | 2, g.ibat[1][1] = 0x00000000u | 1 << 3 | 2;
+    ck_assert_uint_eq(walk(&g, 0xd0000000, MMU_FETCH, &r, &x), ~0ull);
+    ck_assert_int_eq(r.kind, PPC_MMU_ISI);
+    ck_assert_uint_eq(r.syndrome, 0x10000000);
     /* BATs 4-7 only when enabled (HID0[HIGH_BAT_EN]) */
     ck_assert_uint_eq(walk(&g, 0xe0001000, MMU_READ, &r, &x), ~0ull);
     g.nbats = 8;
