@@ -313,7 +313,7 @@ static void ppc_intr(Cpu *c, uint32_t intno)
     /* The engine reports exceptions with NIP already advanced past the instruction. */
     uint32_t nip = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC), pc = nip - 4;
     uint8_t b[4];
-    uint32_t w = vcpu_mem_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
+    uint32_t w = vcpu_fetch_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
     if (intno == EXCP_SYSCALL) {                        /* sc retires; SRR0 = the next instruction */
         vcpu_retire_upto(c, nip, false);
         ppc_take(c, TK_EXCEPTION, 0xc00, nip, 0);
@@ -442,6 +442,20 @@ static uint32_t *mmu_spr_reg(PpcCpu *p, unsigned spr)
 static void mmu_changed(Cpu *c)
 {
     vcpu_engine_flush_tlb(c);
+}
+
+/* mfsr rD, SR and mfsrin rD, rB; mtsr SR, rS and mtsrin rS, rB (SR = rB[0:3]; PEM ch. 8). */
+static void sr_move(Cpu *c, uint32_t w, bool write)
+{
+    PpcCpu *p = PPC(c);
+    unsigned xo = (w >> 1) & 0x3ff, rd = (w >> 21) & 0x1f;
+    unsigned sr = xo == OP_31_XOP_MFSRIN || xo == OP_31_XOP_MTSRIN ? gpr(c, (w >> 11) & 0x1f) >> 28 : (w >> 16) & 0xf;
+    if (!write) {
+        set_gpr(c, rd, p->mmu.sr[sr]);
+        return;
+    }
+    p->mmu.sr[sr] = gpr(c, rd);
+    mmu_changed(c);
 }
 
 /* The registers of a walk now: MSR, and BATs 4-7 only with HID0[HIGH_BAT_EN] (MPC7450 RM
@@ -649,7 +663,6 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     bool user = msr & MSR_PR;
     uint64_t tb;
     uint32_t why;
-    unsigned sr;
     switch (t->kind) {
     case T_DCBZ:
         return ppc_dcbz(c, pc, w);
@@ -758,14 +771,7 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
     case T_MTSR:                                /* mtsr SR, rS; mtsrin rS, rB */
         if (user)
             goto privileged;
-        sr = ((w >> 1) & 0x3ff) == OP_31_XOP_MFSRIN || ((w >> 1) & 0x3ff) == OP_31_XOP_MTSRIN
-                 ? gpr(c, (w >> 11) & 0x1f) >> 28 : (w >> 16) & 0xf;
-        if (t->kind == T_MFSR) {
-            set_gpr(c, rd, p->mmu.sr[sr]);
-        } else {
-            p->mmu.sr[sr] = gpr(c, rd);
-            mmu_changed(c);
-        }
+        sr_move(c, w, t->kind == T_MTSR);
         break;
     case T_TLBIE:                               /* the whole engine TLB: a superset of the class */
         if (user)
