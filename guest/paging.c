@@ -110,6 +110,12 @@ static void data_cases(void)
     asm volatile("dcbz 0, %0" : : "r"(window_page(14) + 0x44) : "memory");
     expect("dcbz, not present", 0xe044, syn[S_WRITE_NP], WRITTEN);
     failed += pool[14][0x5f] != 0;
+    /* on a caching-inhibited page an alignment exception: DAR the EA, DSISR dcbz's opcode bits
+     * (0x5f << 10, PEM table 6-14; Linux align.c's DCBZ) with rA = 0 */
+    trap_set_handler(TRAP_VEC(0x600), on_fault);
+    arm(15, PG_RW_UNCACHED, PG_RW);
+    asm volatile("dcbz 0, %0" : : "r"(window_page(15) + 0x84) : "memory");
+    expect("dcbz, caching-inhibited page: alignment", 0xf084, 0x17c00, WRITTEN);
 #endif
 #if defined(__aarch64__)
     arm(9, PG_RW_NO_AF, PG_RW);

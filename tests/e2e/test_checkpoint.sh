@@ -59,8 +59,8 @@ done
 
 # ppc32 under its MMU (BATs, segment registers, the hashed page table, DAR/DSISR: pmusim's own
 # state): in supervisor state between the demand faults, and in problem state between the user
-# program's faults (cycles 580992-582758: a short quantum puts a boundary there).
-for at in 500000 582000; do
+# program's faults (cycles 596597-598393: a short quantum puts a boundary there).
+for at in 500000 597000; do
     continuation "ppc32-paging-$at" "$at" "$GUESTS/ppc32/paging.elf" - --quantum 1000
 done
 

@@ -86,9 +86,11 @@ static u32 *pte_of(unsigned i, unsigned long *w0)
 static unsigned long pte1_bits(enum paging_prot prot)
 {
     static const unsigned char pp[] = { [PG_RO] = 3, [PG_RW] = 0, [PG_RWX] = 0, [PG_RW_NX_RESERVED] = 0,
-                                        [PG_USER_RO] = 1, [PG_USER_RW] = 2, [PG_USER_RX] = 3 };
+                                        [PG_USER_RO] = 1, [PG_USER_RW] = 2, [PG_USER_RX] = 3,
+                                        [PG_RW_UNCACHED] = 0 };
     bool exec = prot == PG_RWX || prot == PG_USER_RX;
-    return (WIMG_M | (exec ? 0 : WIMG_G)) << 3 | pp[prot];
+    unsigned long wimg = prot == PG_RW_UNCACHED ? WIMG_I : WIMG_M;
+    return (wimg | (exec ? 0 : WIMG_G)) << 3 | pp[prot];
 }
 
 /* Linux's protocol for a PTE in use (hash_page / flush_hash_pages, PEM §7.6.3.3): invalidate
@@ -119,13 +121,14 @@ unsigned paging_fetch_fault_trapno(void)
     return TRAP_VEC(0x400);
 }
 
-/* DSI: DAR; ISI: SRR0, the instruction that could not be fetched (PEM §6.4.3, §6.4.4). */
+/* DSI and alignment: DAR; ISI: SRR0, the instruction that could not be fetched (PEM §6.4.3,
+ * §6.4.4, §6.4.6). */
 unsigned long paging_fault_address(const struct trap_frame *f)
 {
     return f->vector == 0x400 ? f->srr0 : f->dar;
 }
 
-/* DSI: DSISR; ISI: SRR1 bits 0-15 (16-31 are the MSR's). */
+/* DSI and alignment: DSISR; ISI: SRR1 bits 0-15 (16-31 are the MSR's). */
 unsigned long paging_fault_syndrome(const struct trap_frame *f)
 {
     return f->vector == 0x400 ? f->srr1 & 0xffff0000ul : f->dsisr;
