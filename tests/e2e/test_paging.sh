@@ -28,4 +28,16 @@ for a in x86_64 arm64 ppc32; do
     check "$a paging: trace identical run to run" cmp -s "$T/$a.1.trace" "$T/$a.2.trace"
     check "$a paging: console identical run to run" cmp -s "$T/$a.1.out" "$T/$a.2.out"
 done
+
+# ppc32: a page table outside RAM is a machine check of the table search, with a diag naming the
+# PTE it could not read and SDR1 (tests/e2e/data/ppc32-htab-unbacked.S)
+src=$(dirname "$0")/data/ppc32-htab-unbacked.S
+powerpc-linux-gnu-as -o "$T/htab.o" "$src" && powerpc-linux-gnu-ld -Ttext=0 -e 0 -o "$T/htab.elf" "$T/htab.o" &&
+    powerpc-linux-gnu-objcopy -O binary "$T/htab.elf" "$T/htab.bin" || { echo "cannot assemble $src"; exit 1; }
+run "$T/htab" run --icount-check --trace "$T/htab.trace" --arch ppc32 --load-addr 0 --max-insns 1000 "$T/htab.bin"
+check "ppc32 page table outside RAM: a machine check (status $(cat "$T/htab.status"))" [ "$(cat "$T/htab.status")" = 1 ]
+check "ppc32 page table outside RAM: the diag names the PTE and SDR1" grep -q \
+    'what=page-table .*for 0x10000010 read nothing at physical 0x200048c0 (SDR1 0x20000000, the table is outside RAM): machine check' \
+    "$T/htab.trace"
+check "ppc32 page table outside RAM: the count is exact" grep -q "icount-check: cpu0 .* ok" "$T/htab.err"
 finish
