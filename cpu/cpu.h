@@ -490,6 +490,10 @@ bool vcpu_access_matches(Cpu *c, uint64_t ea, uint64_t len, uint64_t addr, unsig
 /* Drop the engine's translations of virtual [va, va_end) (uc_ctl_remove_cache: every call
  * goes through here, which keeps the engine's TLB as the guest's page tables have it). */
 void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end);
+/* Drop every translation in the engine's TLB (not its translated code): the guest changed a
+ * translation register or invalidated a TLB entry the engine cannot see (ppc32: pmusim owns the
+ * MMU's registers).  Callable from a trap handler. */
+void vcpu_engine_flush_tlb(Cpu *c);
 /* uc_mem_protect of physical [pa, pa + size) in the CPU's engine (every call goes through here). */
 uc_err vcpu_engine_protect(Cpu *c, uint64_t pa, uint64_t size, uint32_t perms);
 /* Drop pmusim's decoded blocks and trap sites over virtual [va, va_end) (code written, or a

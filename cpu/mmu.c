@@ -256,6 +256,11 @@ void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end)
     engine_call_end(c);
 }
 
+void vcpu_engine_flush_tlb(Cpu *c)
+{
+    uc_ctl_flush_tlb(c->uc);
+}
+
 /* uc_mem_protect (like uc_mem_unmap) drops the translations of the physical range by passing it
  * to the engine's invalidation, which translates it as a virtual address (docs/engine.md): at
  * CPL 3 a kernel page's walk failed there, and the region was left unmapped. */

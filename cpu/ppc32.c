@@ -12,14 +12,19 @@
  *   - dcbz: the engine crashes the host on it (docs/engine.md); emulated, with mtspr HID0 watched
  *     for the cache enable and lock bits it depends on;
  *   - mfspr/mtspr SRR0/SRR1 and rfi: pmusim owns SRR0/SRR1 (the engine never vectors itself);
- *   - mtmsr: executed by the engine, but a pending interrupt may become takeable after it.
- * SPRs the engine keeps but has no API for (SPRGs, HIDs, BATs, MMCRs, ...) are read and written
- * for checkpoints by running a one-instruction stub on a private page.
+ *   - mtmsr: emulated, and a pending interrupt may become takeable after it;
+ *   - the MMU's registers: pmusim walks the BATs, segment registers and hashed page table itself
+ *     (cpu/ppc32_paging.c, with the engine in its virtual-TLB mode: cpu/mmu.c), so it owns the
+ *     BATs, SDR1, SR0-15 and the fault registers DAR and DSISR: mfspr/mtspr of them, mfsr,
+ *     mfsrin, mtsr, mtsrin are trap sites, and every write and tlbie flushes the engine's TLB.
+ * SPRs the engine keeps but has no API for (SPRGs, HIDs, MMCRs, ...) are read and written for
+ * checkpoints by running a one-instruction stub on a private page.
  */
 #include <string.h>
 
 #include "base/state.h"
 #include "cpu/cpu.h"
+#include "cpu/ppc32_paging.h"
 #include "pmu/pmu_mpc7450.h"
 
 /* QEMU's exception numbers as the engine reports them (target/ppc/cpu.h). */
@@ -35,13 +40,13 @@ enum { MSR_LE = 1u << 0, MSR_RI = 1u << 1, MSR_DR = 1u << 4, MSR_IR = 1u << 5, M
 #define RFI_MSR_BITS 0x87c0ff77u
 enum { SRR1_ILLEGAL = 0x00080000u, SRR1_PRIV = 0x00040000u, SRR1_TRAP = 0x00020000u };
 /* Vector offsets (MPC7450 RM table 4-2). */
-enum { VEC_MACHINE_CHECK = 0x200, VEC_EXTERNAL = 0x500, VEC_ALIGNMENT = 0x600, VEC_DECREMENTER = 0x900,
+enum { VEC_MACHINE_CHECK = 0x200, VEC_DSI = 0x300, VEC_ISI = 0x400, VEC_EXTERNAL = 0x500, VEC_ALIGNMENT = 0x600, VEC_DECREMENTER = 0x900,
        VEC_PERFMON = 0xf00 };
 
 /* SPR numbers, as Linux's asm/reg.h spells them (the monitor's are in pmu_mpc7450.h).  The SPR
  * field of mfspr/mtspr holds the number's two 5-bit halves swapped (spr_of, spr_field); numbers
  * with bit SPRN_PRIV_BIT set are privileged (PowerPC OEA book III, 3.3.1). */
-enum { SPRN_DEC = 22, SPRN_SRR0 = 26, SPRN_SRR1 = 27, SPRN_TBRL = 268, SPRN_TBRU = 269, SPRN_TBWL = 284,
+enum { SPRN_DSISR = 18, SPRN_DAR = 19, SPRN_SDR1 = 25, SPRN_DEC = 22, SPRN_SRR0 = 26, SPRN_SRR1 = 27, SPRN_TBRL = 268, SPRN_TBRU = 269, SPRN_TBWL = 284,
        SPRN_TBWU = 285, SPRN_PVR = 287, SPRN_HID0 = 1008, SPRN_PIR = 1023, SPRN_PRIV_BIT = 0x10 };
 /* The SPRs the 7450 has and the 7447A/7448 (and so the engine's E600) do not: the L3 cache
  * interface (the MPC7450 family product brief: "The MPC7441, MPC7445, MPC7447, MPC7447A, and
@@ -53,17 +58,18 @@ static const uint16_t l3_sprs[] = { SPRN_L3PM, SPRN_L3ITCR0, SPRN_L3OHCR, SPRN_L
                                     SPRN_L3ITCR3, SPRN_L3CR };
 /* The SPRs the E600 has and the 7450 does not: SPRG4-7 with their user read aliases USPRG4-7,
  * and the high BATs IBAT4-7/DBAT4-7 (the 7455 and later: Linux's CPU_FTR_HAS_HIGH_BATS is in
- * every 745x entry of its cputable but the 7450's; the engine's 7450 model has neither).
- * TODO(issue 12): with the guest MMU, the engine's E600 translates through all eight BAT pairs
- * (QEMU mmu-hash32.c loops over nb_BATs) whatever HID0[HIGH_BAT_EN], the bit that enables BATs
- * 4-7 on the 7447A/7448 (Linux HID0_HIGH_BAT).  On a 7450 they stay 0 (invalid): no difference. */
-enum { SPRN_USPRG4 = 260, SPRN_USPRG7 = 263, SPRN_SPRG4 = 276, SPRN_SPRG7 = 279, SPRN_IBAT4U = 560,
-       SPRN_DBAT7L = 575 };
+ * every 745x entry of its cputable but the 7450's; the engine's 7450 model has neither).  pmusim's
+ * walk uses BATs 4-7 only with HID0[HIGH_BAT_EN] set (7447A/7448: MPC7450 RM §2.1.5.1, Linux
+ * HID0_HIGH_BAT); the engine's own walk, which used all eight whatever the bit, is not used. */
+enum { SPRN_USPRG4 = 260, SPRN_USPRG7 = 263, SPRN_SPRG4 = 276, SPRN_SPRG7 = 279, SPRN_IBAT0U = 528,
+       SPRN_DBAT3L = 543, SPRN_IBAT4U = 560, SPRN_DBAT7L = 575 };
+/* BATs per array (IBAT or DBAT) in each of the two SPR ranges. */
+enum { BATS_PER_RANGE = 4 };
 /* The PVR's version field (upper half) of the MPC7450 (Linux cputable, cpu_setup_6xx.S). */
 #define PVR_VER_7450 0x8000u
 /* HID0 bits dcbz depends on: the data cache is enabled, the data cache is locked (Linux
  * asm/reg.h HID0_DCE, HID0_DLOCK; MPC7400 UM §3.5.1: "HID0[DCE] is cleared on power-up"). */
-enum { HID0_DCE = 1u << 14, HID0_DLOCK = 1u << 12 };
+enum { HID0_DCE = 1u << 14, HID0_DLOCK = 1u << 12, HID0_HIGH_BAT_EN = 1u << 23 };
 /* The L1 data cache block: 32 bytes on every MPC7450-family part (MPC7450 RM ch. 3: 32-Kbyte
  * eight-way L1 caches of 32-byte blocks; Linux's L1_CACHE_SHIFT 5 for book3s/32; the engine's
  * E600 has dcache_line_size = 32). */
@@ -82,11 +88,9 @@ enum {
 /* Whole instructions pmusim assembles for its stubs, with r0 as the GPR (asm/ppc-opcode.h). */
 #define PPC_INST_MFSPR 0x7c0002a6u      /* mfspr r0, SPR (| spr_field) */
 #define PPC_INST_MTSPR 0x7c0003a6u      /* mtspr SPR, r0 (| spr_field) */
-#define PPC_INST_MFSR 0x7c0004a6u       /* mfsr r0, SR (| SR << 16) */
-#define PPC_INST_MTSR 0x7c0001a4u       /* mtsr SR, r0 (| SR << 16) */
 
 /* Trap-site kinds. */
-enum { T_MFTB = 1, T_MFSPR, T_MTSPR, T_RFI, T_MTMSR, T_DCBZ };
+enum { T_MFTB = 1, T_MFSPR, T_MTSPR, T_RFI, T_MTMSR, T_DCBZ, T_MFSR, T_MTSR, T_TLBIE, T_TLBIA };
 
 #define EPAPR_MAGIC 0x45504150u
 #define STUB_PAGE 0xfeff0000ull         /* private page for SPR stubs (not in the machine's map) */
@@ -101,7 +105,10 @@ typedef struct PpcCpu {
     Event dec_event;
     uint32_t pir;
     Mpc7450Pmu pmu;                     /* the performance monitor (0xF00) */
-    uint32_t hid0;                      /* the engine's HID0, as last written (dcbz reads DCE, DLOCK) */
+    uint32_t hid0;                      /* the engine's HID0, as last written (dcbz reads DCE, DLOCK;
+                                         * the walk HIGH_BAT_EN) */
+    PpcMmuRegs mmu;                     /* BATs, SRs, SDR1 (msr and nbats: filled per walk) */
+    uint32_t dar, dsisr;
     uint32_t l3[ARRAY_SIZE(l3_sprs)];   /* the 7450's L3 SPRs (l3_sprs order): plain storage */
     uint8_t *stub;                      /* host memory of STUB_PAGE */
     uint32_t stub_insn[GUEST_PAGE / 8]; /* the instruction of each stub slot (stub_slot) */
@@ -277,12 +284,36 @@ static uint32_t program_reason(Cpu *c, uint32_t w)
     return user && insn_privileged(w) ? SRR1_PRIV : SRR1_ILLEGAL;
 }
 
+static bool ppc_ls_decode(Cpu *c, uint32_t w, bool *store, uint32_t *ea, unsigned *len);
+
+/* An alignment exception's DSISR (PEM §6.4.6, table 6-14): bits 15-21 from the opcode (X-form:
+ * instruction bits 29-30, 25, 21-24; D-form: 0, 0, bit 5, bits 1-4), rD/rS in 22-26, rA in
+ * 27-31.  DAR is the EA (PEM table 6-15). */
+static uint32_t alignment_dsisr(uint32_t w)
+{
+    uint32_t op = (w >> 26) == OP_31 ? ((w >> 1) & 3) << 5 | ((w >> 6) & 1) << 4 | ((w >> 7) & 0xf)
+                                     : ((w >> 26) & 1) << 4 | ((w >> 27) & 0xf);
+    return op << 10 | ((w >> 21) & 0x1f) << 5 | ((w >> 16) & 0x1f);
+}
+
+/* DAR and DSISR for an alignment exception of instruction w (the engine keeps its own, out of
+ * reach: the registers the guest reads are pmusim's). */
+static void alignment_regs(Cpu *c, uint32_t w)
+{
+    bool store;
+    uint32_t ea = 0;
+    unsigned len;
+    ppc_ls_decode(c, w, &store, &ea, &len);
+    PPC(c)->dar = ea;
+    PPC(c)->dsisr = alignment_dsisr(w);
+}
+
 static void ppc_intr(Cpu *c, uint32_t intno)
 {
     /* The engine reports exceptions with NIP already advanced past the instruction. */
     uint32_t nip = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC), pc = nip - 4;
     uint8_t b[4];
-    uint32_t w = vcpu_mem_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
+    uint32_t w = vcpu_fetch_read(c, pc, b, 4) ? (uint32_t)load_be(b, 4) : 0;
     if (intno == EXCP_SYSCALL) {                        /* sc retires; SRR0 = the next instruction */
         vcpu_retire_upto(c, nip, false);
         ppc_take(c, TK_EXCEPTION, 0xc00, nip, 0);
@@ -295,8 +326,12 @@ static void ppc_intr(Cpu *c, uint32_t intno)
     vcpu_retire_upto(c, pc, false);
     for (size_t i = 0; i < ARRAY_SIZE(faults); i++)
         if (faults[i].intno == intno) {
+            /* Translation faults come from pmusim's walk (ppc_mmu_fault); the engine's own
+             * storage exceptions (none seen) come without DAR and DSISR. */
             if (intno == EXCP_DSI || intno == EXCP_ISI)
-                vcpu_diag(c, pc, "mmu-fault", "storage exception under the guest MMU: DAR/DSISR not reported");
+                vcpu_diag(c, pc, "mmu-fault", "a storage exception the engine raised itself: DAR/DSISR not reported");
+            if (intno == EXCP_ALIGN)
+                alignment_regs(c, w);
             ppc_take(c, TK_EXCEPTION, faults[i].vector, pc, 0);
             return;
         }
@@ -304,16 +339,31 @@ static void ppc_intr(Cpu *c, uint32_t intno)
     ppc_program(c, pc, intno == EXCP_PROGRAM ? program_reason(c, w) : SRR1_ILLEGAL);
 }
 
-/* An access with nothing behind it: a machine check (a checkstop with MSR[ME] = 0). */
-static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
+/* A machine check at pc, or the checkstop it is with MSR[ME] = 0. */
+static void machine_check(Cpu *c, uint64_t pc)
 {
-    uint64_t pc = c->fault.pc;
     if (!(vcpu_reg_read(c, UC_PPC_REG_MSR) & MSR_ME)) {
         vcpu_stop(c, CPU_DEAD, "checkstop");
         vcpu_exit(c, EXIT_HUNG, "checkstop");
         return;
     }
-    ppc_take(c, TK_EXCEPTION, 0x200, (uint32_t)pc, 0);
+    ppc_take(c, TK_EXCEPTION, VEC_MACHINE_CHECK, (uint32_t)pc, 0);
+}
+
+/* An access with nothing behind it: a machine check (a checkstop with MSR[ME] = 0). */
+static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
+{
+    machine_check(c, c->fault.pc);
+}
+
+/* A DSI: DAR = the EA, DSISR the cause (PEM §6.4.3: SRR0 the instruction, SRR1 bits 0-15
+ * cleared).  DAR and DSISR are pmusim's (mfspr/mtspr of them are trap sites), so delivery is two
+ * stores. */
+static void ppc_dsi(Cpu *c, uint32_t pc, uint32_t ea, uint32_t dsisr)
+{
+    PPC(c)->dar = ea;
+    PPC(c)->dsisr = dsisr;
+    ppc_take(c, TK_EXCEPTION, VEC_DSI, pc, 0);
 }
 
 /* Between runs, when MSR[EE] allows: the external interrupt (the CPU's IRQ pin), the
@@ -323,19 +373,18 @@ static void ppc_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
  * whose §11.1 says "below the external interrupt and above the decrementer interrupt").  The
  * other stays pending and is taken when the handler re-enables EE.  (QEMU's generic order, which
  * its 74xx models use, takes the decrementer first: the manual wins.) */
-/* MSR bits pmusim does not model yet: little-endian mode (LE, and ILE for exception entry) and
- * address translation (IR, DR).  pmusim decodes, counts and traps instructions at their
- * physical address in big-endian order; under either the engine would run other instructions
- * than those pmusim decoded (and its own timebase, which it lacks).  The bits are cleared, with
- * a diag, as if the implementation had none; the guest MMU comes with the engine move. */
-#define MSR_UNMODELLED (MSR_LE | MSR_ILE | MSR_IR | MSR_DR)
+/* MSR bits pmusim does not model yet: little-endian mode (LE, and ILE for exception entry).
+ * pmusim decodes, counts and traps instructions in big-endian order; under LE the engine would
+ * run other instructions than those pmusim decoded.  The bits are cleared, with a diag, as if the
+ * implementation had none.  Translation (IR, DR) is modelled: pmusim walks the MMU
+ * (cpu/ppc32_paging.c) and decodes code at the physical address the walk gives. */
+#define MSR_UNMODELLED (MSR_LE | MSR_ILE)
 
 static uint32_t msr_supported(Cpu *c, uint32_t pc, uint32_t msr)
 {
     if (!(msr & MSR_UNMODELLED))
         return msr;
-    vcpu_diag(c, pc, "unsupported", "MSR 0x%08" PRIx32 ": LE, ILE, IR and DR are not modelled: cleared",
-              msr);
+    vcpu_diag(c, pc, "unsupported", "MSR 0x%08" PRIx32 ": LE and ILE are not modelled: cleared", msr);
     return msr & ~(uint32_t)MSR_UNMODELLED;
 }
 
@@ -365,6 +414,60 @@ static bool ppc_take_interrupt(Cpu *c)
     return false;
 }
 
+/* ------------------------------------------------------------------ the MMU's registers */
+
+/* An SPR of the MMU's that pmusim keeps: DAR, DSISR, SDR1, the BATs. */
+static bool mmu_spr(unsigned spr)
+{
+    return spr == SPRN_DAR || spr == SPRN_DSISR || spr == SPRN_SDR1 || (spr >= SPRN_IBAT0U && spr <= SPRN_DBAT3L) ||
+           (spr >= SPRN_IBAT4U && spr <= SPRN_DBAT7L);
+}
+
+/* pmusim's storage of an mmu_spr.  Each range holds IBATnU, IBATnL for its four n, then the
+ * DBATs (MPC7450 RM table 2-1). */
+static uint32_t *mmu_spr_reg(PpcCpu *p, unsigned spr)
+{
+    if (spr == SPRN_DAR || spr == SPRN_DSISR || spr == SPRN_SDR1)
+        return spr == SPRN_DAR ? &p->dar : spr == SPRN_DSISR ? &p->dsisr : &p->mmu.sdr1;
+    bool high = spr >= SPRN_IBAT4U;
+    unsigned off = spr - (high ? SPRN_IBAT4U : SPRN_IBAT0U);
+    uint32_t(*bat)[2] = off >= 2 * BATS_PER_RANGE ? p->mmu.dbat : p->mmu.ibat;
+    off %= 2 * BATS_PER_RANGE;
+    return &bat[(high ? BATS_PER_RANGE : 0) + off / 2][off & 1];
+}
+
+/* A translation may have changed (a BAT, SDR1, a segment register, HID0[HIGH_BAT_EN], tlbie):
+ * the engine's TLB goes.  The code map notices a virtual page that comes back mapped elsewhere
+ * at its next fetch fill (cpu/mmu.c). */
+static void mmu_changed(Cpu *c)
+{
+    vcpu_engine_flush_tlb(c);
+}
+
+/* mfsr rD, SR and mfsrin rD, rB; mtsr SR, rS and mtsrin rS, rB (SR = rB[0:3]; PEM ch. 8). */
+static void sr_move(Cpu *c, uint32_t w, bool write)
+{
+    PpcCpu *p = PPC(c);
+    unsigned xo = (w >> 1) & 0x3ff, rd = (w >> 21) & 0x1f;
+    unsigned sr = xo == OP_31_XOP_MFSRIN || xo == OP_31_XOP_MTSRIN ? gpr(c, (w >> 11) & 0x1f) >> 28 : (w >> 16) & 0xf;
+    if (!write) {
+        set_gpr(c, rd, p->mmu.sr[sr]);
+        return;
+    }
+    p->mmu.sr[sr] = gpr(c, rd);
+    mmu_changed(c);
+}
+
+/* The registers of a walk now: MSR, and BATs 4-7 only with HID0[HIGH_BAT_EN] (MPC7450 RM
+ * §2.1.5.1; the 7450 has no high BATs: model_lacks). */
+static const PpcMmuRegs *mmu_regs(Cpu *c)
+{
+    PpcCpu *p = PPC(c);
+    p->mmu.msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
+    p->mmu.nbats = !model_is_7450(c) && (p->hid0 & HID0_HIGH_BAT_EN) ? PPC_BAT_PAIRS : BATS_PER_RANGE;
+    return &p->mmu;
+}
+
 /* ------------------------------------------------------------------ trapped instructions */
 
 static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
@@ -378,6 +481,16 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     switch (xo) {
     case OP_31_XOP_DCBZ:
         return T_DCBZ;
+    case OP_31_XOP_MFSR:
+    case OP_31_XOP_MFSRIN:
+        return T_MFSR;
+    case OP_31_XOP_MTSR:
+    case OP_31_XOP_MTSRIN:
+        return T_MTSR;
+    case OP_31_XOP_TLBIE:
+        return T_TLBIE;
+    case OP_31_XOP_TLBIA:
+        return T_TLBIA;
     case OP_31_XOP_MFTB:
         return T_MFTB;
     case OP_31_XOP_MTMSR:
@@ -385,13 +498,13 @@ static int ppc_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     case OP_31_XOP_MFSPR:
         return spr == SPRN_DEC || spr == SPRN_SRR0 || spr == SPRN_SRR1 || spr == SPRN_TBRL || spr == SPRN_TBRU ||
                        spr == SPRN_TBWL || spr == SPRN_TBWU || spr == SPRN_PVR || spr == SPRN_PIR ||
-                       mpc7450_pmu_owns(spr) || model_spr(c, spr)
+                       mpc7450_pmu_owns(spr) || model_spr(c, spr) || mmu_spr(spr)
                    ? T_MFSPR
                    : 0;
     case OP_31_XOP_MTSPR:
         return spr == SPRN_DEC || spr == SPRN_SRR0 || spr == SPRN_SRR1 || spr == SPRN_TBWL || spr == SPRN_TBWU ||
                        spr == SPRN_TBRL || spr == SPRN_TBRU || spr == SPRN_PVR || spr == SPRN_PIR ||
-                       spr == SPRN_HID0 || mpc7450_pmu_owns(spr) || model_spr(c, spr)
+                       spr == SPRN_HID0 || mpc7450_pmu_owns(spr) || model_spr(c, spr) || mmu_spr(spr)
                    ? T_MTSPR
                    : 0;
     default:
@@ -488,19 +601,29 @@ static TrapResult dcbz_store(Cpu *c, uint32_t pc, uint32_t line)
     return TRAP_DONE;
 }
 
+static void mmu_diag(Cpu *c, uint32_t pc, const MmuResult *r, uint32_t ea);
+
+/* dcbz's alignment exception: DAR = EA, DSISR from the instruction (PEM §6.4.6). */
+static TrapResult dcbz_alignment(Cpu *c, uint32_t pc, uint32_t w, uint32_t ea)
+{
+    alignment_regs(c, w);
+    PPC(c)->dar = ea;
+    ppc_take(c, TK_EXCEPTION, VEC_ALIGNMENT, pc, 0);
+    return TRAP_FAULTED;
+}
+
 /* dcbz rA, rB zeroes the 32-byte block holding EA = (rA|0) + rB (PEM "dcbz"; MPC7450 RM ch. 3).
  * The engine's helper crashes the host (docs/engine.md), so the engine never runs it.
  * - A disabled or locked data cache (HID0[DCE] = 0 or HID0[DLOCK] = 1) makes it an alignment
  *   exception ("Executing a dcbz instruction to a disabled or locked data cache generates an
  *   alignment exception", MPC7400 UM §3.5.3.3, which the 7450 family keeps; Linux's 32-bit memset
- *   skips its dcbz loop until the caches are on: patch__memset_nocache).  DAR and DSISR are the
- *   engine's SPRs, out of reach from here: the diag says they are not set.
- * - So does a write-through or caching-inhibited page (same section).  With MSR[DR] = 0 data
- *   accesses are caching-allowed, write-back, coherent and guarded (WIMG = 0011, PEM §5.2 real
- *   addressing mode), so that cannot happen yet.
- * TODO(issue 12): when the guest MMU lands (MSR[DR] = 1), translate EA through the BATs and the
- * page table as a store: no translation or no write permission is a DSI (DAR = EA, DSISR store
- * bit plus the cause), and the W or I bit of the page or block is the alignment exception above. */
+ *   skips its dcbz loop until the caches are on: patch__memset_nocache), with a diag.
+ * - With MSR[DR] = 1 EA is translated as a store (BATs, page table: ppc_translate_op, which sets
+ *   R and C): a refusal is a DSI (DAR = EA, DSISR with the store bit), and a write-through or
+ *   caching-inhibited block or page (W or I) the alignment exception ("dcbz instruction to
+ *   write-through or cache-inhibited segment or block", MPC7400 UM table 5-4).  With MSR[DR] = 0
+ *   data accesses are caching-allowed, write-back, coherent and guarded (WIMG = 0011, PEM §5.2
+ *   real addressing mode). */
 static TrapResult ppc_dcbz(Cpu *c, uint32_t pc, uint32_t w)
 {
     PpcCpu *p = PPC(c);
@@ -508,11 +631,22 @@ static TrapResult ppc_dcbz(Cpu *c, uint32_t pc, uint32_t w)
     uint32_t ea = (ra ? gpr(c, ra) : 0) + gpr(c, rb), line = ea & ~(DCACHE_BLOCK - 1);
     if (!(p->hid0 & HID0_DCE) || (p->hid0 & HID0_DLOCK)) {
         vcpu_diag(c, pc, "alignment", "dcbz 0x%08" PRIx32 " with the data cache %s (HID0 0x%08" PRIx32
-                  "): alignment exception; DAR and DSISR are not set", ea,
-                  p->hid0 & HID0_DCE ? "locked" : "disabled", p->hid0);
-        ppc_take(c, TK_EXCEPTION, VEC_ALIGNMENT, pc, 0);
+                  "): alignment exception", ea, p->hid0 & HID0_DCE ? "locked" : "disabled", p->hid0);
+        return dcbz_alignment(c, pc, w, ea);
+    }
+    MmuResult m;
+    PpcXlate x;
+    if (!vcpu_ppc_walk(c, mmu_regs(c), line, MMU_WRITE, false, &m, &x)) {
+        mmu_diag(c, pc, &m, ea);
+        if (m.kind == PPC_MMU_MCHECK)
+            machine_check(c, pc);
+        else
+            ppc_dsi(c, pc, ea, (uint32_t)m.syndrome);
         return TRAP_FAULTED;
     }
+    if (x.wimg & (PPC_WIMG_W | PPC_WIMG_I))
+        return dcbz_alignment(c, pc, w, ea);
+    line = (uint32_t)m.pa | (line & (GUEST_PAGE - 1));
     TrapResult r = dcbz_store(c, pc, line);
     if (r == TRAP_DONE)
         vcpu_reg_write(c, UC_PPC_REG_PC, pc + 4);
@@ -551,6 +685,10 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         }
         if (user && spr != SPRN_TBRL && spr != SPRN_TBRU)
             goto privileged;
+        if (mmu_spr(spr)) {
+            set_gpr(c, rd, *mmu_spr_reg(p, spr));
+            break;
+        }
         switch (spr) {
         case SPRN_DEC: set_gpr(c, rd, dec_value(c, tb_at(c, c->cycles))); break;
         case SPRN_SRR0: set_gpr(c, rd, p->srr0); break;
@@ -578,6 +716,12 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         }
         if (user)
             goto privileged;
+        if (mmu_spr(spr)) {
+            *mmu_spr_reg(p, spr) = v;
+            if (spr != SPRN_DAR && spr != SPRN_DSISR)
+                mmu_changed(c);
+            break;
+        }
         switch (spr) {
         case SPRN_DEC:
             tb = tb_at(c, c->cycles);
@@ -601,7 +745,11 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             break;
         }
         case SPRN_PIR: p->pir = v; break;
-        case SPRN_HID0: p->hid0 = v; return TRAP_NATIVE;    /* the engine keeps HID0 too */
+        case SPRN_HID0:                                 /* the engine keeps HID0 too */
+            if ((p->hid0 ^ v) & HID0_HIGH_BAT_EN)
+                mmu_changed(c);
+            p->hid0 = v;
+            return TRAP_NATIVE;
         default: goto illegal;                          /* TBL/TBU read numbers, PVR: read-only */
         }
         break;
@@ -619,6 +767,22 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         request_stop_if_deliverable(c, nmsr);
         return TRAP_DONE;
     }
+    case T_MFSR:                                /* mfsr rD, SR; mfsrin rD, rB: SR = rB[0:3] */
+    case T_MTSR:                                /* mtsr SR, rS; mtsrin rS, rB */
+        if (user)
+            goto privileged;
+        sr_move(c, w, t->kind == T_MTSR);
+        break;
+    case T_TLBIE:                               /* the whole engine TLB: a superset of the class */
+        if (user)
+            goto privileged;
+        mmu_changed(c);
+        break;
+    case T_TLBIA:
+        /* Not implemented by the 74xx ("implements all TLB-related instructions except tlbia,
+         * which is treated as an illegal instruction", MPC7400 UM §5.1.8; Linux's book3s32
+         * _tlbia loops over tlbie), which the engine's E600 executes. */
+        goto illegal;
     case T_MTMSR:                               /* emulated: unmodelled bits never reach the engine */
         if (user)
             goto privileged;
@@ -674,7 +838,7 @@ static uint64_t stub_slot(PpcCpu *p, uint32_t insn)
     return STUB_PAGE + i * STUB_SLOT;
 }
 
-/* Run one instruction (mfspr/mtspr/mfsr/mtsr with r0) on the private page.  Used only for
+/* Run one instruction (mfspr/mtspr with r0) on the private page.  Used only for
  * checkpoints.  It runs in a fixed MSR whatever the guest's (supervisor, real addressing,
  * big-endian, no trace, no power saving: MPC7450 RM table 2-11), keeping only ME and IP: with
  * MSR[LE] set the engine would fetch the big-endian stub byte-reversed (MPC7450 RM §3.1.2.2) and
@@ -710,9 +874,11 @@ static void stub_mtspr(Cpu *c, unsigned spr, uint32_t v)
     stub_run(c, PPC_INST_MTSPR | spr_field(spr), v);
 }
 
-/* SPRs kept by the engine (MPC7450 RM table 2-1): SPRG0-3, DAR, DSISR, SDR1, HID0/1, the
- * BATs (the performance monitor is pmusim's own: pmu/pmu_mpc7450.c), L2CR, ICTC,
- * THRM1-3, MSSCR0, LDSTCR, IABR, DABR, EAR. */
+/* The supervisor SPRs of a checkpoint (MPC7450 RM table 2-1): SPRG0-3, DAR, DSISR, SDR1, HID0/1,
+ * the BATs, L2CR, ICTC, THRM1-3, MSSCR0, LDSTCR, IABR, DABR, EAR (the performance monitor is
+ * pmusim's own: pmu/pmu_mpc7450.c).  DAR, DSISR, SDR1 and the BATs, and the segment registers
+ * after them, are pmusim's since the guest MMU (mmu_spr): their slots hold pmusim's values, so
+ * the layout did not change; the others are the engine's, moved through the SPR stubs. */
 static const uint16_t engine_sprs[] = {
     272, 273, 274, 275, 19, 18, 25, 1008, 1009,
     528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 543,
@@ -816,7 +982,8 @@ static bool ppc_ls_decode(Cpu *c, uint32_t w, bool *store, uint32_t *ea, unsigne
     return false;
 }
 
-static bool ppc_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
+/* CpuOps.each_access: the one access a load or store makes (EA and length from its encoding). */
+static bool ppc_each_access(Cpu *c, const cs_insn *insn, AccessKind kind, AccessVisit fn, void *ctx)
 {
     if (kind != ACC_READ && kind != ACC_WRITE)
         return false;
@@ -825,9 +992,69 @@ static bool ppc_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
     unsigned len;
     if (!ppc_ls_decode(c, (uint32_t)load_be(insn->bytes, 4), &store, &ea, &len) || store != (kind == ACC_WRITE))
         return false;
-    if (len == 32)
-        ea &= ~31u;                                     /* dcbz: the cache block */
-    return ea < addr + size && addr < (uint64_t)ea + len;
+    if (len == DCACHE_BLOCK)
+        ea &= ~(DCACHE_BLOCK - 1);                      /* dcbz: the cache block */
+    return fn(c, ctx, ea, len);
+}
+
+static bool ppc_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint64_t addr, unsigned size)
+{
+    return vcpu_insn_accesses(c, insn, kind, addr, size);
+}
+
+/* ------------------------------------------------------------------ the guest MMU */
+
+static bool same_mode_ir_dr(uint32_t msr)
+{
+    return !(msr & MSR_IR) == !(msr & MSR_DR);
+}
+
+/* CpuOps.translate: an access at the CPU's privilege (MSR[PR]) through the BATs and the page
+ * table (cpu/ppc32_paging.c).  The engine keeps one TLB entry per page and MMU index, and its
+ * index is the same for fetches and data when MSR[IR] = MSR[DR] (QEMU's hreg_compute_mem_idx):
+ * the entry then carries the other kind's rights too, but only where the other walk (IBATs for
+ * data, DBATs for fetches) reaches the same physical page. */
+static bool ppc_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r)
+{
+    const PpcMmuRegs *g = mmu_regs(c);
+    if (!vcpu_ppc_walk(c, g, (uint32_t)va, acc, probe, r, NULL))
+        return false;
+    uint32_t own = acc == MMU_FETCH ? UC_PROT_EXEC : UC_PROT_READ | UC_PROT_WRITE;
+    MmuResult o;
+    r->perms &= own;
+    if (same_mode_ir_dr(g->msr) && vcpu_ppc_walk(c, g, (uint32_t)va, acc == MMU_FETCH ? MMU_READ : MMU_FETCH, true, &o, NULL) &&
+        o.pa == r->pa)
+        r->perms |= o.perms & ~own;
+    return true;
+}
+
+/* The segment register or page table entry a refused translation names, for a diag. */
+static void mmu_diag(Cpu *c, uint32_t pc, const MmuResult *r, uint32_t ea)
+{
+    if (r->kind == PPC_MMU_MCHECK)
+        vcpu_diag(c, pc, "page-table", "the page table search for 0x%08" PRIx32 " read nothing at physical 0x%08"
+                  PRIx64 " (SDR1 0x%08" PRIx32 ", the table is outside RAM): machine check", ea, r->entry_pa,
+                  PPC(c)->mmu.sdr1);
+    else if (r->level == PPC_BY_SEGMENT && (r->entry & 0x80000000u))
+        vcpu_diag(c, pc, "page-table", "direct-store segment: SR%u = 0x%08" PRIx64 " (T = 1) mapping 0x%08" PRIx32
+                  ", which the 7450 family does not support: %s", (unsigned)r->entry_pa, r->entry, ea,
+                  r->kind == PPC_MMU_DSI ? "DSI" : "ISI");
+}
+
+/* CpuOps.mmu_fault: the instruction at the PC faulted in the walk: a DSI with DAR = the first byte
+ * of its access on the page (PEM §6.4.3) and the DSISR, an ISI with SRR0 = the instruction and
+ * the SRR1 bits (PEM §6.4.4), or the machine check of a table search with nothing behind it. */
+static void ppc_mmu_fault(Cpu *c, const MmuResult *r)
+{
+    uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
+    uint32_t ea = (uint32_t)vcpu_fault_address(c, pc, r, r->acc == MMU_FETCH ? "SRR0" : "DAR");
+    mmu_diag(c, pc, r, ea);
+    if (r->kind == PPC_MMU_MCHECK)
+        machine_check(c, pc);
+    else if (r->kind == PPC_MMU_ISI)
+        ppc_take(c, TK_EXCEPTION, VEC_ISI, ea, (uint32_t)r->syndrome);
+    else
+        ppc_dsi(c, pc, ea, (uint32_t)r->syndrome);
 }
 
 static uint64_t ppc_get_pc(Cpu *c)
@@ -874,11 +1101,11 @@ static void ppc_save(Cpu *c, Blob *b)
         blob_u64(b, f);
     }
     for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++)
-        blob_u32(b, stub_mfspr(c, engine_sprs[i]));
+        blob_u32(b, mmu_spr(engine_sprs[i]) ? *mmu_spr_reg(p, engine_sprs[i]) : stub_mfspr(c, engine_sprs[i]));
     for (size_t i = 0; i < ARRAY_SIZE(engine_sprs_v2); i++)
         blob_u32(b, stub_mfspr(c, engine_sprs_v2[i]));
-    for (unsigned sr = 0; sr < 16; sr++)                /* mfsr r0, sr */
-        blob_u32(b, stub_run(c, PPC_INST_MFSR | sr << 16, 0));
+    for (unsigned sr = 0; sr < 16; sr++)
+        blob_u32(b, p->mmu.sr[sr]);
     blob_u64(b, vcpu_reg_read(c, UC_PPC_REG_MSR));       /* last: it may switch the MMU on */
     blob_fields(b, p, ppc_fields, ARRAY_SIZE(ppc_fields));
     blob_event(b, &p->dec_event);
@@ -904,20 +1131,24 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     }
     for (size_t i = 0; i < ARRAY_SIZE(engine_sprs); i++) {
         uint32_t v = br_u32(r);
-        stub_mtspr(c, engine_sprs[i], v);
+        if (mmu_spr(engine_sprs[i]))
+            *mmu_spr_reg(p, engine_sprs[i]) = v;
+        else
+            stub_mtspr(c, engine_sprs[i], v);
         if (engine_sprs[i] == SPRN_HID0)
             p->hid0 = v;                                /* dcbz's view of it */
     }
     for (size_t i = 0; i < ARRAY_SIZE(engine_sprs_v2) && r->version >= 2; i++)
         stub_mtspr(c, engine_sprs_v2[i], br_u32(r));
-    for (unsigned sr = 0; sr < 16; sr++)                /* mtsr sr, r0 */
-        stub_run(c, PPC_INST_MTSR | sr << 16, br_u32(r));
+    for (unsigned sr = 0; sr < 16; sr++)
+        p->mmu.sr[sr] = br_u32(r);
+    mmu_changed(c);             /* a machine restored over its own earlier state (fuzzing) */
     uint64_t msr = br_u64(r);
     if (!r->ok)
         return false;
     if (msr > UINT32_MAX || (msr & MSR_UNMODELLED)) {
         r->off -= 8;                /* a state no run reaches: mtmsr and rfi clear these bits */
-        return br_fail(r, "MSR (LE, ILE, IR or DR set: not modelled)");
+        return br_fail(r, "MSR (LE or ILE set: not modelled)");
     }
     for (unsigned i = 0; i < 32; i++)
         set_gpr(c, i, g[i]);
@@ -943,7 +1174,10 @@ const CpuOps vcpu_ppc32_ops = {
     .trap = ppc_trap,
     .intr = ppc_intr,
     .insn_accesses = ppc_insn_accesses,
+    .each_access = ppc_each_access,
     .mem_fault = ppc_mem_fault,
+    .translate = ppc_translate_op,
+    .mmu_fault = ppc_mmu_fault,
     .take_interrupt = ppc_take_interrupt,
     .get_pc = ppc_get_pc,
     .set_pc = ppc_set_pc,

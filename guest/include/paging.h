@@ -15,10 +15,11 @@
 #define PAGING_PAGE 4096ul
 
 /* How a window page is mapped.  PG_RW_NX_RESERVED: with a bit the walk must refuse (x86: a
- * reserved bit; arm64: an output address above TCR_EL1.IPS).  PG_RW_NO_AF (arm64 only): the
- * Access flag clear.  PG_USER_*: user-accessible (the others are the kernel's only). */
+ * reserved bit; arm64: an output address above TCR_EL1.IPS; ppc32: a direct-store segment).
+ * PG_RW_NO_AF (arm64 only): the Access flag clear.  PG_RW_UNCACHED (ppc32 only): caching
+ * inhibited.  PG_USER_*: user-accessible (the others are the kernel's only). */
 enum paging_prot { PG_NONE, PG_RO, PG_RW, PG_RWX, PG_RW_NX_RESERVED, PG_RW_NO_AF, PG_USER_RO, PG_USER_RW,
-                   PG_USER_RX };
+                   PG_USER_RX, PG_RW_UNCACHED };
 
 extern unsigned long paging_window;                 /* the window's first virtual address */
 

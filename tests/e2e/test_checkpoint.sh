@@ -57,6 +57,13 @@ for a in $ARCHES; do
     done
 done
 
+# ppc32 under its MMU (BATs, segment registers, the hashed page table, DAR/DSISR: pmusim's own
+# state): in supervisor state between the demand faults, and in problem state between the user
+# program's faults (cycles 596597-598393: a short quantum puts a boundary there).
+for at in 500000 597000; do
+    continuation "ppc32-paging-$at" "$at" "$GUESTS/ppc32/paging.elf" - --quantum 1000
+done
+
 # ftrace, static keys and the validator: checkpoints while sites are being patched (x86 from
 # 4.33M cycles, arm64 from 558K, ppc32 from 3.75M), with violations on both sides of the
 # checkpoint in the faulty fixtures.

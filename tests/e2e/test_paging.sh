@@ -1,20 +1,22 @@
 #!/bin/sh
 # Guests with their MMU on, under pmusim's page walk (cpu/mmu.c, the backends' translate):
 # the paging guest demand-pages a window and checks each fault's address and syndrome (x86 CR2
-# and #PF error code, arm64 FAR_EL1 and ESR_EL1), the accessed and dirty flags (arm64: the
-# Access flag fault), code remapped under the same virtual page and code rewritten through a
-# second virtual alias.  Under --icount-check a CPU that counted
+# and #PF error code, arm64 FAR_EL1 and ESR_EL1, ppc32 DAR and DSISR or SRR0 and SRR1), the
+# accessed and dirty flags (arm64: the Access flag fault; ppc32: R and C), code remapped under
+# the same virtual page and code rewritten through a second virtual alias.  Under --icount-check a CPU that counted
 # stale code (decoded before the remap or the write) shows as a mismatch; the run is
 # byte-identical run to run.
 . "$(dirname "$0")/lib.sh" "$@"
 
-for a in x86_64 arm64; do
+for a in x86_64 arm64 ppc32; do
     g=$GUESTS/$a/paging.elf
-    # a guest's exit 0: isa-debug-exit's (0 << 1) | 1 on x86, PSCI SYSTEM_OFF on arm64; the
-    # entry the walk refused: a reserved bit (x86), an output address above TCR_EL1.IPS (arm64)
+    # a guest's exit 0: isa-debug-exit's (0 << 1) | 1 on x86 and ppc32, PSCI SYSTEM_OFF on
+    # arm64; the entry the walk refused: a reserved bit (x86), an output address above
+    # TCR_EL1.IPS (arm64), a direct-store segment register (ppc32)
     case $a in
     x86_64) ok=1 bad='reserved bits set in the level-1 entry' ;;
     arm64) ok=0 bad='address size fault at level 3: entry 0x[0-9a-f]* at physical' ;;
+    ppc32) ok=1 bad='direct-store segment: SR9 = 0xa0000900 (T = 1) mapping 0x90004008' ;;
     esac
     run "$T/$a.1" --icount-check --trace "$T/$a.1.trace" "$g"
     run "$T/$a.2" --icount-check --trace "$T/$a.2.trace" "$g"
@@ -26,4 +28,16 @@ for a in x86_64 arm64; do
     check "$a paging: trace identical run to run" cmp -s "$T/$a.1.trace" "$T/$a.2.trace"
     check "$a paging: console identical run to run" cmp -s "$T/$a.1.out" "$T/$a.2.out"
 done
+
+# ppc32: a page table outside RAM is a machine check of the table search, with a diag naming the
+# PTE it could not read and SDR1 (tests/e2e/data/ppc32-htab-unbacked.S)
+src=$(dirname "$0")/data/ppc32-htab-unbacked.S
+powerpc-linux-gnu-as -o "$T/htab.o" "$src" && powerpc-linux-gnu-ld -Ttext=0 -e 0 -o "$T/htab.elf" "$T/htab.o" &&
+    powerpc-linux-gnu-objcopy -O binary "$T/htab.elf" "$T/htab.bin" || { echo "cannot assemble $src"; exit 1; }
+run "$T/htab" run --icount-check --trace "$T/htab.trace" --arch ppc32 --load-addr 0 --max-insns 1000 "$T/htab.bin"
+check "ppc32 page table outside RAM: a machine check (status $(cat "$T/htab.status"))" [ "$(cat "$T/htab.status")" = 1 ]
+check "ppc32 page table outside RAM: the diag names the PTE and SDR1" grep -q \
+    'what=page-table .*for 0x10000010 read nothing at physical 0x200048c0 (SDR1 0x20000000, the table is outside RAM): machine check' \
+    "$T/htab.trace"
+check "ppc32 page table outside RAM: the count is exact" grep -q "icount-check: cpu0 .* ok" "$T/htab.err"
 finish

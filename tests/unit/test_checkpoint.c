@@ -100,7 +100,7 @@ START_TEST(ppc_msr_le_is_refused)
     vcpu_reg_write(m->cl.cpus[0], UC_PPC_REG_MSR, PPC_MSR_ME | PPC_MSR_LE);
     char msg[512];
     save_and_restore(m, ppc_machine, msg, sizeof msg);
-    ck_assert_msg(strstr(msg, "MSR (LE, ILE, IR or DR set"), "%s", msg);
+    ck_assert_msg(strstr(msg, "MSR (LE or ILE set"), "%s", msg);
     tm_destroy(m);
 }
 END_TEST

@@ -3,8 +3,9 @@
 # with 0 when every check passed, else with the number of the first failing check.  It reads
 # the PVR to know what the configured model must show: the 7450 has L3 SPRs and neither SPRG4-7
 # nor the high BATs; the 7447A and 7448 the reverse.
-# Registers: r26 scratch of the handlers, r27 the last program exception's SRR1, r28 machine
-# checks, r29 program exceptions, r30 alignment exceptions.
+# Registers: r24/r25 the last alignment exception's DSISR/DAR, r26 scratch of the handlers, r27
+# the last program exception's SRR1, r28 machine checks, r29 program exceptions, r30 alignment
+# exceptions.
 	.set	HID0, 1008
 	.set	HID0_DCE, 0x4000
 	.set	HID0_DLOCK, 0x1000
@@ -31,6 +32,8 @@ _start:
 	b	skip
 	. = 0x600			# alignment
 	addi	30, 30, 1
+	mfdsisr	24
+	mfdar	25
 	b	skip
 	. = 0x700			# program
 	addi	29, 29, 1
@@ -61,6 +64,17 @@ start:
 	cmpwi	30, 1
 	beq	1f
 	fail	1
+1:	# 16: DAR = the EA; DSISR = dcbz's opcode bits 0x5f (PEM table 6-14; Linux align.c DCBZ) << 10
+	# | rA (3)
+	addi	5, 3, 0x20
+	cmpw	25, 5
+	beq	1f
+	fail	16
+1:	lis	5, 0x17c03@h
+	ori	5, 5, 0x17c03@l
+	cmpw	24, 5
+	beq	1f
+	fail	17
 1:	lwz	5, 0x20(3)
 	cmpwi	5, 0
 	bne	1f
