@@ -53,8 +53,8 @@ typedef struct X86Cpu {
     Lapic apic;
     X86Pmu pmu;
     Event irq_window;           /* ends the run where an interrupt enabled by sti/popf is taken */
-    uint16_t ck_sel[2];         /* a restore's FS and GS selectors, loaded once RAM is (load_finish) */
-    size_t ck_sel_at[2];        /* ... and their file offsets, for the refusal */
+    uint16_t ck_sel[6];         /* a restore's selectors (x86_saved_segs), loaded once RAM is (load_finish) */
+    size_t ck_sel_at[6];        /* ... and their file offsets, for the refusal */
     uc_context *engine_ctx;     /* scratch for clearing the engine's exception in flight */
     size_t inflight_off;        /* where that record lies in engine_ctx (0: not found) */
     size_t hflags_off;          /* where the engine's hidden mode flags lie in it (0: not found) */
@@ -248,6 +248,17 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
     if (!lin_read(c, gdtr.base + (sel & ~7u), desc, 8)) {
         delivery_fault(c, X86_GP, sel & ~3u, fvec, ferr);
         return false;
+    }
+    /* The processor sets the accessed bit as it loads the descriptor (SDM vol. 3A §3.4.5.1), an
+     * implicit supervisor write that can fault.  pmusim does it through its walk: the engine,
+     * loading CS below, would otherwise write it itself, and a fault of the engine outside its
+     * run loop (this is also called between runs) jumps through a stale jump buffer. */
+    if (!(desc[5] & 1)) {
+        uint8_t accessed = desc[5] | 1;
+        if (!lin_write(c, gdtr.base + (sel & ~7u) + 5, &accessed, 1)) {
+            delivery_fault(c, X86_GP, sel & ~3u, fvec, ferr);
+            return false;
+        }
     }
     unsigned new_cpl = (desc[5] >> 5) & 3;
     uint64_t new_rsp = rsp, new_ss = ss;
@@ -1273,9 +1284,8 @@ static const int x86_saved_regs[] = {
 };
 static const int x86_saved_segs[] = { UC_X86_REG_CS, UC_X86_REG_SS, UC_X86_REG_DS, UC_X86_REG_ES,
                                       UC_X86_REG_FS, UC_X86_REG_GS };
-/* The first of x86_saved_segs that the engine loads from the descriptor tables (FS, GS): in
- * 64-bit mode Unicorn 2.0.1 sets only the selector of CS, SS, DS and ES. */
-#define X86_SEG_FROM_TABLE 4
+/* Unicorn 2.1.1 loads every segment register's descriptor from the tables on a write (2.0.1
+ * did so for FS and GS only): all of them wait for x86_load_finish, when RAM is restored. */
 static const uint32_t x86_saved_msrs[] = { MSR_EFER, MSR_STAR, MSR_LSTAR, MSR_CSTAR, MSR_FMASK, MSR_FS_BASE,
                                            MSR_GS_BASE, MSR_KERNEL_GS_BASE, MSR_SYSENTER_CS,
                                            MSR_SYSENTER_ESP, MSR_SYSENTER_EIP, MSR_PAT };
@@ -1435,14 +1445,8 @@ static bool x86_load(Cpu *c, BlobReader *r)
     load_mmr(r, c, UC_X86_REG_LDTR);
     load_mmr(r, c, UC_X86_REG_TR);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++) {
-        size_t at = r->base + r->off;
-        uint16_t sel = (uint16_t)br_u64(r);
-        if (i < X86_SEG_FROM_TABLE) {
-            vcpu_reg_write(c, x86_saved_segs[i], sel);
-        } else {
-            X86(c)->ck_sel[i - X86_SEG_FROM_TABLE] = sel;
-            X86(c)->ck_sel_at[i - X86_SEG_FROM_TABLE] = at;
-        }
+        X86(c)->ck_sel_at[i] = r->base + r->off;
+        X86(c)->ck_sel[i] = (uint16_t)br_u64(r);
     }
     for (size_t i = 1; i < ARRAY_SIZE(msrs); i++)
         msr_engine_write(c, x86_saved_msrs[i], msrs[i]);
@@ -1469,12 +1473,12 @@ static bool x86_load(Cpu *c, BlobReader *r)
  * The restore must know beforehand: the engine loads a segment register's descriptor through
  * pmusim's page walk, and a fault while loading one outside uc_emu_start makes the engine
  * longjmp to a stale (on a machine that never ran, all-zero) jump buffer. */
-static const char *engine_translate(Cpu *c, uint64_t va, uint64_t *pa)
+static const char *engine_translate(Cpu *c, uint64_t va, MmuAccess acc, uint64_t *pa)
 {
     X86PagingRegs g;
     MmuResult r;
     paging_regs(c, &g);
-    if (vcpu_x86_walk(c, &g, va, MMU_READ, false, true, &r)) {
+    if (vcpu_x86_walk(c, &g, va, acc, false, true, &r)) {
         *pa = r.pa | (va & (GUEST_PAGE - 1));
         return NULL;
     }
@@ -1490,7 +1494,7 @@ static const char *engine_read_descriptor(Cpu *c, uint64_t va, uint8_t d[8])
     for (unsigned done = 0, n; done < 8; done += n, va += n) {
         n = 0x1000 - (va & 0xfff) < 8 - done ? 0x1000 - (unsigned)(va & 0xfff) : 8 - done;
         uint64_t pa;
-        const char *why = engine_translate(c, va, &pa);
+        const char *why = engine_translate(c, va, MMU_READ, &pa);
         if (why)
             return why;
         if (!vcpu_mem_read(c, pa, d + done, n))
@@ -1499,11 +1503,14 @@ static const char *engine_read_descriptor(Cpu *c, uint64_t va, uint8_t d[8])
     return NULL;
 }
 
-/* Why the engine cannot load selector sel into FS or GS without touching guest memory in a way
- * that faults or writes (it sets a clear accessed bit: Intel SDM vol. 3A §3.4.5.1), or NULL.
- * The other checks (type, privilege, present) are uc_reg_write's, which refuses cleanly. */
-static const char *x86_seg_unloadable(Cpu *c, uint16_t sel, char *buf, size_t len)
+/* Why the engine cannot load selector sel into a segment register without a fault of its own
+ * (reading the descriptor, or setting a clear accessed bit: Intel SDM vol. 3A §3.4.5.1), or
+ * NULL; *type_pa is then the physical address of the descriptor's type byte when the engine
+ * will set its accessed bit (UINT64_MAX otherwise).  The other checks (type, privilege,
+ * present) are uc_reg_write's, which refuses cleanly. */
+static const char *x86_seg_unloadable(Cpu *c, uint16_t sel, char *buf, size_t len, uint64_t *type_pa)
 {
+    *type_pa = UINT64_MAX;
     if (!(vcpu_reg_read(c, UC_X86_REG_CR0) & 1) || (vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_VM) ||
         !(sel & 0xfffc))
         return NULL;                /* real mode, virtual-8086 or a null selector: no table read */
@@ -1518,30 +1525,44 @@ static const char *x86_seg_unloadable(Cpu *c, uint16_t sel, char *buf, size_t le
         snprintf(buf, len, "its descriptor at linear 0x%" PRIx64 ": %s", dt.base + index, why);
         return buf;
     }
-    if (!(load_le(d + 4, 4) & (1u << 8)))
-        return "its descriptor's accessed bit is clear (the descriptor changed after the load)";
+    if (!(load_le(d + 4, 4) & (1u << 8))) {
+        const char *why_w = engine_translate(c, dt.base + index + 5, MMU_WRITE, type_pa);
+        if (why_w) {
+            snprintf(buf, len, "its descriptor's accessed bit is clear and the byte cannot be written: %s", why_w);
+            return buf;
+        }
+    }
     return NULL;
 }
 
-/* FS and GS, now that the descriptor tables' memory is restored; then their bases, which the
- * loads replaced (the MSRs hold the 64-bit bases: Intel SDM vol. 3A §3.4.4). */
+/* The segment registers, CS first (it sets the privilege SS is checked against), now that the
+ * descriptor tables' memory is restored; then the FS and GS bases, which the loads replaced (the
+ * MSRs hold the 64-bit bases: Intel SDM vol. 3A §3.4.4).  A descriptor the engine would fault
+ * on is refused before the engine reads it: its fault outside uc_emu_start would longjmp to a
+ * stale jump buffer (a crash the checkpoint fuzzing harness found). */
 static bool x86_load_finish(Cpu *c, const char *path, Error *err)
 {
-    static const char *const names[] = { "fs", "gs" };
-    static const uint32_t base_msrs[] = { MSR_FS_BASE, MSR_GS_BASE };
+    static const char *const names[] = { "cs", "ss", "ds", "es", "fs", "gs" };
     X86Cpu *x = X86(c);
-    for (int i = 0; i < 2; i++) {
-        uint64_t base = msr_engine_read(c, base_msrs[i]);
+    uint64_t fs_base = msr_engine_read(c, MSR_FS_BASE), gs_base = msr_engine_read(c, MSR_GS_BASE);
+    for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++) {
         char buf[160];
-        const char *why = x86_seg_unloadable(c, x->ck_sel[i], buf, sizeof buf);
+        uint64_t type_pa;
+        uint8_t type = 0;
+        const char *why = x86_seg_unloadable(c, x->ck_sel[i], buf, sizeof buf, &type_pa);
         uint64_t v = x->ck_sel[i];
-        if (!why && uc_reg_write(c->uc, x86_saved_segs[X86_SEG_FROM_TABLE + i], &v) != UC_ERR_OK)
+        if (!why && type_pa != UINT64_MAX)
+            vcpu_mem_read(c, type_pa, &type, 1);
+        if (!why && uc_reg_write(c->uc, x86_saved_segs[i], &v) != UC_ERR_OK)
             why = "the engine refuses its descriptor (type, privilege or not present)";
+        if (!why && type_pa != UINT64_MAX)      /* RAM stays what the checkpoint holds */
+            vcpu_mem_write(c, type_pa, &type, 1);
         if (why)
             return err_set(err, "%s: offset %zu: cpu%d: %s selector 0x%x cannot be restored: %s", path,
                            x->ck_sel_at[i], c->index, names[i], x->ck_sel[i], why);
-        msr_engine_write(c, base_msrs[i], base);
     }
+    msr_engine_write(c, MSR_FS_BASE, fs_base);
+    msr_engine_write(c, MSR_GS_BASE, gs_base);
     return true;
 }
 
