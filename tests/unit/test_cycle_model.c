@@ -253,6 +253,37 @@ START_TEST(classify_x86_repeated_is_stable)
 }
 END_TEST
 
+/* The control transfers behind the branch events (insn_branch_kind): the loop family is a
+ * conditional branch on RCX although Capstone leaves it out of its jump group; retfq, an id of
+ * its own, is a far transfer like retf and the 64-bit sysret/sysexit. */
+START_TEST(branch_kind_x86_loop_family_and_far_returns)
+{
+    static const struct { uint8_t code[4]; size_t len; BranchKind want; } cases[] = {
+        { { 0xe2, 0xfe }, 2, BR_COND },                 /* loop . */
+        { { 0xe1, 0xfe }, 2, BR_COND },                 /* loope . */
+        { { 0xe0, 0xfe }, 2, BR_COND },                 /* loopne . */
+        { { 0xe3, 0xfe }, 2, BR_COND },                 /* jrcxz . */
+        { { 0x67, 0xe3, 0xfe }, 3, BR_COND },           /* jecxz . */
+        { { 0x74, 0xfe }, 2, BR_COND },                 /* je . */
+        { { 0xeb, 0xfe }, 2, BR_JUMP },                 /* jmp . */
+        { { 0x48, 0x0f, 0x07 }, 3, BR_FAR },            /* sysretq */
+        { { 0x0f, 0x07 }, 2, BR_FAR },                  /* sysret (to compatibility mode) */
+        { { 0x48, 0x0f, 0x35 }, 3, BR_FAR },            /* sysexitq */
+        { { 0x48, 0xcb }, 2, BR_FAR },                  /* retfq */
+        { { 0xcb }, 1, BR_FAR },                        /* retf */
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        cs_insn *insn = NULL;
+        size_t n = cs_disasm(cs_handles[ARCH_X86_64], cases[i].code, cases[i].len, 0x10000, 1, &insn);
+        ck_assert_msg(n == 1 && insn[0].size == cases[i].len, "case %zu: not one instruction", i);
+        BranchKind got = insn_branch_kind(ARCH_X86_64, &insn[0]);
+        ck_assert_msg(got == cases[i].want, "case %zu (%s): branch kind %d, expected %d", i, insn[0].mnemonic,
+                      (int)got, (int)cases[i].want);
+        cs_free(insn, n);
+    }
+}
+END_TEST
+
 /* An id no switch knows, with no groups and no operands, is plain integer work. */
 START_TEST(classify_unknown_id_is_alu)
 {
@@ -372,6 +403,7 @@ static Suite *cycle_model_suite(void)
     tcase_add_checked_fixture(tc, cs_setup, cs_teardown);
     X86_CASES(ADD_TEST)
     tcase_add_test(tc, classify_x86_repeated_is_stable);
+    tcase_add_test(tc, branch_kind_x86_loop_family_and_far_returns);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("classify_arm64");
