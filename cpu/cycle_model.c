@@ -10,7 +10,8 @@
  * block entry.  So the classifier is off the per-execution path, but it still sees every new
  * block, which is why it switches on instruction ids and never compares strings per call.
  *
- * Each architecture has one classifier, written around what Capstone 4.0.2 reports reliably:
+ * Each architecture has one classifier, written around what Capstone 4.0.2 reports reliably
+ * (docs/engine.md, "Capstone", compares 4.0.2 with 5.0.7):
  *
  *   x86-64   the lock prefix, then ids for the instructions with a fixed class, then Capstone's
  *            groups (jump/call/ret/int/iret/privilege), then the direction of the memory operand,
