@@ -10,7 +10,8 @@
  * block entry.  So the classifier is off the per-execution path, but it still sees every new
  * block, which is why it switches on instruction ids and never compares strings per call.
  *
- * Each architecture has one classifier, written around what Capstone 4.0.2 reports reliably:
+ * Each architecture has one classifier, written around what Capstone 4.0.2 reports reliably
+ * (docs/engine.md, "Capstone", compares 4.0.2 with 5.0.7):
  *
  *   x86-64   the lock prefix, then ids for the instructions with a fixed class, then Capstone's
  *            groups (jump/call/ret/int/iret/privilege), then the direction of the memory operand,
@@ -546,16 +547,23 @@ static BranchKind x86_branch_kind(const cs_insn *insn)
     case X86_INS_JMP: return imm ? BR_JUMP : BR_IND;
     case X86_INS_CALL: return imm ? BR_CALL : BR_IND_CALL;
     case X86_INS_RET: return BR_RET;
-    case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF: case X86_INS_IRET: case X86_INS_IRETD:
-    case X86_INS_IRETQ: case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO: case X86_INS_SYSCALL:
-    case X86_INS_SYSRET: case X86_INS_SYSENTER: case X86_INS_SYSEXIT:
+    /* Conditional on RCX (and ZF): Intel SDM vol. 2A, LOOP/LOOPcc, "Jcc" (JRCXZ).  Capstone 4.0.2
+     * and 5.0.7 leave the loop family out of the jump group (only branch_relative), so without
+     * its ids they counted as no branch at all. */
+    case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+    case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
+        return BR_COND;
+    /* retfq is the REX.W far return, an id of its own (Capstone 4.0.2 and 5.0.7 alike). */
+    case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_IRET:
+    case X86_INS_IRETD: case X86_INS_IRETQ: case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO:
+    case X86_INS_SYSCALL: case X86_INS_SYSRET: case X86_INS_SYSENTER: case X86_INS_SYSEXIT:
         return BR_FAR;
     default:
         break;
     }
     for (int i = 0; i < insn->detail->groups_count; i++)
         if (insn->detail->groups[i] == CS_GRP_JUMP)
-            return BR_COND;             /* jcc, jrcxz, loop */
+            return BR_COND;             /* jcc */
     return BR_NONE;
 }
 

@@ -190,3 +190,47 @@ c_nmi:
 # Label addresses for the test.
     .org 0x7f0
     .quad c_after, c_second
+
+# ---- D (0x100800): the branches that test RCX.  PMC0 instructions, PMC1 branches, PMC2 branch
+# misses, set up as in A.  Region between the WRMSRs: 1000 x loop, then 10 x loope with ZF set,
+# 10 x loopne with ZF clear and one taken jrcxz (each loop with its mov and cmp or test), and
+# xor, xor, mov: 1021 branches in 1030 instructions with the disabling WRMSR.
+# Intel SDM vol. 2A, LOOP/LOOPcc: each execution is a conditional branch on RCX (and ZF).
+# Results: r8 PMC0, r9 PMC1, r10 PMC2.
+    .org 0x800
+d_start:
+    mov $0x38f, %ecx
+    xor %eax, %eax
+    xor %edx, %edx
+    wrmsr
+    mov $0x186, %ecx
+    mov $0x4300c0, %eax             # EN|OS|USR, instructions retired
+    wrmsr
+    mov $0x187, %ecx
+    mov $0x4300c4, %eax             # branches
+    wrmsr
+    mov $0x188, %ecx
+    mov $0x4300c5, %eax             # branch misses
+    wrmsr
+    mov $0x38f, %ecx
+    mov $0x7, %eax
+    xor %edx, %edx
+    wrmsr
+    mov $1000, %ecx
+1:  loop 1b
+    mov $10, %ecx
+    cmp %eax, %eax                  # ZF=1: loope goes on until RCX is zero
+2:  loope 2b
+    mov $10, %ecx
+    test %eax, %eax                 # eax = 7, ZF=0: loopne goes on until RCX is zero
+3:  loopne 3b
+    jrcxz 4f                        # RCX = 0: taken
+    nop
+4:  xor %eax, %eax
+    xor %edx, %edx
+    mov $0x38f, %ecx
+    wrmsr
+    rdmsr64 0xc1, %r8
+    rdmsr64 0xc2, %r9
+    rdmsr64 0xc3, %r10
+    hlt
