@@ -9,8 +9,8 @@
  * translation tables (cpu/arm64_paging.c) and delivers their aborts with ESR_EL1 and the exact
  * FAR_EL1 (a64_mmu_fault).
  *
- * Limitation of the engine (docs/engine.md): exception entry from EL0 does not
- * refresh the engine's cached exception level, so guests run at EL1.
+ * EL0: ERET to it is the engine's; pmusim's entry from it switches the stack pointer banks and
+ * makes the engine recompute its cached EL (a64_take; docs/engine.md, AArch64).
  */
 #include <string.h>
 
@@ -32,7 +32,11 @@ enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0
 #define ISS_FNV (1u << 10)
 
 enum { PSTATE_I = 1 << 7, PSTATE_F = 1 << 6, PSTATE_EL1H = 0x3c5, PSTATE_DAIF = 0xf << 6, PSTATE_NZCV = 0xfu << 28,
-       PSTATE_IL = 1 << 20 };
+       PSTATE_IL = 1 << 20, PSTATE_SP = 1 << 0 };
+/* ESR_ELx.IL: a 32-bit instruction (every A64 one) */
+#define ESR_IL (1u << 25)
+/* VBAR_EL1 offsets of the vector groups (DDI 0487, "Exception vectors") */
+enum { VEC_CUR_SP0 = 0x000, VEC_CUR_SPX = 0x200, VEC_LOWER_A64 = 0x400 };
 /* SPSR_EL1.M[4:0]: M[4] AArch32; M[3:2] the EL, M[1] reserved, M[0] SP_ELx */
 enum { SPSR_M_MASK = 0x1f, SPSR_M_AARCH32 = 0x10, SPSR_M_RES = 0x2, SPSR_M_EL0_SPX = 0x1 };
 
@@ -112,20 +116,66 @@ static uint32_t insn_at(Cpu *c, uint64_t pc)
 
 /* ------------------------------------------------------------------ exception entry */
 
+/* SPSR_EL1's encoding, for UC_ARM64_REG_CP_REG (the engine has no register id for it). */
+static uint64_t spsr_read(Cpu *c)
+{
+    return cp_read(c, 3, 0, 4, 0, 0);
+}
+
+static void spsr_write(Cpu *c, uint64_t v)
+{
+    cp_write(c, 3, 0, 4, 0, 0, (uint32_t)v);
+}
+
+/* The engine caches the EL and the MMU index it translates for (QEMU's hflags) and recomputes
+ * them when a system register is written through UC_ARM64_REG_CP_REG, not when PSTATE is
+ * written (docs/engine.md, AArch64).  Every host write of PSTATE that may change the EL is
+ * followed by a CP_REG write: SPSR_EL1 rewritten with its own value where nothing else is
+ * written after it. */
+static void engine_flags_refresh(Cpu *c)
+{
+    spsr_write(c, spsr_read(c));
+}
+
+/* The bank holding the stack pointer PSTATE selects: SP_EL1 at EL1 with PSTATE.SP = 1 (EL1h),
+ * SP_EL0 at EL0 and at EL1t (DDI 0487, "Stack pointer register selection"). */
+static int sp_bank(uint64_t pstate)
+{
+    return (pstate >> 2 & 3) && (pstate & PSTATE_SP) ? UC_ARM64_REG_SP_EL1 : UC_ARM64_REG_SP_EL0;
+}
+
+/* The engine keeps the selected stack pointer in SP and the other in its bank; the selected
+ * one's bank is stale (QEMU's aarch64_save_sp and aarch64_restore_sp).  A change of PSTATE's
+ * EL or SPSel made by pmusim moves SP to the old bank and the new bank to SP. */
+static void sp_switch(Cpu *c, uint64_t from, uint64_t to)
+{
+    if (sp_bank(from) == sp_bank(to))
+        return;
+    vcpu_reg_write(c, sp_bank(from), vcpu_reg_read(c, UC_ARM64_REG_SP));
+    vcpu_reg_write(c, UC_ARM64_REG_SP, vcpu_reg_read(c, sp_bank(to)));
+}
+
+/* Exception entry to EL1h (DDI 0487 D1.10, "Exception entry"): ELR_EL1, SPSR_EL1 = the old
+ * PSTATE, ESR_EL1 and FAR_EL1 for a synchronous one, PSTATE = EL1h with DAIF masked, SP_EL1
+ * live, PC = VBAR_EL1 + the group the exception came from ("Exception vectors": the
+ * current EL with SP_EL0 +0x000, with SP_ELx +0x200, a lower EL using AArch64 +0x400) + vec
+ * (sync 0, IRQ 0x80, FIQ 0x100).  PSTATE.PAN is not changed (FEAT_PAN is not modelled). */
 static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigned ec, uint32_t iss,
                      bool far_valid, uint64_t far)
 {
-    uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
+    uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE), to = (pstate & PSTATE_NZCV) | PSTATE_EL1H;
     unsigned el = (pstate >> 2) & 3;
-    uint64_t base = vcpu_reg_read(c, UC_ARM64_REG_VBAR_EL1) + (el == 1 ? (pstate & 1 ? 0x200 : 0) : 0x400);
+    uint64_t base = vcpu_reg_read(c, UC_ARM64_REG_VBAR_EL1) +
+                    (el == 0 ? VEC_LOWER_A64 : pstate & PSTATE_SP ? VEC_CUR_SPX : VEC_CUR_SP0);
     vcpu_reg_write(c, UC_ARM64_REG_ELR_EL1, ret);
-    cp_write(c, 3, 0, 4, 0, 0, (uint32_t)pstate);                   /* SPSR_EL1 */
+    sp_switch(c, pstate, to);
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
+    spsr_write(c, pstate);                  /* after PSTATE: the engine's flags (above) */
     if (vec == 0) {
-        vcpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | 1u << 25 | iss);
+        vcpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | ESR_IL | iss);
         if (far_valid)
             vcpu_reg_write(c, UC_ARM64_REG_FAR_EL1, far);
     }
-    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, (pstate & 0xf0000000u) | PSTATE_EL1H);
     vcpu_reg_write(c, UC_ARM64_REG_PC, base + vec);
     vcpu_exception_taken(c, kind, base + vec, vec == 0 ? "sync" : "irq", ret, base + vec,
                         vec == 0 ? (uint64_t)ec << 26 | iss : 0);
@@ -422,6 +472,7 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     vcpu_reg_write(c, UC_ARM64_REG_X30, 0);
     vcpu_reg_write(c, UC_ARM64_REG_X0, arg0);
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, PSTATE_EL1H);
+    engine_flags_refresh(c);
     vcpu_reg_write(c, UC_ARM64_REG_SP, 0);
     vcpu_reg_write(c, UC_ARM64_REG_VBAR_EL1, 0);
     vcpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->desc->tpidr_el1);
@@ -521,16 +572,17 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
         if (r != TRAP_NATIVE)
             return r;                       /* a stale word: the old instruction was emulated */
     }
-    uint64_t spsr = cp_read(c, 3, 0, 4, 0, 0);
+    uint64_t spsr = spsr_read(c), pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
     bool illegal = eret_illegal(spsr);
     if (!illegal && !(spsr & PSTATE_IL)) {
         if (unmasks_pending(c, spsr))
             vcpu_request_stop(c);       /* ERET ends the block: taken right after it */
         return TRAP_NATIVE;
     }
-    uint64_t keep = illegal ? vcpu_reg_read(c, UC_ARM64_REG_PSTATE) & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF)
-                            : spsr & SPSR_M_MASK;
-    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL);
+    uint64_t keep = illegal ? pstate & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF) : spsr & SPSR_M_MASK;
+    uint64_t to = keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL;
+    sp_switch(c, pstate, to);               /* a legal return to EL0 or EL1t */
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
     a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
@@ -799,8 +851,8 @@ static const uint8_t a64_saved_sys[][5] = {
     { 3, 0, 2, 0, 2 }, { 3, 0, 13, 0, 1 }, { 3, 0, 10, 3, 0 }, { 3, 0, 7, 4, 0 },
 };
 
-/* Raise when a field is added (base/state.h). */
-#define A64_STATE_VERSION 1u
+/* Raise when a field is added (base/state.h).  2: the SP_EL1 bank (lost at EL0 and EL1t). */
+#define A64_STATE_VERSION 2u
 
 static const StateField a64_fields[] = {
     STATE_FIELD(Arm64Cpu, ptimer.ctl),
@@ -828,10 +880,11 @@ static void a64_save(Cpu *c, Blob *b)
         blob_put(b, q, 16);
     }
     /* PSTATE selects which stack pointer is live: the engine keeps the live one in SP and the
-     * banked copy of it is stale, so save the banked SP_EL0 and the live SP. */
+     * bank of it is stale (sp_bank), so save the live SP and both banks as they are. */
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_PSTATE));
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP_EL0));
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP));
+    blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP_EL1));     /* since 2 */
     armv8_pmu_save(&a->pmu, b);
     blob_fields(b, a, a64_fields, ARRAY_SIZE(a64_fields));
     blob_end(b, at);
@@ -856,9 +909,17 @@ static bool a64_load(Cpu *c, BlobReader *r)
         br_get(r, q, 16);
         uc_reg_write(c->uc, UC_ARM64_REG_Q0 + i, q);
     }
-    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, br_u64(r));
+    uint64_t pstate = br_u64(r);
+    if (r->ok && (pstate > UINT32_MAX || eret_illegal(pstate))) {
+        r->off -= 8;                /* a state no run reaches (a64_eret), which the engine would act on */
+        return br_fail(r, "PSTATE (AArch32, EL2, EL3 or a reserved mode: not modelled)");
+    }
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, pstate);
+    engine_flags_refresh(c);                /* a checkpoint taken at EL0 */
     vcpu_reg_write(c, UC_ARM64_REG_SP_EL0, br_u64(r));
     vcpu_reg_write(c, UC_ARM64_REG_SP, br_u64(r));
+    if (r->version >= 2)
+        vcpu_reg_write(c, UC_ARM64_REG_SP_EL1, br_u64(r));
     return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) && br_end(r, &outer);
 }
 
