@@ -108,10 +108,12 @@ static unsigned current_el(Cpu *c)
     return (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) >> 2) & 3;
 }
 
+/* The instruction word at virtual pc, as the CPU fetches it (through the guest's page tables:
+ * SVC and BRK take their immediates from it, and user code is not where its PC says). */
 static uint32_t insn_at(Cpu *c, uint64_t pc)
 {
     uint8_t b[4];
-    return vcpu_mem_read(c, pc, b, 4) ? (uint32_t)load_le(b, 4) : 0;
+    return vcpu_fetch_read(c, pc, b, 4) ? (uint32_t)load_le(b, 4) : 0;
 }
 
 /* ------------------------------------------------------------------ exception entry */
