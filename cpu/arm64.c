@@ -24,7 +24,7 @@ enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4
        EXCP_HVC = 11, EXCP_SMC = 13 };
 
 /* ESR_ELx.EC values. @see DDI 0487 D13.2.37 */
-enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_IABT_LOW = 0x20,
+enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_SYS64 = 0x18, EC_IABT_LOW = 0x20,
        EC_IABT_CUR = 0x21, EC_DABT_LOW = 0x24, EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
 /* ESR_ELx.ISS of a Data Abort: WnR, the access was a write (DDI 0487 D17.2, ESR_EL1) */
 #define ISS_WNR (1u << 6)
@@ -60,9 +60,11 @@ enum {
     CNTV_CTL_EL0 = SYSREG(3, 3, 14, 3, 1), CNTV_CVAL_EL0 = SYSREG(3, 3, 14, 3, 2),
 };
 enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
+/* CNTKCTL_EL1: EL0 access to the physical and virtual counters and timers (DDI 0487 D11.2.1) */
+enum { CNTKCTL_EL0PCTEN = 1 << 0, CNTKCTL_EL0VCTEN = 1 << 1, CNTKCTL_EL0VTEN = 1 << 8, CNTKCTL_EL0PTEN = 1 << 9 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG };
 /* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
 #define PFR0_EL0_EL1_MASK 0xffu
 #define PFR0_EL0_EL1_AA64_ONLY 0x11u
@@ -72,6 +74,11 @@ enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF };
 #define INSN_HLT_SEMIHOST 0xd45e0000u   /* hlt #0xf000 */
 #define INSN_MSR_DAIFCLR 0xd50340ffu    /* msr daifclr, #imm (imm in CRm, bits 11:8) */
 #define INSN_MSR_DAIF 0xd51b4220u       /* msr daif, Xt (Rt in bits 4:0) */
+/* MRS and MSR (register): bits 31:22 0b1101010100, L (bit 21) a read, bit 20 set (op0 2 or 3),
+ * then o0 (op0 - 2), op1, CRn, CRm, op2, Rt (DDI 0487 C6.2, "MRS", "MSR (register)") */
+#define INSN_SYSREG_MASK 0xffd00000u
+#define INSN_SYSREG 0xd5100000u
+#define INSN_SYSREG_READ (1u << 21)
 
 typedef struct ArmTimer {
     uint64_t ctl, cval;
@@ -408,14 +415,40 @@ static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
     }
 }
 
-/* An MRS/MSR the guest executes: ours are emulated (return 1 = the engine skips it). */
-static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *opaque, bool write)
+/* One of our registers accessed from EL0.  The engine checks the EL only after the sysreg hook
+ * (docs/engine.md, AArch64), so pmusim applies the Arm ARM's EL0 rules (a64_sysreg_el0): the EL1 registers
+ * are UNDEFINED, CNTFRQ_EL0 is readable with either counter enabled, the counters and timers
+ * as CNTKCTL_EL1 enables them (else trapped to EL1; DDI 0487 D11.2.1, and each register's
+ * "Accessibility"), the PMU as PMUSERENR_EL0 allows (pmu_armv8.c). */
+static ArmEl0Access el0_access(Cpu *c, uint32_t key, const uc_arm64_cp_reg *r, bool write)
 {
-    Cpu *c = opaque;
-    uint32_t key = SYSREG(r->op0, r->op1, r->crn, r->crm, r->op2);
-    if (!owns(key, r))
-        return 0;
-    uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    uint64_t k = A64(c)->cntkctl;
+    unsigned need;
+    switch (key) {
+    case MIDR_EL1: case MPIDR_EL1: case ID_AA64PFR0_EL1: case CNTKCTL_EL1: return ARMV8_EL0_UNDEF;
+    case CNTFRQ_EL0: need = CNTKCTL_EL0PCTEN | CNTKCTL_EL0VCTEN; break;
+    case CNTPCT_EL0: need = CNTKCTL_EL0PCTEN; break;
+    case CNTVCT_EL0: need = CNTKCTL_EL0VCTEN; break;
+    case CNTP_CTL_EL0: case CNTP_CVAL_EL0: case CNTP_TVAL_EL0: need = CNTKCTL_EL0PTEN; break;
+    case CNTV_CTL_EL0: case CNTV_CVAL_EL0: case CNTV_TVAL_EL0: need = CNTKCTL_EL0VTEN; break;
+    default:
+        return armv8_pmu_el0_access(&A64(c)->pmu, r->op0, r->op1, r->crn, r->crm, r->op2, write);
+    }
+    if (write && (key == CNTFRQ_EL0 || key == CNTPCT_EL0 || key == CNTVCT_EL0))
+        return ARMV8_EL0_UNDEF;             /* read-only at EL0 */
+    return k & need ? ARMV8_EL0_OK : ARMV8_EL0_TRAP;
+}
+
+/* ESR_EL1.ISS of a trapped MSR/MRS (EC 0x18; DDI 0487 D17.2, "ISS encoding for an exception
+ * from MSR, MRS, or System instruction execution in AArch64 state"). */
+static uint32_t sysreg_trap_iss(const uc_arm64_cp_reg *r, unsigned rt, bool write)
+{
+    return r->op0 << 20 | r->op2 << 17 | r->op1 << 14 | r->crn << 10 | rt << 5 | r->crm << 1 | !write;
+}
+
+/* Our register's read or write at pc; false if it is UNDEFINED (sysreg_read, sysreg_write). */
+static bool sysreg_emulate(Cpu *c, uint64_t pc, uint32_t key, uc_arm64_reg reg, const uc_arm64_cp_reg *r, bool write)
+{
     bool done;
     vcpu_insn_begin(c, pc);         /* the engine goes on in the block after it (cpu.h) */
     if (write) {
@@ -428,10 +461,22 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
             vcpu_reg_write(c, reg, v);
     }
     vcpu_access_end(c);
-    if (done)
+    return done;
+}
+
+/* An MRS/MSR the guest executes: ours are emulated (return 1 = the engine skips it).  One that
+ * is UNDEFINED takes its exception, and the instruction does not retire (the engine continues
+ * at the vector).  At EL0 the trap site (a64_sysreg_el0) has already let only what EL0 may do
+ * through. */
+static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *opaque, bool write)
+{
+    Cpu *c = opaque;
+    uint32_t key = SYSREG(r->op0, r->op1, r->crn, r->crm, r->op2);
+    if (!owns(key, r))
+        return 0;
+    uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    if (sysreg_emulate(c, pc, key, reg, r, write))
         return 1;
-    /* UNDEFINED access to one of our registers: the exception, and the instruction does not
-     * retire (the engine continues at the vector). */
     vcpu_retire_upto(c, pc, false);
     a64_undef(c, pc);
     return 1;
@@ -481,11 +526,22 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     vcpu_reg_write(c, UC_ARM64_REG_PC, entry);
 }
 
+/* The system register an MRS/MSR (register) names. */
+static uc_arm64_cp_reg sysreg_of(uint32_t w)
+{
+    uc_arm64_cp_reg r = { (w >> 12) & 15, (w >> 8) & 15, 2 + ((w >> 19) & 1), (w >> 16) & 7, (w >> 5) & 7, 0 };
+    return r;
+}
+
 static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 {
     uint32_t w = (uint32_t)load_le(bytes, 4);
     if ((w & ~0xf00u) == INSN_MSR_DAIFCLR || (w & ~31u) == INSN_MSR_DAIF)
         return T_DAIF;
+    if ((w & INSN_SYSREG_MASK) == INSN_SYSREG) {
+        uc_arm64_cp_reg r = sysreg_of(w);
+        return owns(SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2), &r) ? T_SYSREG : 0;
+    }
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
 }
 
@@ -590,8 +646,30 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     return TRAP_DONE;
 }
 
+/* An MRS/MSR of one of our registers (a trap site): at EL0, one the Arm ARM does not allow
+ * there takes its exception here (el0_access), where writing the PC redirects at once; from
+ * the sysreg hook the engine would go on with the rest of the block first.  The others are
+ * the engine's, and so the sysreg hook's. */
+static TrapResult a64_sysreg_el0(Cpu *c, uint64_t pc, uint32_t w)
+{
+    if (current_el(c) != 0)
+        return TRAP_NATIVE;
+    uc_arm64_cp_reg r = sysreg_of(w);
+    bool write = !(w & INSN_SYSREG_READ);
+    ArmEl0Access v = el0_access(c, SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2), &r, write);
+    if (v == ARMV8_EL0_OK)
+        return TRAP_NATIVE;
+    if (v == ARMV8_EL0_TRAP)
+        a64_take(c, TK_EXCEPTION, pc, 0, EC_SYS64, sysreg_trap_iss(&r, w & 31, write), false, 0);
+    else
+        a64_undef(c, pc);
+    return TRAP_FAULTED;
+}
+
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
+    if (t->kind == T_SYSREG)
+        return a64_sysreg_el0(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_DC_ZVA)
         return a64_dc_zva(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_ERET)

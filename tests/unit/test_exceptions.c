@@ -278,6 +278,32 @@ START_TEST(arm64_fiq_and_irq_from_el0_enter_the_lower_el_vectors)
 }
 END_TEST
 
+/* ESR_EL1 of an MRS (read) or MSR of (op0, op1, CRn, CRm, op2) with Rt trapped to EL1: EC 0x18,
+ * IL, ISS Op0 [21:20], Op2 [19:17], Op1 [16:14], CRn [13:10], Rt [9:5], CRm [4:1], read [0]. */
+#define SYS_TRAP(op0, op1, crn, crm, op2, rt, read) \
+    (0x18u << 26 | 1u << 25 | (op0) << 20 | (op2) << 17 | (op1) << 14 | (crn) << 10 | (rt) << 5 | (crm) << 1 | (read))
+
+/* The registers pmusim emulates follow the EL0 rules (tests/unit/blobs/arm64_el0_sysreg.s):
+ * CNTVCT_EL0 and PMCCNTR_EL0 as CNTKCTL_EL1 and PMUSERENR_EL0 enable them, CNTPCT_EL0,
+ * CNTV_CTL_EL0 and PMCR_EL0 trapped to EL1 (EC 0x18), MPIDR_EL1 and a write of PMUSERENR_EL0
+ * UNDEFINED. */
+START_TEST(arm64_emulated_sysregs_at_el0_go_ahead_trap_or_are_undefined)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_el0_sysreg, blob_arm64_el0_sysreg_len, 0x40080000, 0x40080000, 1000, 1);
+    ck_assert_int_eq(tm_run(m), 0);
+    uint64_t user = 0x4008003c;             /* the first instruction at EL0 */
+    ck_assert_uint_eq(tm_read(m, A64_EL0_COUNT, 8), 6);
+    el0_expect(m, 0, KIND_LOWER_SYNC, SYS_TRAP(3, 3, 14, 0, 1, 3, 1), user + 4, A64_SP_EL0);     /* cntpct */
+    el0_expect(m, 1, KIND_LOWER_SYNC, SYS_TRAP(3, 3, 14, 3, 1, 4, 0), user + 8, A64_SP_EL0);     /* cntv_ctl */
+    el0_expect(m, 2, KIND_LOWER_SYNC, 0x02000000, user + 12, A64_SP_EL0);                        /* mpidr */
+    el0_expect(m, 3, KIND_LOWER_SYNC, SYS_TRAP(3, 3, 9, 12, 0, 7, 1), user + 20, A64_SP_EL0);    /* pmcr */
+    el0_expect(m, 4, KIND_LOWER_SYNC, 0x02000000, user + 28, A64_SP_EL0);                        /* pmuserenr write */
+    el0_expect(m, 5, KIND_LOWER_SYNC, 0x56000001, user + 36, A64_SP_EL0);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X8), 4);                  /* PMUSERENR_EL0 as EL1 wrote it */
+    tm_destroy(m);
+}
+END_TEST
+
 START_TEST(arm64_fixture_runs_to_psci_off)
 {
     Machine *m = a64_run(0);
@@ -450,6 +476,7 @@ int main(void)
     tcase_add_test(a, arm64_fiq_and_irq_pins_are_taken_at_the_unmasking_instruction_fiq_first);
     tcase_add_test(a, arm64_exceptions_from_el0_enter_the_lower_el_vector_on_sp_el1);
     tcase_add_test(a, arm64_fiq_and_irq_from_el0_enter_the_lower_el_vectors);
+    tcase_add_test(a, arm64_emulated_sysregs_at_el0_go_ahead_trap_or_are_undefined);
     suite_add_tcase(s, a);
     TCase *p = tcase_create("ppc32");
     tcase_add_test(p, ppc32_sc_vectors_to_0xc00_with_next_pc);
