@@ -24,8 +24,8 @@ enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4
        EXCP_HVC = 11, EXCP_SMC = 13 };
 
 /* ESR_ELx.EC values. @see DDI 0487 D13.2.37 */
-enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_SYS64 = 0x18, EC_IABT_LOW = 0x20,
-       EC_IABT_CUR = 0x21, EC_DABT_LOW = 0x24, EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
+enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_SYS64 = 0x18,
+       EC_IABT_LOW = 0x20, EC_IABT_CUR = 0x21, EC_DABT_LOW = 0x24, EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
 /* ESR_ELx.ISS of a Data Abort: WnR, the access was a write (DDI 0487 D17.2, ESR_EL1) */
 #define ISS_WNR (1u << 6)
 /* ... and FnV: FAR is not valid (for an external abort) */
