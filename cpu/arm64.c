@@ -9,8 +9,8 @@
  * translation tables (cpu/arm64_paging.c) and delivers their aborts with ESR_EL1 and the exact
  * FAR_EL1 (a64_mmu_fault).
  *
- * Limitation of the engine (docs/engine.md): exception entry from EL0 does not
- * refresh the engine's cached exception level, so guests run at EL1.
+ * EL0: ERET to it is the engine's; pmusim's entry from it switches the stack pointer banks and
+ * makes the engine recompute its cached EL (a64_take; docs/engine.md, AArch64).
  */
 #include <string.h>
 
@@ -24,15 +24,19 @@ enum { EXCP_UDEF = 1, EXCP_SWI = 2, EXCP_PREFETCH_ABORT = 3, EXCP_DATA_ABORT = 4
        EXCP_HVC = 11, EXCP_SMC = 13 };
 
 /* ESR_ELx.EC values. @see DDI 0487 D13.2.37 */
-enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_IABT_LOW = 0x20,
-       EC_IABT_CUR = 0x21, EC_DABT_LOW = 0x24, EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
+enum { EC_UNKNOWN = 0x00, EC_ILLEGAL_STATE = 0x0e, EC_SVC64 = 0x15, EC_HVC64 = 0x16, EC_SYS64 = 0x18,
+       EC_IABT_LOW = 0x20, EC_IABT_CUR = 0x21, EC_DABT_LOW = 0x24, EC_DABT_CUR = 0x25, EC_BRK64 = 0x3c };
 /* ESR_ELx.ISS of a Data Abort: WnR, the access was a write (DDI 0487 D17.2, ESR_EL1) */
 #define ISS_WNR (1u << 6)
 /* ... and FnV: FAR is not valid (for an external abort) */
 #define ISS_FNV (1u << 10)
 
 enum { PSTATE_I = 1 << 7, PSTATE_F = 1 << 6, PSTATE_EL1H = 0x3c5, PSTATE_DAIF = 0xf << 6, PSTATE_NZCV = 0xfu << 28,
-       PSTATE_IL = 1 << 20 };
+       PSTATE_IL = 1 << 20, PSTATE_SP = 1 << 0 };
+/* ESR_ELx.IL: a 32-bit instruction (every A64 one) */
+#define ESR_IL (1u << 25)
+/* VBAR_EL1 offsets of the vector groups (DDI 0487, "Exception vectors") */
+enum { VEC_CUR_SP0 = 0x000, VEC_CUR_SPX = 0x200, VEC_LOWER_A64 = 0x400 };
 /* SPSR_EL1.M[4:0]: M[4] AArch32; M[3:2] the EL, M[1] reserved, M[0] SP_ELx */
 enum { SPSR_M_MASK = 0x1f, SPSR_M_AARCH32 = 0x10, SPSR_M_RES = 0x2, SPSR_M_EL0_SPX = 0x1 };
 
@@ -56,9 +60,11 @@ enum {
     CNTV_CTL_EL0 = SYSREG(3, 3, 14, 3, 1), CNTV_CVAL_EL0 = SYSREG(3, 3, 14, 3, 2),
 };
 enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
+/* CNTKCTL_EL1: EL0 access to the physical and virtual counters and timers (DDI 0487 D11.2.1) */
+enum { CNTKCTL_EL0PCTEN = 1 << 0, CNTKCTL_EL0VCTEN = 1 << 1, CNTKCTL_EL0VTEN = 1 << 8, CNTKCTL_EL0PTEN = 1 << 9 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG };
 /* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
 #define PFR0_EL0_EL1_MASK 0xffu
 #define PFR0_EL0_EL1_AA64_ONLY 0x11u
@@ -68,6 +74,11 @@ enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF };
 #define INSN_HLT_SEMIHOST 0xd45e0000u   /* hlt #0xf000 */
 #define INSN_MSR_DAIFCLR 0xd50340ffu    /* msr daifclr, #imm (imm in CRm, bits 11:8) */
 #define INSN_MSR_DAIF 0xd51b4220u       /* msr daif, Xt (Rt in bits 4:0) */
+/* MRS and MSR (register): bits 31:22 0b1101010100, L (bit 21) a read, bit 20 set (op0 2 or 3),
+ * then o0 (op0 - 2), op1, CRn, CRm, op2, Rt (DDI 0487 C6.2, "MRS", "MSR (register)") */
+#define INSN_SYSREG_MASK 0xffd00000u
+#define INSN_SYSREG 0xd5100000u
+#define INSN_SYSREG_READ (1u << 21)
 
 typedef struct ArmTimer {
     uint64_t ctl, cval;
@@ -104,28 +115,76 @@ static unsigned current_el(Cpu *c)
     return (vcpu_reg_read(c, UC_ARM64_REG_PSTATE) >> 2) & 3;
 }
 
+/* The instruction word at virtual pc, as the CPU fetches it (through the guest's page tables:
+ * SVC and BRK take their immediates from it, and user code is not where its PC says). */
 static uint32_t insn_at(Cpu *c, uint64_t pc)
 {
     uint8_t b[4];
-    return vcpu_mem_read(c, pc, b, 4) ? (uint32_t)load_le(b, 4) : 0;
+    return vcpu_fetch_read(c, pc, b, 4) ? (uint32_t)load_le(b, 4) : 0;
 }
 
 /* ------------------------------------------------------------------ exception entry */
 
+/* SPSR_EL1's encoding, for UC_ARM64_REG_CP_REG (the engine has no register id for it). */
+static uint64_t spsr_read(Cpu *c)
+{
+    return cp_read(c, 3, 0, 4, 0, 0);
+}
+
+static void spsr_write(Cpu *c, uint64_t v)
+{
+    cp_write(c, 3, 0, 4, 0, 0, (uint32_t)v);
+}
+
+/* The engine caches the EL and the MMU index it translates for (QEMU's hflags) and recomputes
+ * them when a system register is written through UC_ARM64_REG_CP_REG, not when PSTATE is
+ * written (docs/engine.md, AArch64).  Every host write of PSTATE that may change the EL is
+ * followed by a CP_REG write: SPSR_EL1 rewritten with its own value where nothing else is
+ * written after it. */
+static void engine_flags_refresh(Cpu *c)
+{
+    spsr_write(c, spsr_read(c));
+}
+
+/* The bank holding the stack pointer PSTATE selects: SP_EL1 at EL1 with PSTATE.SP = 1 (EL1h),
+ * SP_EL0 at EL0 and at EL1t (DDI 0487, "Stack pointer register selection"). */
+static int sp_bank(uint64_t pstate)
+{
+    return (pstate >> 2 & 3) && (pstate & PSTATE_SP) ? UC_ARM64_REG_SP_EL1 : UC_ARM64_REG_SP_EL0;
+}
+
+/* The engine keeps the selected stack pointer in SP and the other in its bank; the selected
+ * one's bank is stale (QEMU's aarch64_save_sp and aarch64_restore_sp).  A change of PSTATE's
+ * EL or SPSel made by pmusim moves SP to the old bank and the new bank to SP. */
+static void sp_switch(Cpu *c, uint64_t from, uint64_t to)
+{
+    if (sp_bank(from) == sp_bank(to))
+        return;
+    vcpu_reg_write(c, sp_bank(from), vcpu_reg_read(c, UC_ARM64_REG_SP));
+    vcpu_reg_write(c, UC_ARM64_REG_SP, vcpu_reg_read(c, sp_bank(to)));
+}
+
+/* Exception entry to EL1h (DDI 0487 D1.10, "Exception entry"): ELR_EL1, SPSR_EL1 = the old
+ * PSTATE, ESR_EL1 and FAR_EL1 for a synchronous one, PSTATE = EL1h with DAIF masked, SP_EL1
+ * live, PC = VBAR_EL1 + the group the exception came from ("Exception vectors": the
+ * current EL with SP_EL0 +0x000, with SP_ELx +0x200, a lower EL using AArch64 +0x400) + vec
+ * (sync 0, IRQ 0x80, FIQ 0x100).  PSTATE.PAN is not changed (FEAT_PAN is not modelled). */
 static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigned ec, uint32_t iss,
                      bool far_valid, uint64_t far)
 {
-    uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
+    uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE), to = (pstate & PSTATE_NZCV) | PSTATE_EL1H;
     unsigned el = (pstate >> 2) & 3;
-    uint64_t base = vcpu_reg_read(c, UC_ARM64_REG_VBAR_EL1) + (el == 1 ? (pstate & 1 ? 0x200 : 0) : 0x400);
+    uint64_t base = vcpu_reg_read(c, UC_ARM64_REG_VBAR_EL1) +
+                    (el == 0 ? VEC_LOWER_A64 : pstate & PSTATE_SP ? VEC_CUR_SPX : VEC_CUR_SP0);
     vcpu_reg_write(c, UC_ARM64_REG_ELR_EL1, ret);
-    cp_write(c, 3, 0, 4, 0, 0, (uint32_t)pstate);                   /* SPSR_EL1 */
+    sp_switch(c, pstate, to);
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
+    spsr_write(c, pstate);                  /* after PSTATE: the engine's flags (above) */
     if (vec == 0) {
-        vcpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | 1u << 25 | iss);
+        vcpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | ESR_IL | iss);
         if (far_valid)
             vcpu_reg_write(c, UC_ARM64_REG_FAR_EL1, far);
     }
-    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, (pstate & 0xf0000000u) | PSTATE_EL1H);
     vcpu_reg_write(c, UC_ARM64_REG_PC, base + vec);
     vcpu_exception_taken(c, kind, base + vec, vec == 0 ? "sync" : "irq", ret, base + vec,
                         vec == 0 ? (uint64_t)ec << 26 | iss : 0);
@@ -356,14 +415,40 @@ static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
     }
 }
 
-/* An MRS/MSR the guest executes: ours are emulated (return 1 = the engine skips it). */
-static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *opaque, bool write)
+/* One of our registers accessed from EL0.  The engine checks the EL only after the sysreg hook
+ * (docs/engine.md, AArch64), so pmusim applies the Arm ARM's EL0 rules (a64_sysreg_el0): the EL1 registers
+ * are UNDEFINED, CNTFRQ_EL0 is readable with either counter enabled, the counters and timers
+ * as CNTKCTL_EL1 enables them (else trapped to EL1; DDI 0487 D11.2.1, and each register's
+ * "Accessibility"), the PMU as PMUSERENR_EL0 allows (pmu_armv8.c). */
+static ArmEl0Access el0_access(Cpu *c, uint32_t key, const uc_arm64_cp_reg *r, bool write)
 {
-    Cpu *c = opaque;
-    uint32_t key = SYSREG(r->op0, r->op1, r->crn, r->crm, r->op2);
-    if (!owns(key, r))
-        return 0;
-    uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    uint64_t k = A64(c)->cntkctl;
+    unsigned need;
+    switch (key) {
+    case MIDR_EL1: case MPIDR_EL1: case ID_AA64PFR0_EL1: case CNTKCTL_EL1: return ARMV8_EL0_UNDEF;
+    case CNTFRQ_EL0: need = CNTKCTL_EL0PCTEN | CNTKCTL_EL0VCTEN; break;
+    case CNTPCT_EL0: need = CNTKCTL_EL0PCTEN; break;
+    case CNTVCT_EL0: need = CNTKCTL_EL0VCTEN; break;
+    case CNTP_CTL_EL0: case CNTP_CVAL_EL0: case CNTP_TVAL_EL0: need = CNTKCTL_EL0PTEN; break;
+    case CNTV_CTL_EL0: case CNTV_CVAL_EL0: case CNTV_TVAL_EL0: need = CNTKCTL_EL0VTEN; break;
+    default:
+        return armv8_pmu_el0_access(&A64(c)->pmu, r->op0, r->op1, r->crn, r->crm, r->op2, write);
+    }
+    if (write && (key == CNTFRQ_EL0 || key == CNTPCT_EL0 || key == CNTVCT_EL0))
+        return ARMV8_EL0_UNDEF;             /* read-only at EL0 */
+    return k & need ? ARMV8_EL0_OK : ARMV8_EL0_TRAP;
+}
+
+/* ESR_EL1.ISS of a trapped MSR/MRS (EC 0x18; DDI 0487 D17.2, "ISS encoding for an exception
+ * from MSR, MRS, or System instruction execution in AArch64 state"). */
+static uint32_t sysreg_trap_iss(const uc_arm64_cp_reg *r, unsigned rt, bool write)
+{
+    return r->op0 << 20 | r->op2 << 17 | r->op1 << 14 | r->crn << 10 | rt << 5 | r->crm << 1 | !write;
+}
+
+/* Our register's read or write at pc; false if it is UNDEFINED (sysreg_read, sysreg_write). */
+static bool sysreg_emulate(Cpu *c, uint64_t pc, uint32_t key, uc_arm64_reg reg, const uc_arm64_cp_reg *r, bool write)
+{
     bool done;
     vcpu_insn_begin(c, pc);         /* the engine goes on in the block after it (cpu.h) */
     if (write) {
@@ -376,10 +461,22 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
             vcpu_reg_write(c, reg, v);
     }
     vcpu_access_end(c);
-    if (done)
+    return done;
+}
+
+/* An MRS/MSR the guest executes: ours are emulated (return 1 = the engine skips it).  One that
+ * is UNDEFINED takes its exception, and the instruction does not retire (the engine continues
+ * at the vector).  At EL0 the trap site (a64_sysreg_el0) has already let only what EL0 may do
+ * through. */
+static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *opaque, bool write)
+{
+    Cpu *c = opaque;
+    uint32_t key = SYSREG(r->op0, r->op1, r->crn, r->crm, r->op2);
+    if (!owns(key, r))
+        return 0;
+    uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    if (sysreg_emulate(c, pc, key, reg, r, write))
         return 1;
-    /* UNDEFINED access to one of our registers: the exception, and the instruction does not
-     * retire (the engine continues at the vector). */
     vcpu_retire_upto(c, pc, false);
     a64_undef(c, pc);
     return 1;
@@ -422,10 +519,18 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     vcpu_reg_write(c, UC_ARM64_REG_X30, 0);
     vcpu_reg_write(c, UC_ARM64_REG_X0, arg0);
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, PSTATE_EL1H);
+    engine_flags_refresh(c);
     vcpu_reg_write(c, UC_ARM64_REG_SP, 0);
     vcpu_reg_write(c, UC_ARM64_REG_VBAR_EL1, 0);
     vcpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->desc->tpidr_el1);
     vcpu_reg_write(c, UC_ARM64_REG_PC, entry);
+}
+
+/* The system register an MRS/MSR (register) names. */
+static uc_arm64_cp_reg sysreg_of(uint32_t w)
+{
+    uc_arm64_cp_reg r = { (w >> 12) & 15, (w >> 8) & 15, 2 + ((w >> 19) & 1), (w >> 16) & 7, (w >> 5) & 7, 0 };
+    return r;
 }
 
 static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
@@ -433,6 +538,10 @@ static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     uint32_t w = (uint32_t)load_le(bytes, 4);
     if ((w & ~0xf00u) == INSN_MSR_DAIFCLR || (w & ~31u) == INSN_MSR_DAIF)
         return T_DAIF;
+    if ((w & INSN_SYSREG_MASK) == INSN_SYSREG) {
+        uc_arm64_cp_reg r = sysreg_of(w);
+        return owns(SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2), &r) ? T_SYSREG : 0;
+    }
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
 }
 
@@ -521,23 +630,46 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
         if (r != TRAP_NATIVE)
             return r;                       /* a stale word: the old instruction was emulated */
     }
-    uint64_t spsr = cp_read(c, 3, 0, 4, 0, 0);
+    uint64_t spsr = spsr_read(c), pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
     bool illegal = eret_illegal(spsr);
     if (!illegal && !(spsr & PSTATE_IL)) {
         if (unmasks_pending(c, spsr))
             vcpu_request_stop(c);       /* ERET ends the block: taken right after it */
         return TRAP_NATIVE;
     }
-    uint64_t keep = illegal ? vcpu_reg_read(c, UC_ARM64_REG_PSTATE) & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF)
-                            : spsr & SPSR_M_MASK;
-    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL);
+    uint64_t keep = illegal ? pstate & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF) : spsr & SPSR_M_MASK;
+    uint64_t to = keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL;
+    sp_switch(c, pstate, to);               /* a legal return to EL0 or EL1t */
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
     a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
 }
 
+/* An MRS/MSR of one of our registers (a trap site): at EL0, one the Arm ARM does not allow
+ * there takes its exception here (el0_access), where writing the PC redirects at once; from
+ * the sysreg hook the engine would go on with the rest of the block first.  The others are
+ * the engine's, and so the sysreg hook's. */
+static TrapResult a64_sysreg_el0(Cpu *c, uint64_t pc, uint32_t w)
+{
+    if (current_el(c) != 0)
+        return TRAP_NATIVE;
+    uc_arm64_cp_reg r = sysreg_of(w);
+    bool write = !(w & INSN_SYSREG_READ);
+    ArmEl0Access v = el0_access(c, SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2), &r, write);
+    if (v == ARMV8_EL0_OK)
+        return TRAP_NATIVE;
+    if (v == ARMV8_EL0_TRAP)
+        a64_take(c, TK_EXCEPTION, pc, 0, EC_SYS64, sysreg_trap_iss(&r, w & 31, write), false, 0);
+    else
+        a64_undef(c, pc);
+    return TRAP_FAULTED;
+}
+
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
+    if (t->kind == T_SYSREG)
+        return a64_sysreg_el0(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_DC_ZVA)
         return a64_dc_zva(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_ERET)
@@ -799,8 +931,8 @@ static const uint8_t a64_saved_sys[][5] = {
     { 3, 0, 2, 0, 2 }, { 3, 0, 13, 0, 1 }, { 3, 0, 10, 3, 0 }, { 3, 0, 7, 4, 0 },
 };
 
-/* Raise when a field is added (base/state.h). */
-#define A64_STATE_VERSION 1u
+/* Raise when a field is added (base/state.h).  2: the SP_EL1 bank (lost at EL0 and EL1t). */
+#define A64_STATE_VERSION 2u
 
 static const StateField a64_fields[] = {
     STATE_FIELD(Arm64Cpu, ptimer.ctl),
@@ -828,10 +960,11 @@ static void a64_save(Cpu *c, Blob *b)
         blob_put(b, q, 16);
     }
     /* PSTATE selects which stack pointer is live: the engine keeps the live one in SP and the
-     * banked copy of it is stale, so save the banked SP_EL0 and the live SP. */
+     * bank of it is stale (sp_bank), so save the live SP and both banks as they are. */
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_PSTATE));
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP_EL0));
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP));
+    blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP_EL1));     /* since 2 */
     armv8_pmu_save(&a->pmu, b);
     blob_fields(b, a, a64_fields, ARRAY_SIZE(a64_fields));
     blob_end(b, at);
@@ -856,9 +989,17 @@ static bool a64_load(Cpu *c, BlobReader *r)
         br_get(r, q, 16);
         uc_reg_write(c->uc, UC_ARM64_REG_Q0 + i, q);
     }
-    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, br_u64(r));
+    uint64_t pstate = br_u64(r);
+    if (r->ok && (pstate > UINT32_MAX || eret_illegal(pstate))) {
+        r->off -= 8;                /* a state no run reaches (a64_eret), which the engine would act on */
+        return br_fail(r, "PSTATE (AArch32, EL2, EL3 or a reserved mode: not modelled)");
+    }
+    vcpu_reg_write(c, UC_ARM64_REG_PSTATE, pstate);
+    engine_flags_refresh(c);                /* a checkpoint taken at EL0 */
     vcpu_reg_write(c, UC_ARM64_REG_SP_EL0, br_u64(r));
     vcpu_reg_write(c, UC_ARM64_REG_SP, br_u64(r));
+    if (r->version >= 2)
+        vcpu_reg_write(c, UC_ARM64_REG_SP_EL1, br_u64(r));
     return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) && br_end(r, &outer);
 }
 

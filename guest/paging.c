@@ -23,7 +23,11 @@ static const unsigned long syn[] = { 0x0, 0x2, 0x3, 0x11, 0x9, 0, 0, 0, 0x4, 0x7
  * the level (3): 0b000111 translation, 0b001111 permission, 0b000011 address size, 0b001011
  * access flag; 0b010000 synchronous external abort. */
 static const unsigned long syn[] = { 0x96000007, 0x96000047, 0x9600004f, 0x8600000f, 0x96000003, 0x9600000b,
-                                     0x96000047, 0x96000410 };
+                                     0x96000047, 0x96000410,
+                                     /* from EL0: EC 0x24 Data Abort from a lower EL; IL = 1 (ISV
+                                      * is 0 for faults reported in ESR_EL1) */
+                                     0x92000007, 0x9200004f, 0x9200000f };
+#define HAVE_USER_CASES           /* arch/arm64/paging_user.S */
 #define WRITTEN 1u                  /* AF only: no dirty state without FEAT_HAFDBS's DBM */
 #elif defined(__powerpc__)
 /* DSI: DSISR (PEM table 6-11): 0x40000000 no translation, 0x08000000 protection, 0x04000000
@@ -194,9 +198,9 @@ static void user_cases(void)
     paging_map(11, (unsigned long)pool[11], PG_USER_RW);      /* the user stack */
     paging_map(12, (unsigned long)pool[12], PG_USER_RO);
     paging_map(13, (unsigned long)pool[13], PG_RW);
-    trap_set_handler(paging_fault_trapno(), on_user_fault);
+    trap_set_handler(paging_user_fault_trapno(), on_user_fault);
     unsigned long calls = paging_run_user(pool[9], window_page(9), window_page(12));
-    trap_set_handler(paging_fault_trapno(), on_fault);
+    trap_set_handler(paging_user_fault_trapno(), on_fault);
     for (unsigned i = 0; i < 3; i++) {
         bool good = i < user_taken && user_seen[i].addr == paging_window + offset[i] &&
                     user_seen[i].syndrome == syn[S_USER_READ_NP + i];

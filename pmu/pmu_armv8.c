@@ -11,8 +11,10 @@
  *   PMCEID1_EL0    3 3 9 12 7
  * PMCR_EL0: E 0, P 1 (reset event counters), C 2 (reset cycle counter), D 3 (cycle counter
  * counts every 64 cycles), X 4, DP 5, LC 6 (64-bit cycle counter overflow), N [15:11],
- * IDCODE [23:16], IMP [31:24] = 0x41.  Guests run at EL1, so the filters' P bit (bit 31:
- * do not count at EL1) is the one that matters; U (EL0) is kept for completeness.
+ * IDCODE [23:16], IMP [31:24] = 0x41.  The filters' P bit (bit 31: do not count at EL1) is
+ * applied; U (bit 30, EL0) is kept but not applied: the counts do not yet follow the EL.
+ * PMUSERENR_EL0: EN 0 (EL0 may access the PMU), SW 1 (PMSWINC), CR 2 (PMCCNTR reads), ER 3
+ * (event counter reads, PMSELR).
  */
 #include "pmu/pmu_armv8.h"
 
@@ -46,6 +48,25 @@ bool armv8_pmu_owns(unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsi
     if (op1 == 0 && crn == 9 && crm == 14 && (op2 == 1 || op2 == 2))
         return true;
     return op1 == 3 && crn == 14 && crm >= 8;
+}
+
+enum { USERENR_EN = 1, USERENR_SW = 2, USERENR_CR = 4, USERENR_ER = 8 };
+
+/* An EL0 access: the EL1 registers and a write of PMUSERENR_EL0 are UNDEFINED; the rest go
+ * ahead as PMUSERENR_EL0 allows and are trapped to EL1 otherwise (DDI 0487 D13.4,
+ * PMUSERENR_EL0, and each register's "Accessibility"). */
+ArmEl0Access armv8_pmu_el0_access(const ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm,
+                                  unsigned op2, bool write)
+{
+    uint32_t k = key(op0, op1, crn, crm, op2), en = p->userenr;
+    if (k == K(3, 0, 9, 14, 1) || k == K(3, 0, 9, 14, 2) || (k == K(3, 3, 9, 14, 0) && write))
+        return ARMV8_EL0_UNDEF;             /* PMINTENSET_EL1, PMINTENCLR_EL1, PMUSERENR_EL0 */
+    bool ok = k == K(3, 3, 9, 14, 0) || (en & USERENR_EN) ||
+              (k == K(3, 3, 9, 12, 4) && write && (en & USERENR_SW)) ||
+              (k == K(3, 3, 9, 13, 0) && !write && (en & USERENR_CR)) ||
+              (k == K(3, 3, 9, 12, 5) && (en & USERENR_ER)) ||
+              ((k == K(3, 3, 9, 13, 2) || (crn == 14 && crm >= 8 && crm <= 11)) && !write && (en & USERENR_ER));
+    return ok ? ARMV8_EL0_OK : ARMV8_EL0_TRAP;
 }
 
 static bool event_counts(const ArmPmu *p, unsigned i)

@@ -37,6 +37,12 @@ bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigne
                     uint64_t cycles, uint64_t insns, uint64_t *val);
 bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
                      uint64_t cycles, uint64_t insns, uint64_t val);
+/* What an access from EL0 gets (DDI 0487 D13.4, PMUSERENR_EL0): it goes ahead, is UNDEFINED,
+ * or is trapped to EL1 (ESR EC 0x18).  The generic timer's registers use the same verdicts
+ * (cpu/arm64.c). */
+typedef enum { ARMV8_EL0_OK, ARMV8_EL0_UNDEF, ARMV8_EL0_TRAP } ArmEl0Access;
+ArmEl0Access armv8_pmu_el0_access(const ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm,
+                                  unsigned op2, bool write);
 void armv8_pmu_save(const ArmPmu *p, Blob *b);
 bool armv8_pmu_load(ArmPmu *p, BlobReader *r);
 

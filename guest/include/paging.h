@@ -32,6 +32,9 @@ void paging_map(unsigned i, unsigned long pa, enum paging_prot prot);
  * x86; arm64: Data Abort and Instruction Abort); what the fault reported. */
 unsigned paging_fault_trapno(void);
 unsigned paging_fetch_fault_trapno(void);
+/* ... and of a page fault on a data access by user code (x86: #PF again; arm64: a Data Abort
+ * from EL0, a class of its own). */
+unsigned paging_user_fault_trapno(void);
 unsigned long paging_fault_address(const struct trap_frame *f);
 unsigned long paging_fault_syndrome(const struct trap_frame *f);
 /* The accessed and dirty state in window page i's entry: bit 0 A, bit 1 D (x86: set by the

@@ -3,8 +3,10 @@
 # the paging guest demand-pages a window and checks each fault's address and syndrome (x86 CR2
 # and #PF error code, arm64 FAR_EL1 and ESR_EL1, ppc32 DAR and DSISR or SRR0 and SRR1), the
 # accessed and dirty flags (arm64: the Access flag fault; ppc32: R and C), code remapped under
-# the same virtual page and code rewritten through a second virtual alias.  Under --icount-check a CPU that counted
-# stale code (decoded before the remap or the write) shows as a mismatch; the run is
+# the same virtual page and code rewritten through a second virtual alias, then a user program
+# (x86 ring 3, arm64 EL0, ppc32 problem state) whose faults and system calls reach the kernel
+# (arm64: at VBAR_EL1 + 0x400, the kernel's own at + 0x200).  Under --icount-check a CPU that
+# counted stale code (decoded before the remap or the write) shows as a mismatch; the run is
 # byte-identical run to run.
 . "$(dirname "$0")/lib.sh" "$@"
 
@@ -40,4 +42,18 @@ check "ppc32 page table outside RAM: the diag names the PTE and SDR1" grep -q \
     'what=page-table .*for 0x10000010 read nothing at physical 0x200048c0 (SDR1 0x20000000, the table is outside RAM): machine check' \
     "$T/htab.trace"
 check "ppc32 page table outside RAM: the count is exact" grep -q "icount-check: cpu0 .* ok" "$T/htab.err"
+# arm64 EL0: the user program's three Data Aborts and two SVCs (trace info: EC and ISS, without
+# IL) are taken at the vector for a lower EL using AArch64, VBAR_EL1 + 0x400; the kernel's own
+# faults at VBAR_EL1 + 0x200 (current EL with SP_EL1).  The user program runs at window page 9.
+tr=$T/arm64.1.trace
+to_of() { sed -n 's/.* to=\(0x[0-9a-f]*\).*/\1/p' | sort -u; }
+kv=$(grep ' exception ' "$tr" | grep -v ' from=0x80009' | to_of)
+uv=$(grep ' exception .* from=0x80009' "$tr" | to_of)
+uinfo=$(grep ' exception .* from=0x80009' "$tr" | sed -n 's/.* info=\(0x[0-9a-f]*\).*/\1/p' | tr '\n' ' ')
+one_each() { [ "$(echo "$kv" | wc -w)" = 1 ] && [ "$(echo "$uv" | wc -w)" = 1 ]; }
+lower_el_vector() { one_each && [ $((uv - kv)) = $((0x200)) ] && [ $((kv & 0x7ff)) = $((0x200)) ]; }
+check "arm64 paging: one kernel vector ($kv) and one user vector ($uv)" one_each
+check "arm64 paging: EL0's vector is VBAR_EL1 + 0x400, EL1's + 0x200" lower_el_vector
+check "arm64 paging: EL0's exceptions: translation, permission write and read, two SVCs ($uinfo)" \
+    [ "$uinfo" = "0x90000007 0x9000004f 0x9000000f 0x54000000 0x54000001 " ]
 finish

@@ -106,6 +106,26 @@ START_TEST(ppc_msr_le_is_refused)
 }
 END_TEST
 
+static Machine *arm64_machine(void)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_el0, blob_arm64_el0_len, 0x40080000, 0x40080000, 0, 1);
+    mach_boot(m);
+    return m;
+}
+
+/* AArch32 and EL2/EL3 are not modelled (an ERET there is an illegal return): a checkpoint whose
+ * PSTATE has them is refused before the engine acts on it. */
+START_TEST(arm64_pstate_aarch32_is_refused)
+{
+    Machine *m = arm64_machine();
+    vcpu_reg_write(m->cl.cpus[0], UC_ARM64_REG_PSTATE, 0x3d3);       /* AArch32 Supervisor, DAIF */
+    char msg[512];
+    save_and_restore(m, arm64_machine, msg, sizeof msg);
+    ck_assert_msg(strstr(msg, "PSTATE (AArch32, EL2, EL3 or a reserved mode"), "%s", msg);
+    tm_destroy(m);
+}
+END_TEST
+
 /* A model whose version 2 added a field between two of version 1's. */
 typedef struct Widget {
     uint32_t a;
@@ -239,6 +259,40 @@ START_TEST(checkpoint_section_newer_than_the_model_names_file_offset_and_version
 }
 END_TEST
 
+/* A checkpoint taken at EL0 (tests/unit/blobs/arm64_el0.s, stopped after the instruction abort
+ * returned, before the MRS that is UNDEFINED at EL0): the restored CPU runs the user program at
+ * EL0 (the MRS is UNDEFINED: the engine's cached EL follows the restored PSTATE), its
+ * exceptions are taken on the SP_EL1 the saving run had (the engine keeps it in a bank while
+ * EL0 runs), and the user's stack pops its value. */
+enum { A64_EL0_MRS = 0x4008004c, A64_EL0_INSNS = 137, A64_SP_EL1 = 0x40200000, A64_SP_EL0 = 0x40180000 };
+
+START_TEST(arm64_checkpoint_at_el0_keeps_the_el_and_sp_el1)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_el0, blob_arm64_el0_len, 0x40080000, 0x40080000, A64_EL0_INSNS, 1);
+    ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
+    ck_assert_uint_eq(vcpu_reg_read(m->cl.cpus[0], UC_ARM64_REG_PC), A64_EL0_MRS);
+    ck_assert_uint_eq(vcpu_reg_read(m->cl.cpus[0], UC_ARM64_REG_PSTATE) & 0xf, 0);     /* EL0t */
+    const char *path = testutil_temp_file("", 0, ".ck");
+    Error err = { { 0 } };
+    ck_assert_msg(checkpoint_save(m, path, &err), "checkpoint_save: %s", err.msg);
+    Machine *n = tm_create(ARCH_ARM64, blob_arm64_el0, blob_arm64_el0_len, 0x40080000, 0x40080000, 0, 1);
+    ck_assert_msg(checkpoint_restore(n, path, &err), "checkpoint_restore: %s", err.msg);
+    ck_assert_int_eq(mach_run(n), 0);
+    ck_assert_uint_eq(tm_read(n, 0x40100000, 8), 6);                 /* records: 4 before, 2 after */
+    uint64_t undef = 0x40100040 + 4 * 64, last = undef + 64;
+    ck_assert_uint_eq(tm_read(n, undef + 8, 8), 0x02000000);           /* ESR: EC 0, IL */
+    ck_assert_uint_eq(tm_read(n, undef + 16, 8), A64_EL0_MRS);
+    ck_assert_uint_eq(tm_read(n, undef + 40, 8), A64_SP_EL1);
+    ck_assert_uint_eq(tm_read(n, last + 8, 8), 0x56000001);            /* svc #1 */
+    ck_assert_uint_eq(tm_read(n, last + 40, 8), A64_SP_EL1);
+    ck_assert_uint_eq(tm_read(n, last + 48, 8), A64_SP_EL0);
+    ck_assert_uint_eq(vcpu_reg_read(n->cl.cpus[0], UC_ARM64_REG_X4), 0x55);
+    unlink(path);
+    tm_destroy(n);
+    tm_destroy(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -248,10 +302,12 @@ int main(void)
     tcase_add_test(t, x86_fs_descriptor_outside_the_mapping_is_refused);
     tcase_add_test(t, x86_fs_descriptor_in_place_restores);
     tcase_add_test(t, ppc_msr_le_is_refused);
+    tcase_add_test(t, arm64_pstate_aarch32_is_refused);
     tcase_add_test(t, state_field_added_later_keeps_the_fresh_value_from_an_old_section);
     tcase_add_test(t, state_section_newer_than_the_model_is_refused_at_its_version);
     tcase_add_test(t, state_section_of_another_name_is_refused);
     tcase_add_test(t, checkpoint_section_newer_than_the_model_names_file_offset_and_versions);
+    tcase_add_test(t, arm64_checkpoint_at_el0_keeps_the_el_and_sp_el1);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }

@@ -1,5 +1,6 @@
 /* test_exceptions.c — architectural exception entry, per architecture, on tiny machines
  * running the fixtures in tests/unit/blobs (their comments list the instruction sequence). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ arm64 */
 
+
 static Machine *a64_run(uint64_t max)
 {
     Machine *m = tm_create(ARCH_ARM64, blob_arm64_exc, blob_arm64_exc_len, 0x40080000, 0x40080000, max, 1);
@@ -199,6 +201,105 @@ START_TEST(arm64_fiq_and_irq_pins_are_taken_at_the_unmasking_instruction_fiq_fir
     ck_assert_uint_eq(reg(m, UC_ARM64_REG_X20), 0x21);
     ck_assert_uint_eq(reg(m, UC_ARM64_REG_ELR_EL1), 0x4008001c);
     ck_assert(!m->cl.cpus[0]->pins.irq && !m->cl.cpus[0]->pins.fiq);
+    tm_destroy(m);
+}
+END_TEST
+
+/* EL0 (tests/unit/blobs/arm64_el0.s): the fixture ERETs to EL0, whose exceptions each record
+ * (kind, ESR, ELR, SPSR, FAR, SP, SP_EL0) at A64_EL0_TABLE + 64 * n. */
+enum { A64_EL0_COUNT = 0x40100000, A64_EL0_TABLE = 0x40100040, A64_EL0_USER = 0x4008002c,
+       A64_SP_EL1 = 0x40200000, A64_SP_EL0 = 0x40180000, A64_NOTHING = 0x70000000 };
+/* The vector table entries: a lower EL using AArch64, synchronous, IRQ and FIQ (VBAR_EL1 +
+ * 0x400, 0x480, 0x500) */
+enum { KIND_LOWER_SYNC = 8, KIND_LOWER_IRQ = 9, KIND_LOWER_FIQ = 10 };
+
+typedef struct A64Record {
+    uint64_t kind, esr, elr, spsr, far, sp, sp_el0;
+} A64Record;
+
+static A64Record el0_record(Machine *m, unsigned i)
+{
+    uint64_t a = A64_EL0_TABLE + 64ull * i;
+    A64Record r = { tm_read(m, a, 8), tm_read(m, a + 8, 8), tm_read(m, a + 16, 8), tm_read(m, a + 24, 8),
+                    tm_read(m, a + 32, 8), tm_read(m, a + 40, 8), tm_read(m, a + 48, 8) };
+    return r;
+}
+
+/* Record i: a synchronous exception from EL0 with this syndrome and return address, taken on
+ * SP_EL1 with the user's SP in SP_EL0 and SPSR_EL1 = EL0t with DAIF clear. */
+static void el0_expect(Machine *m, unsigned i, uint64_t kind, uint64_t esr, uint64_t elr, uint64_t sp_el0)
+{
+    A64Record r = el0_record(m, i);
+    ck_assert_msg(r.kind == kind && r.esr == esr && r.elr == elr && r.spsr == 0 && r.sp == A64_SP_EL1 &&
+                  r.sp_el0 == sp_el0, "record %u: kind %" PRIu64 " esr 0x%" PRIx64 " elr 0x%" PRIx64 " spsr 0x%"
+                  PRIx64 " sp 0x%" PRIx64 " sp_el0 0x%" PRIx64, i, r.kind, r.esr, r.elr, r.spsr, r.sp, r.sp_el0);
+}
+
+/* SVC (EC 0x15), data aborts (EC 0x24, DFSC 0x10 external, WnR for the store), an instruction
+ * abort (EC 0x20) and an undefined MRS (EC 0x00) from EL0: each at VBAR_EL1 + 0x400 on SP_EL1,
+ * the user's stack in SP_EL0 and back in SP after the ERETs. */
+START_TEST(arm64_exceptions_from_el0_enter_the_lower_el_vector_on_sp_el1)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_el0, blob_arm64_el0_len, 0x40080000, 0x40080000, 1000, 1);
+    ck_assert_int_eq(tm_run(m), 0);
+    ck_assert_str_eq(m->exit_reason, "psci-system-off");
+    ck_assert_uint_eq(tm_read(m, A64_EL0_COUNT, 8), 6);
+    el0_expect(m, 0, KIND_LOWER_SYNC, 0x56000017, A64_EL0_USER + 0x10, A64_SP_EL0 - 16);
+    el0_expect(m, 1, KIND_LOWER_SYNC, 0x92000010, A64_EL0_USER + 0x14, A64_SP_EL0 - 16);
+    el0_expect(m, 2, KIND_LOWER_SYNC, 0x92000050, A64_EL0_USER + 0x18, A64_SP_EL0 - 16);
+    el0_expect(m, 3, KIND_LOWER_SYNC, 0x82000010, A64_NOTHING, A64_SP_EL0 - 16);
+    el0_expect(m, 4, KIND_LOWER_SYNC, 0x02000000, A64_EL0_USER + 0x20, A64_SP_EL0 - 16);
+    el0_expect(m, 5, KIND_LOWER_SYNC, 0x56000001, A64_EL0_USER + 0x30, A64_SP_EL0);
+    ck_assert_uint_eq(el0_record(m, 1).far, A64_NOTHING);
+    ck_assert_uint_eq(el0_record(m, 3).far, A64_NOTHING);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X2), A64_SP_EL0);          /* SP at EL0 is SP_EL0 */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X4), 0x55);                /* popped from the user stack */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X7), A64_SP_EL0);
+    tm_destroy(m);
+}
+END_TEST
+
+/* FIQ and IRQ pending while EL1 masks them are taken from EL0 right after the ERET that
+ * clears DAIF: FIQ at VBAR_EL1 + 0x500, then IRQ at + 0x480, both returning to the user's
+ * first instruction. */
+START_TEST(arm64_fiq_and_irq_from_el0_enter_the_lower_el_vectors)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_el0, blob_arm64_el0_len, 0x40080000, 0x40080000, 1000, 1);
+    mach_boot(m);
+    IrqLine irq = vcpu_pin(m->cl.cpus[0], CPU_PIN_IRQ), fiq = vcpu_pin(m->cl.cpus[0], CPU_PIN_FIQ);
+    irq_raise(&irq);
+    irq_raise(&fiq);
+    ck_assert_int_eq(mach_run(m), 0);
+    ck_assert_uint_eq(tm_read(m, A64_EL0_COUNT, 8), 8);
+    el0_expect(m, 0, KIND_LOWER_FIQ, 0, A64_EL0_USER, A64_SP_EL0);
+    el0_expect(m, 1, KIND_LOWER_IRQ, 0, A64_EL0_USER, A64_SP_EL0);
+    el0_expect(m, 2, KIND_LOWER_SYNC, 0x56000017, A64_EL0_USER + 0x10, A64_SP_EL0 - 16);
+    tm_destroy(m);
+}
+END_TEST
+
+/* ESR_EL1 of an MRS (read) or MSR of (op0, op1, CRn, CRm, op2) with Rt trapped to EL1: EC 0x18,
+ * IL, ISS Op0 [21:20], Op2 [19:17], Op1 [16:14], CRn [13:10], Rt [9:5], CRm [4:1], read [0]. */
+#define SYS_TRAP(op0, op1, crn, crm, op2, rt, read) \
+    (0x18u << 26 | 1u << 25 | (op0) << 20 | (op2) << 17 | (op1) << 14 | (crn) << 10 | (rt) << 5 | (crm) << 1 | (read))
+
+/* The registers pmusim emulates follow the EL0 rules (tests/unit/blobs/arm64_el0_sysreg.s):
+ * CNTVCT_EL0 and PMCCNTR_EL0 as CNTKCTL_EL1 and PMUSERENR_EL0 enable them, CNTPCT_EL0,
+ * CNTV_CTL_EL0 and PMCR_EL0 trapped to EL1 (EC 0x18), MPIDR_EL1 and a write of PMUSERENR_EL0
+ * UNDEFINED. */
+START_TEST(arm64_emulated_sysregs_at_el0_go_ahead_trap_or_are_undefined)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_el0_sysreg, blob_arm64_el0_sysreg_len, 0x40080000, 0x40080000, 1000, 1);
+    ck_assert_int_eq(tm_run(m), 0);
+    uint64_t user = 0x4008003c;             /* the first instruction at EL0 */
+    ck_assert_uint_eq(tm_read(m, A64_EL0_COUNT, 8), 6);
+    el0_expect(m, 0, KIND_LOWER_SYNC, SYS_TRAP(3, 3, 14, 0, 1, 3, 1), user + 4, A64_SP_EL0);     /* cntpct */
+    el0_expect(m, 1, KIND_LOWER_SYNC, SYS_TRAP(3, 3, 14, 3, 1, 4, 0), user + 8, A64_SP_EL0);     /* cntv_ctl */
+    el0_expect(m, 2, KIND_LOWER_SYNC, 0x02000000, user + 12, A64_SP_EL0);                        /* mpidr */
+    el0_expect(m, 3, KIND_LOWER_SYNC, SYS_TRAP(3, 3, 9, 12, 0, 7, 1), user + 20, A64_SP_EL0);    /* pmcr */
+    el0_expect(m, 4, KIND_LOWER_SYNC, 0x02000000, user + 28, A64_SP_EL0);                        /* pmuserenr write */
+    el0_expect(m, 5, KIND_LOWER_SYNC, 0x56000001, user + 36, A64_SP_EL0);
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X8), 4);                  /* PMUSERENR_EL0 as EL1 wrote it */
     tm_destroy(m);
 }
 END_TEST
@@ -373,6 +474,9 @@ int main(void)
     tcase_add_test(a, arm64_brk_udf_and_abort_syndromes);
     tcase_add_test(a, arm64_fixture_runs_to_psci_off);
     tcase_add_test(a, arm64_fiq_and_irq_pins_are_taken_at_the_unmasking_instruction_fiq_first);
+    tcase_add_test(a, arm64_exceptions_from_el0_enter_the_lower_el_vector_on_sp_el1);
+    tcase_add_test(a, arm64_fiq_and_irq_from_el0_enter_the_lower_el_vectors);
+    tcase_add_test(a, arm64_emulated_sysregs_at_el0_go_ahead_trap_or_are_undefined);
     suite_add_tcase(s, a);
     TCase *p = tcase_create("ppc32");
     tcase_add_test(p, ppc32_sc_vectors_to_0xc00_with_next_pc);

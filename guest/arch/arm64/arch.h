@@ -12,7 +12,9 @@
 #define TRAP_EC_UNKNOWN     0x00        /* undefined instruction */
 #define TRAP_EC_SVC64       0x15
 #define TRAP_EC_HVC64       0x16
+#define TRAP_EC_IABT_LOW    0x20        /* instruction abort from EL0 */
 #define TRAP_EC_IABT_CUR    0x21        /* instruction abort at the current EL */
+#define TRAP_EC_DABT_LOW    0x24        /* data abort from EL0 */
 #define TRAP_EC_DABT_CUR    0x25        /* data abort at the current EL */
 #define TRAP_EC_BRK64       0x3c
 #define TRAP_IRQ            64
@@ -30,13 +32,20 @@
 #define S_KIND          288
 #define S_FRAME_SIZE    304             /* a multiple of 16: SP stays aligned */
 
+/* The vector table entries by where the exception came from (struct trap_frame.kind >> 2). */
+#define KIND_CUR_SP0    0
+#define KIND_CUR_SPX    1
+#define KIND_LOWER_A64  2
+#define KIND_LOWER_A32  3
+
 #ifndef __ASSEMBLER__
 
 /* kind is the vector table entry, 0..15: (source << 2) | type, type 0 sync, 1 IRQ, 2 FIQ,
  * 3 SError; source 0 current EL SP0, 1 current EL SPx, 2 lower EL AArch64, 3 lower AArch32. */
 struct trap_frame {
     unsigned long x[31];
-    unsigned long sp, elr, spsr, esr, far, kind, pad;
+    unsigned long sp;               /* the interrupted SP: SP_EL1 from EL1h, else SP_EL0 */
+    unsigned long elr, spsr, esr, far, kind, pad;
 };
 
 #define ESR_EC(esr)     (((esr) >> 26) & 0x3f)

@@ -6,11 +6,13 @@
  * (unaligned accesses allowed); the guests still build with -mstrict-align, for the MMU-off
  * guests they share code with. */
 #include "paging.h"
+#include "paging_user.h"
 
 /* Descriptor bits (DDI 0487 D8, "VMSAv8-64 translation table format descriptors") */
 #define D_VALID     (1ul << 0)
 #define D_TABLE     (1ul << 1)          /* a table, or a page at level 3 */
 #define D_ATTR(n)   ((unsigned long)(n) << 2)   /* AttrIndx: MAIR_EL1 byte n */
+#define D_USER      (1ul << 6)          /* AP[1]: EL0 may access */
 #define D_RO        (1ul << 7)          /* AP[2] */
 #define D_ISH       (3ul << 8)          /* SH: Inner Shareable */
 #define D_AF        (1ul << 10)
@@ -58,6 +60,9 @@ void paging_map(unsigned i, unsigned long pa, enum paging_prot prot)
         [PG_RWX] = D_VALID | D_TABLE | D_ATTR(ATTR_NORMAL) | D_ISH | D_AF | D_UXN,
         [PG_RW_NX_RESERVED] = D_VALID | D_TABLE | D_ATTR(ATTR_NORMAL) | D_ISH | D_AF | D_PXN | D_UXN | D_OA40,
         [PG_RW_NO_AF] = D_VALID | D_TABLE | D_ATTR(ATTR_NORMAL) | D_ISH | D_PXN | D_UXN,
+        [PG_USER_RO] = D_VALID | D_TABLE | D_ATTR(ATTR_NORMAL) | D_ISH | D_AF | D_USER | D_RO | D_PXN | D_UXN,
+        [PG_USER_RW] = D_VALID | D_TABLE | D_ATTR(ATTR_NORMAL) | D_ISH | D_AF | D_USER | D_PXN | D_UXN,
+        [PG_USER_RX] = D_VALID | D_TABLE | D_ATTR(ATTR_NORMAL) | D_ISH | D_AF | D_USER | D_RO | D_PXN,
     };
     l3[i] = prot == PG_NONE ? 0 : pa | bits[prot];
     /* the store before the invalidation, the invalidation before what follows (DDI 0487 D8,
@@ -73,6 +78,11 @@ unsigned paging_fault_trapno(void)
 unsigned paging_fetch_fault_trapno(void)
 {
     return TRAP_EC_IABT_CUR;
+}
+
+unsigned paging_user_fault_trapno(void)
+{
+    return TRAP_EC_DABT_LOW;
 }
 
 unsigned long paging_fault_address(const struct trap_frame *f)
@@ -102,4 +112,48 @@ void paging_put_return(void *p, unsigned v, bool other_form)
                       : 0x52800000u | v << 5;           /* movz w0, #v */
     w[1] = 0xd65f03c0u;                                 /* ret */
     asm volatile("dc cvau, %0; dsb ish; ic ivau, %0; dsb ish; isb" : : "r"(p) : "memory");
+}
+
+/* User mode (paging_user.S).  SVC_ANSWER answers x0 + 1; SVC_EXIT returns to the kernel for
+ * good: its ERET goes to paging_user_return at EL1h, on the stack paging_enter_user left in
+ * SP_EL1. */
+extern const u8 paging_user_prog[], paging_user_prog_end[];
+void paging_enter_user(unsigned long pc, unsigned long sp);
+void paging_user_return(void);
+static unsigned long user_calls;
+
+static void on_svc(struct trap_frame *f)
+{
+    if (f->kind >> 2 != KIND_LOWER_A64)
+        panic("paging: an SVC from EL1 at 0x%lx\n", f->elr);
+    switch (ESR_ISS(f->esr) & 0xffff) {
+    case SVC_ANSWER:
+        f->x[0]++;
+        user_calls++;
+        return;
+    case SVC_EXIT:
+        f->elr = (unsigned long)paging_user_return;
+        f->spsr = SPSR_EL1H_MASKED;
+        return;
+    }
+    panic("paging: unknown system call %lu\n", ESR_ISS(f->esr) & 0xffff);
+}
+
+/* The program is copied through the kernel's map and made visible to instruction fetches word
+ * by word (the smallest cache line the architecture allows is one word, CTR_EL0). */
+unsigned long paging_run_user(void *code_page, unsigned long code_va, unsigned long stack_top)
+{
+    u32 *d = code_page;
+    for (const u8 *p = paging_user_prog; p < paging_user_prog_end; p += 4, d++) {
+        *d = *(const u32 *)p;
+        asm volatile("dc cvau, %0" : : "r"(d) : "memory");
+    }
+    asm volatile("dsb ish" : : : "memory");
+    for (u32 *w = code_page; w < d; w++)
+        asm volatile("ic ivau, %0" : : "r"(w) : "memory");
+    asm volatile("dsb ish; isb" : : : "memory");
+    trap_set_handler(TRAP_EC_SVC64, on_svc);
+    user_calls = 0;
+    paging_enter_user(code_va, stack_top);
+    return user_calls;
 }

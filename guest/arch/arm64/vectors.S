@@ -1,9 +1,11 @@
 /* vectors.S (arm64) — the VBAR_EL1 table.
  *
- * Each of the 16 entries makes room for a struct trap_frame on the current stack (the guests
- * only run at EL1 on SP_EL1), frees x0 to carry the entry's index and joins el1_trap, which
- * saves the rest of the state, calls trap_dispatch() and returns with the (possibly changed)
- * ELR and SPSR. */
+ * Each of the 16 entries makes room for a struct trap_frame on SP_EL1 (every exception is
+ * taken to EL1h: from EL1h the kernel's stack, from EL0 the stack the kernel left in SP_EL1
+ * when it entered EL0), frees x0 to carry the entry's index and joins el1_trap, which saves
+ * the rest of the state, calls trap_dispatch() and returns with the (possibly changed) ELR,
+ * SPSR and, when it came from EL0 or EL1t, SP_EL0.  The interrupted SP saved in the frame is
+ * SP_EL0 for those (Arm ARM DDI 0487, "Stack pointer register selection"). */
 #include "arch.h"
 
     .macro ventry kind
@@ -37,8 +39,12 @@ el1_trap:
     stp     x24, x25, [sp, #S_X(24)]
     stp     x26, x27, [sp, #S_X(26)]
     stp     x28, x29, [sp, #S_X(28)]
-    add     x1, sp, #S_FRAME_SIZE       /* the interrupted SP */
-    stp     x30, x1, [sp, #S_X(30)]
+    add     x1, sp, #S_FRAME_SIZE       /* the interrupted SP: from EL1h, below the frame */
+    lsr     x2, x0, #2
+    cmp     x2, #KIND_CUR_SPX
+    b.eq    1f
+    mrs     x1, sp_el0                  /* from EL0 or EL1t: SP_EL0 */
+1:  stp     x30, x1, [sp, #S_X(30)]
     mrs     x1, elr_el1
     mrs     x2, spsr_el1
     stp     x1, x2, [sp, #S_ELR]
@@ -51,6 +57,13 @@ el1_trap:
     ldp     x1, x2, [sp, #S_ELR]
     msr     elr_el1, x1
     msr     spsr_el1, x2
+    ldr     x1, [sp, #S_KIND]
+    lsr     x1, x1, #2
+    cmp     x1, #KIND_CUR_SPX
+    b.eq    2f
+    ldr     x1, [sp, #S_SP]
+    msr     sp_el0, x1
+2:
     ldp     x0, x1, [sp, #S_X(0)]
     ldp     x2, x3, [sp, #S_X(2)]
     ldp     x4, x5, [sp, #S_X(4)]

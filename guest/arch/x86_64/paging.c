@@ -126,6 +126,11 @@ unsigned paging_fetch_fault_trapno(void)
     return TRAP_PF;
 }
 
+unsigned paging_user_fault_trapno(void)
+{
+    return TRAP_PF;
+}
+
 unsigned long paging_fault_address(const struct trap_frame *f)
 {
     unsigned long cr2;
