@@ -116,6 +116,12 @@ unsigned paging_fault_trapno(void)
     return TRAP_VEC(0x300);
 }
 
+/* A user program's data faults are DSIs too (the MSR[PR] of SRR1 tells them apart). */
+unsigned paging_user_fault_trapno(void)
+{
+    return TRAP_VEC(0x300);
+}
+
 unsigned paging_fetch_fault_trapno(void)
 {
     return TRAP_VEC(0x400);
