@@ -8,17 +8,34 @@
  * guests have no MMU, so the range does).  With -DKALLSYMS: _etext ends the code and the symbol
  * table gets a segment of its own after the image, as on x86_64. */
 #include "config.h"
+#include "kernel_map.h"
+
+/* KERNEL_HIGH (the -high guests): the image linked at KERNEL_VOFFSET + the load address, loaded
+ * at the load address (each section's LMA follows .text's), entered at the physical address of
+ * _start_phys (boot_high.S), which sets the BATs and rfi's to _start at its linked address.  The
+ * vectors stay at their physical addresses (vectors_high.S), and there is no reset stub. */
+#ifdef KERNEL_HIGH
+#define VOFFSET KERNEL_VOFFSET
+#else
+#define VOFFSET 0
+#endif
 
 OUTPUT_FORMAT("elf32-powerpc")
 OUTPUT_ARCH(powerpc:common)
+#ifdef KERNEL_HIGH
+ENTRY(_start_phys_pa)
+#else
 ENTRY(_start)
+#endif
 
 PHDRS
 {
     vectors PT_LOAD FLAGS(5);   /* R X */
     text PT_LOAD FLAGS(5);
     data PT_LOAD FLAGS(6);      /* R W */
+#ifndef KERNEL_HIGH
     reset PT_LOAD FLAGS(5);
+#endif
 #ifdef KALLSYMS
     kallsyms PT_LOAD FLAGS(4);  /* R */
 #endif
@@ -27,8 +44,9 @@ PHDRS
 SECTIONS
 {
     .vectors 0x100 : { KEEP(*(.vectors)) } :vectors
-    . = 0x100000;
-    .text : {
+    . = VOFFSET + 0x100000;
+    .text : AT(0x100000) {
+        *(.text.head)
         *(.text.boot)
         *(.text .text.*)
         . = ALIGN(64);
@@ -40,10 +58,19 @@ SECTIONS
 #endif
     } :text
 #include "link-data.ld.h"
+#ifndef KERNEL_HIGH
     .reset 0xfff00100 : { KEEP(*(.reset)) } :reset
+#endif
 #ifdef KALLSYMS
     .kallsyms ALIGN(4096) : { KEEP(*(.kallsyms)) } :kallsyms
 #endif
     /DISCARD/ : { *(.comment) *(.note .note.*) *(.eh_frame*) *(.gnu.attributes) }
 }
+/* virtual - physical (arch_cpu_release hands the spin table a physical address), and the
+ * secondaries' entry: boot_high.S's in the -high guests, which sets their BATs first. */
+__kernel_voffset = VOFFSET;
+PROVIDE(secondary_boot = secondary_entry);
+#ifdef KERNEL_HIGH
+_start_phys_pa = _start_phys - VOFFSET;
+#endif
 ASSERT(__per_cpu_end - __per_cpu_start <= PERCPU_AREA_SIZE, "per-CPU data exceeds PERCPU_AREA_SIZE")
