@@ -95,6 +95,41 @@ check "ppc32 trap-high: console as the identity build's" cmp -s "$EXPECTED/ppc32
 check "ppc32 trap-high: the system call taken from a kernel address, translation on" \
     grep -q " exception vector=0xc00 .* from=0xc0[0-9a-f]* sym=fire_sc+0x4 to=0xc00 info=0x1030$" "$T/trap.h.trace"
 
+# ppc32 oprofile at the kernel's address, its user program at its user address 0x10000000 (a
+# BAT valid in problem state), user space below KERNELBASE as Linux's is_kernel_addr() has it.
+# The exception path is longer (vectors_high.S), so the counts move and the program runs fewer
+# rounds; the functions, their kernel/user split and their shares stay.
+op=$GUESTS/ppc32/oprofile
+run "$T/op.h" --samples "$T/op.h.samples" "$op-high.elf"
+run "$T/op.h2" --samples "$T/op.h2.samples" "$op-high.elf"
+run "$T/op.i" --samples "$T/op.i.samples" "$op.elf"
+check "ppc32 oprofile-high: exit status 1" [ "$(cat "$T/op.h.status")" = 1 ]
+check "ppc32 oprofile-high: 10000 samples" [ "$(grep -c '^sample ' "$T/op.h.samples")" -eq 10000 ]
+check "ppc32 oprofile-high: samples identical run to run" cmp -s "$T/op.h.samples" "$T/op.h2.samples"
+check "ppc32 oprofile-high: user samples at user addresses, kernel ones at the kernel's or the vectors" \
+    sh -c "! grep '^sample .* mode=user ' '$T/op.h.samples' | grep -Evq ' pc=0x1000[0-9a-f]{4} ' &&
+           ! grep '^sample .* mode=kernel ' '$T/op.h.samples' | grep -Evq ' pc=0x(c0[0-9a-f]{6}|[0-9a-f]{1,4}) ' &&
+           grep -q '^sample .* mode=kernel ' '$T/op.h.samples'"
+head -2 "$T/op.i.out" >"$T/op.i.head"
+head -2 "$T/op.h.out" >"$T/op.h.head"
+check "ppc32 oprofile-high: the identity build's set-up on the console" cmp -s "$T/op.i.head" "$T/op.h.head"
+# (kernel|user) symbol of every sampled row of the report, and of the guest's own table
+rows() { "$PMUSIM" report "$1" "$2" --truth | awk 'NR > 1 && $4 != "-" { print ($4 == "vmlinux" ? "kernel" : "user"), $NF }' | sort; }
+gtab() { sed -n 's/^oprofile: [0-9][0-9]*  *\(kernel\|user\)  *\(.*\)$/\1 \2/p' "$1" | sort; }
+rows "$op-high.elf" "$T/op.h.samples" >"$T/op.h.rows"
+rows "$op.elf" "$T/op.i.samples" >"$T/op.i.rows"
+gtab "$T/op.h.out" >"$T/op.h.gtab"
+check "ppc32 oprofile-high: the guest splits kernel/user as pmusim does" cmp -s "$T/op.h.rows" "$T/op.h.gtab"
+grep -v '^kernel exc_prolog$' "$T/op.h.rows" >"$T/op.h.rows-id"
+check "ppc32 oprofile-high: the identity build's functions and split (and the real-mode prolog)" \
+    cmp -s "$T/op.i.rows" "$T/op.h.rows-id"
+truth() { "$PMUSIM" report "$1" "$2" --truth | awk -v s="$3" '$NF == s { print $3 }'; }
+for f in compare_keys do_checksum update_stats; do
+    check "ppc32 oprofile-high: $f's share of the instructions as the identity build's (1 point)" \
+        awk -v a="$(truth "$op.elf" "$T/op.i.samples" $f)" -v b="$(truth "$op-high.elf" "$T/op.h.samples" $f)" \
+            'BEGIN { d = a - b; exit !(a != "" && b != "" && d < 1 && d > -1) }'
+done
+
 # The watchdog at the kernel's address: the same lockup on the same CPU in the same function,
 # the same trace but for addresses, and the same profile.
 wd=$GUESTS/x86_64/watchdog

@@ -10,6 +10,9 @@
  * - DBAT2: RAM at its physical addresses, 256 MiB, data only: the DTB (r3) and the spin table
  *   the firmware hands out are physical addresses, reached through it (the identity map the
  *   other architectures' -high guests keep, TTBR0 on arm64);
+ * - IBAT1/DBAT3: the user program's USER_SIZE at USER_BASE -> USER_PBASE (kernel_map.h), for
+ *   problem state as well (Vp = 1), read/write: user code and data, and the kernel's access to
+ *   them in system calls;
  * the other BATs invalid.  Then rfi to _start at its linked address with MSR = ME|IR|DR.
  * Secondaries (ePAPR spin table to secondary_boot's physical address, arch_cpu_release) load the
  * same BATs and rfi to secondary_entry.  Exceptions: vectors_high.S. */
@@ -30,6 +33,7 @@
 #define SIZE_256M   0x10000000
 #define ISA_IO      0x80000000
 #define SIZE_128K   0x20000
+#define BATU_VP     1                   /* valid in problem state */
 
 /* BAT n of array base (SPRN_IBAT0U or SPRN_DBAT0U) := upper, lower; the upper word is cleared
  * first so that no half-written pair is ever valid (Linux clearbats, setbat). */
@@ -80,8 +84,8 @@ load_bats:
     setbat  SPRN_DBAT0U, 0, BATU(KERNELBASE, SIZE_256M), BATL(0, WIMG_M)
     setbat  SPRN_DBAT0U, 1, BATU(ISA_IO, SIZE_128K), BATL(ISA_IO, WIMG_IG)
     setbat  SPRN_DBAT0U, 2, BATU(0, SIZE_256M), BATL(0, WIMG_M)
-    clearbat SPRN_DBAT0U, 3
-    clearbat SPRN_IBAT0U, 1
+    setbat  SPRN_IBAT0U, 1, BATU(USER_BASE, USER_SIZE) | BATU_VP, BATL(USER_PBASE, WIMG_M)
+    setbat  SPRN_DBAT0U, 3, BATU(USER_BASE, USER_SIZE) | BATU_VP, BATL(USER_PBASE, WIMG_M)
     clearbat SPRN_IBAT0U, 2
     clearbat SPRN_IBAT0U, 3
     isync

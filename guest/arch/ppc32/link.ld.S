@@ -4,8 +4,10 @@
  * code and slows down stores into them); data from the next page on.
  *
  * .user.text is the code a guest runs in problem state (MSR[PR] = 1), between __user_text_start
- * and __user_text_end (Linux tells kernel from user addresses with is_kernel_addr(); these
- * guests have no MMU, so the range does).  With -DKALLSYMS: _etext ends the code and the symbol
+ * and __user_text_end (Linux tells kernel from user addresses with is_kernel_addr(); the
+ * identity-mapped guests run without translation, so the range does); its data (.data.user,
+ * .bss.user) go with the kernel's there.  The -high guests link them at the user address
+ * USER_BASE (kernel_map.h).  With -DKALLSYMS: _etext ends the code and the symbol
  * table gets a segment of its own after the image, as on x86_64. */
 #include "config.h"
 #include "kernel_map.h"
@@ -31,6 +33,10 @@ ENTRY(_start)
 PHDRS
 {
     vectors PT_LOAD FLAGS(5);   /* R X */
+#ifdef KERNEL_HIGH
+    usertext PT_LOAD FLAGS(5);
+    userdata PT_LOAD FLAGS(6);
+#endif
     text PT_LOAD FLAGS(5);
     data PT_LOAD FLAGS(6);      /* R W */
 #ifndef KERNEL_HIGH
@@ -44,15 +50,27 @@ PHDRS
 SECTIONS
 {
     .vectors 0x100 : { KEEP(*(.vectors)) } :vectors
+#ifdef KERNEL_HIGH
+    /* the user program at its user address (kernel_map.h), code and data in pages of their own */
+    .user.text USER_BASE : AT(USER_PBASE) {
+        __user_text_start = .;
+        *(.user.text)
+        __user_text_end = .;
+    } :usertext
+    .user.data ALIGN(4096) : { *(.data.user) *(.bss.user) } :userdata
+    __user_end = .;
+#endif
     . = VOFFSET + 0x100000;
     .text : AT(0x100000) {
         *(.text.head)
         *(.text.boot)
         *(.text .text.*)
+#ifndef KERNEL_HIGH
         . = ALIGN(64);
         __user_text_start = .;
         *(.user.text)
         __user_text_end = .;
+#endif
 #ifdef KALLSYMS
         _etext = .;
 #endif
@@ -72,5 +90,13 @@ __kernel_voffset = VOFFSET;
 PROVIDE(secondary_boot = secondary_entry);
 #ifdef KERNEL_HIGH
 _start_phys_pa = _start_phys - VOFFSET;
+/* user addresses for oprofile's is_kernel_addr(): Linux's split at PAGE_OFFSET, but for the
+ * vectors, which run in real mode at their physical addresses */
+__user_addr_start = ADDR(.vectors) + SIZEOF(.vectors);
+__user_addr_end = KERNELBASE;
+ASSERT(__user_end - USER_BASE <= USER_SIZE, "the user program exceeds its BAT (USER_SIZE)")
+#else
+__user_addr_start = __user_text_start;
+__user_addr_end = __user_text_end;
 #endif
 ASSERT(__per_cpu_end - __per_cpu_start <= PERCPU_AREA_SIZE, "per-CPU data exceeds PERCPU_AREA_SIZE")

@@ -7,8 +7,10 @@
  * exc_prolog, which builds the struct trap_frame below the interrupted r1 through the frame's
  * physical address (tophys: virtual - KERNELBASE), saves SRR0 and SRR1 there before anything
  * can overwrite them, and rfi's into exc_entry at its virtual address with translation on.
- * Three instructions per vector: the 0xf00 and 0xf20 slots are 0x20 bytes.  The guests only run
- * in supervisor mode, on their kernel stacks. */
+ * Three instructions per vector: the 0xf00 and 0xf20 slots are 0x20 bytes.  As the identity
+ * build does, the frame goes on the interrupted stack, which for problem state (oprofile's user
+ * program) is the user stack at its user address (kernel_map.h's user map; the kernel reaches it
+ * too). */
 #include "arch.h"
 #include "kernel_map.h"
 
@@ -20,6 +22,14 @@
 #define MSR_IR          0x20
 #define MSR_DR          0x10
 #define MSR_KERNEL      (MSR_ME | MSR_IR | MSR_DR)
+/* A user stack's physical address is r1 - (USER_BASE - USER_PBASE), a kernel one's
+ * r1 - KERNELBASE: the difference, in 64 KiB units, is added for the user stack without a
+ * compare (CR is the interrupted context's).  By r1, not MSR[PR]: the kernel handles a user
+ * program's system calls on its stack, as the identity build does, and may be interrupted there. */
+#define USER_TOPHYS_HI  ((((USER_BASE - USER_PBASE) - KERNELBASE) >> 16) & 0xffff)
+#if ((USER_BASE - USER_PBASE) & 0xffff) || USER_TOPHYS_HI >= 0x8000
+#error "USER_BASE - USER_PBASE must be a multiple of 64 KiB that mulli can scale"
+#endif
 
     .macro vector off
     .org    \off - VECTORS_BASE
@@ -41,15 +51,21 @@ exception_vectors:                      /* a name for profiles and traces */
     .endr
     .size   exception_vectors, . - exception_vectors
 
-/* Real mode, r3 = the vector offset, SCRATCH0 = the interrupted r3.  r4 is borrowed through
+/* Real mode, r3 = the vector offset, SCRATCH0 = the interrupted r3; r1 below KERNELBASE is
+ * the user stack (kernel_map.h).  r4 is borrowed through
  * SCRATCH1; r1 and CR are untouched (exc_entry pushes the frame at its virtual address). */
     .org    PROLOG_OFF - VECTORS_BASE
     .global exc_prolog
     .type   exc_prolog, @function
 exc_prolog:
     mtspr   SPRN_SPRG_SCRATCH1, r4
-    addi    r4, r1, -EXC_FRAME_SIZE
+    rlwinm  r4, r1, 1, 31, 31           /* 1 for a kernel stack (at or above 2 GiB) */
+    xori    r4, r4, 1                   /* 1 for the user stack */
+    mulli   r4, r4, USER_TOPHYS_HI
+    slwi    r4, r4, 16
+    subf    r4, r4, r1
     addis   r4, r4, -KERNELBASE@h       /* tophys */
+    addi    r4, r4, -EXC_FRAME_SIZE
     stw     r3, FR(TF_VECTOR)(r4)
     mfspr   r3, SPRN_SPRG_SCRATCH0
     stw     r3, FR(TF_GPR(3))(r4)
