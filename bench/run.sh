@@ -102,7 +102,7 @@ for a in $ARCHES; do
 done
 
 # Issue 12: the store and call workloads with the guest MMU on, the kernel at its high address
-# (bench-<w>-high.elf: linked at Linux's kernel address, its own page tables, arm64 MMU on),
+# (bench-<w>-high.elf: linked at Linux's kernel address, its own page tables (ppc32: BATs), arm64 MMU on),
 # against the same workload identity-mapped (the rows above; on arm64 with the MMU off).
 # Targets: MMU on costs <= 10% (high/ident >= 0.9), and pmusim >= qemu -icount.  QEMU boots the
 # arm64 ELFs at their physical addresses; its x86 -kernel needs the multiboot entry the -high

@@ -4,7 +4,7 @@
 #
 # The text symbols (nm types t T w W) below _etext, sorted by address.  A symbol's size reaches
 # to the next higher symbol address, or to _etext, as Linux computes it: it includes the
-# alignment padding after the function.  __image_start, __user_text_start/_end and _etext are
+# alignment padding after the function.  __image_start, __user_text_start/_end, __user_addr_start/_end and _etext are
 # linker-script markers, not code.  Empty input gives the empty table of the first link.  Output depends on the input
 # only (LC_ALL=C, no dates or paths): builds stay reproducible.
 # Addresses stay strings ($1 ""): awk would compare all-digit ones as decimal numbers.
@@ -13,7 +13,7 @@ BEGIN { n = 0 }
 NF == 3 && $2 ~ /^[tTwW]$/ {
     if ($3 == "_etext")
         etext = $1 ""
-    else if ($3 != "__image_start" && $3 != "__user_text_start" && $3 != "__user_text_end") {
+    else if ($3 != "__image_start" && $3 !~ /^__user_(text|addr)_(start|end)$/) {
         addr[n] = $1 ""
         name[n++] = $3
     }

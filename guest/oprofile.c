@@ -104,11 +104,14 @@ static struct op_sample sample_buf[MAX_SAMPLES];
 static unsigned nr_samples;
 static struct op_counter_config counter_config[OP_MAX_COUNTER];
 
-extern const char __user_text_start[], __user_text_end[];
+/* User addresses: [__user_addr_start, __user_addr_end) (the linker script): the identity-mapped
+ * guest's .user.text; in the -high guest, as Linux's is_kernel_addr() (asm/page.h: x >= TASK_SIZE,
+ * PAGE_OFFSET here), everything below KERNELBASE but the real-mode vectors (link.ld.S). */
+extern const char __user_addr_start[], __user_addr_end[];
 
 bool is_kernel_addr(unsigned long pc)
 {
-    return pc < (unsigned long)__user_text_start || pc >= (unsigned long)__user_text_end;
+    return pc < (unsigned long)__user_addr_start || pc >= (unsigned long)__user_addr_end;
 }
 
 void oprofile_add_ext_sample(unsigned long pc, struct trap_frame *regs, unsigned long event,
@@ -269,8 +272,8 @@ static void print_summary(long code)
 
 /* ---- boot */
 
-static u8 user_stack[USER_STACK_SIZE] __attribute__((aligned(16)));
-static struct user_args user_args;
+static u8 user_stack[USER_STACK_SIZE] __user_bss __attribute__((aligned(16)));
+static struct user_args user_args __user_bss;
 
 int main(void)
 {

@@ -15,6 +15,11 @@ struct user_args {
     bool tuned;                         /* compare_keys after tuning: a word at a time */
 };
 
+/* The user program's data (the linker script places them with .user.text: identity-mapped in
+ * the kernel's .data/.bss, in the user mapping below KERNELBASE in the -high guests). */
+#define __user_data     __attribute__((section(".data.user")))
+#define __user_bss      __attribute__((section(".bss.user")))
+
 /* user.S */
 __noreturn void enter_user(void (*entry)(const struct user_args *), const struct user_args *arg,
                            void *sp);

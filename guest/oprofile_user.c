@@ -26,10 +26,10 @@ struct stats {
     unsigned long median_bucket;        /* the bucket holding the median |r| so far */
 };
 
-static u8 keys[2][KEYS][KEY_LEN] __attribute__((aligned(4)));
-static u8 data[DATA_LEN] __attribute__((aligned(4)));
-static struct stats stats;
-static unsigned long checksum;
+static u8 keys[2][KEYS][KEY_LEN] __user_bss __attribute__((aligned(4)));
+static u8 data[DATA_LEN] __user_bss __attribute__((aligned(4)));
+static struct stats stats __user_bss;
+static unsigned long checksum __user_bss;
 
 /* memcmp's contract: <0, 0, >0 as the first differing byte of a is below, equal to, above b's. */
 __user_text int compare_keys(const u8 *a, const u8 *b, unsigned long n, bool tuned)
@@ -75,7 +75,7 @@ __user_text void update_stats(struct stats *s, long r)
     s->median_bucket = b;
 }
 
-static u32 seed = 12345;
+static u32 seed __user_data = 12345;
 
 /* A linear congruential generator (Numerical Recipes' constants). */
 __user_text static u32 lcg(void)

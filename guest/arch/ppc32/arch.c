@@ -18,7 +18,8 @@ struct spin_table {
     u32 rsvd, pir;
 };
 
-extern const char secondary_entry[];    /* start.S */
+extern const char secondary_boot[];     /* start.S's secondary_entry, or boot_high.S's */
+extern const char __kernel_voffset[];   /* link.ld.S: virtual - physical */
 
 _Static_assert(sizeof(struct trap_frame) == TF_SIZE, "vectors.S frame layout");
 _Static_assert(__builtin_offsetof(struct trap_frame, vector) == TF_VECTOR, "vectors.S frame layout");
@@ -112,7 +113,8 @@ int arch_cpu_release(unsigned cpu)
     t->r3_lo = cpu;
     t->entry_hi = 0;
     asm volatile("sync" ::: "memory");
-    t->entry_lo = (uintptr_t)secondary_entry;
+    /* the CPU starts in real mode: a physical address (ePAPR 1.1 §5.5.2) */
+    t->entry_lo = (uintptr_t)secondary_boot - (uintptr_t)__kernel_voffset;
     asm volatile("sync" ::: "memory");
     return 0;
 }

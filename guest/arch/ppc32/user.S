@@ -1,7 +1,8 @@
 /* user.S (ppc32) — into problem state, and the system call stub user code calls.
  *
- * enter_user(entry, arg, sp): rfi to entry with r3 = arg, r1 = sp and MSR = PR|EE|ME (PMM = 0,
- * translation off, as for every guest).  Does not return; user code comes back only through sc.
+ * enter_user(entry, arg, sp): rfi to entry with r3 = arg, r1 = sp and MSR = PR|EE|ME (PMM = 0)
+ * and the kernel's IR and DR: off in the identity-mapped guests, on in the -high ones, whose user
+ * program lives at its user address (kernel_map.h).  Does not return; user code comes back only through sc.
  *
  * syscall(nr, a, b): r0 = nr, r3..r4 = arguments, sc; the result is in r3 (Linux's ppc32 ABI,
  * without the CR0[SO] error flag).  It lives in .user.text: user code calls it. */
@@ -13,8 +14,9 @@
     .global enter_user
 enter_user:
     mtsrr0  r3
-    li      r0, MSR_USER@l
-    oris    r0, r0, MSR_USER@h
+    mfmsr   r0
+    rlwinm  r0, r0, 0, 26, 27           /* IR and DR as the kernel runs: on in the -high guests */
+    ori     r0, r0, MSR_USER
     mtsrr1  r0
     mr      r3, r4
     mr      r1, r5
