@@ -583,7 +583,8 @@ bool patchcheck_init(PatchCheck *pc, Cluster *cl, const Image *im, Error *err)
     pc->arch = im->arch;
     pc->last_site = -1;
     pc->segs = xcalloc((size_t)im->nsegs, sizeof *pc->segs);
-    memcpy(pc->segs, im->segs, (size_t)im->nsegs * sizeof *pc->segs);
+    if (im->nsegs)                  /* an image without segments: memcpy from NULL is undefined */
+        memcpy(pc->segs, im->segs, (size_t)im->nsegs * sizeof *pc->segs);
     pc->nsegs = im->nsegs;
     static const struct { Arch arch; cs_arch a; int mode; } cs[] = {
         { ARCH_X86_64, CS_ARCH_X86, CS_MODE_64 },
