@@ -34,16 +34,25 @@ __attribute__((noipa)) unsigned long bench_calls(unsigned long n)
     return s;
 }
 
+/* Iterations per workload: long enough that the net time (the workload's run minus bench-none's)
+ * stands well above the runner's process start-up noise (tens of ms on a VM): store runs 100M
+ * iterations (400-500M instructions), not 10M, for a ratio to QEMU that holds from run to run. */
+#define N_TIGHT 100000000ul
+#define N_ALU 20000000ul
+#define N_CALLS 10000000ul
+#define N_STORE 100000000ul
+#define N_LOAD 100000000ul
+
 static const struct {
     const char *name;
     unsigned long (*fn)(unsigned long);
     unsigned long n;
 } workloads[] = {
-    { "tight", bench_tight, 100000000 },
-    { "alu", bench_alu, 20000000 },
-    { "calls", bench_calls, 10000000 },
-    { "store", bench_store, 10000000 },
-    { "load", bench_load, 100000000 },
+    { "tight", bench_tight, N_TIGHT },
+    { "alu", bench_alu, N_ALU },
+    { "calls", bench_calls, N_CALLS },
+    { "store", bench_store, N_STORE },
+    { "load", bench_load, N_LOAD },
 };
 
 /* Where CPU 0's stack starts (link.ld.S), so the bare-engine runner uses the same stack: the
@@ -51,12 +60,10 @@ static const struct {
 extern char __stacks[];
 char *const bench_stack_top = __stacks + STACK_SIZE;
 
+#define IS(w) (__builtin_strcmp(STR(BENCH_WORKLOAD), w) == 0)
 /* The iterations of this ELF's workload, for the bare-engine runner. */
-const unsigned long bench_iterations =
-    __builtin_strcmp(STR(BENCH_WORKLOAD), "tight") == 0 ? 100000000 :
-    __builtin_strcmp(STR(BENCH_WORKLOAD), "alu") == 0 ? 20000000 :
-    __builtin_strcmp(STR(BENCH_WORKLOAD), "load") == 0 ? 100000000 :
-    __builtin_strcmp(STR(BENCH_WORKLOAD), "none") == 0 ? 0 : 10000000;
+const unsigned long bench_iterations = IS("tight") ? N_TIGHT : IS("alu") ? N_ALU : IS("calls") ? N_CALLS :
+                                       IS("store") ? N_STORE : IS("load") ? N_LOAD : 0;
 
 int main(void)
 {
