@@ -23,17 +23,12 @@ static Cpu *c;
 
 static void setup(void)
 {
-    Error err;
-    memset(&gm, 0, sizeof gm);
-    ck_assert(mem_add(&gm, 0, 16u << 20, false, &err));
-    c = calloc(1, sizeof *c);
-    c->mem = &gm;
+    c = tm_bare_cpu(&gm, 0, 16u << 20);
 }
 
 static void teardown(void)
 {
-    mem_destroy(&gm);
-    free(c);
+    tm_bare_cpu_free(c, &gm);
 }
 
 static void put_pte(uint32_t pa, uint32_t w0, uint32_t w1)

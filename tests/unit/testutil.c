@@ -109,3 +109,20 @@ void tm_x86_gate(Machine *m, uint64_t idt, unsigned vec, uint64_t handler, unsig
     tm_write(m, g + 6, 2, (handler >> 16) & 0xffff);
     tm_write(m, g + 8, 4, handler >> 32);
 }
+
+Cpu *tm_bare_cpu(GuestMem *gm, uint64_t base, uint64_t size)
+{
+    Error err;
+    memset(gm, 0, sizeof *gm);
+    ck_assert_msg(mem_add(gm, base, size, false, &err), "%s", err.msg);
+    Cpu *c = calloc(1, sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    c->mem = gm;
+    return c;
+}
+
+void tm_bare_cpu_free(Cpu *c, GuestMem *gm)
+{
+    mem_destroy(gm);
+    free(c);
+}

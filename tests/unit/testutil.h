@@ -27,6 +27,11 @@ void tm_destroy(Machine *m);
 uint64_t tm_read(Machine *m, uint64_t addr, unsigned size);
 void tm_write(Machine *m, uint64_t addr, unsigned size, uint64_t value);
 
+/* A CPU with nothing but guest memory: `size` bytes of RAM at `base`, for the page-table walks'
+ * tests (the walk reads tables through c->mem only).  tm_bare_cpu_free releases both. */
+Cpu *tm_bare_cpu(GuestMem *gm, uint64_t base, uint64_t size);
+void tm_bare_cpu_free(Cpu *c, GuestMem *gm);
+
 /* An x86-64 interrupt gate (selector 0x08) for vector `vec` in the IDT at `idt`, with the
  * given DPL. */
 void tm_x86_gate(Machine *m, uint64_t idt, unsigned vec, uint64_t handler, unsigned dpl);

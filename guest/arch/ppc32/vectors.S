@@ -9,6 +9,7 @@
 
 #define VECTORS_BASE    0x100           /* where the linker script puts .vectors */
 #define FR(x)           (EXC_FRAME_HDR + (x))
+#include "exc_frame.h"
 
     .macro vector off
     .org    \off - VECTORS_BASE
@@ -33,47 +34,14 @@ exception_vectors:                      /* a name for profiles and traces */
 
     .text
 exc_entry:
-    stw     r0, FR(TF_GPR(0))(r1)
-    addi    r0, r1, EXC_FRAME_SIZE      /* the interrupted r1 */
-    stw     r0, FR(TF_GPR(1))(r1)
-    stw     r2, FR(TF_GPR(2))(r1)
-    stmw    r4, FR(TF_GPR(4))(r1)       /* r4..r31 */
+    exc_save_gprs
     stw     r3, FR(TF_VECTOR)(r1)
-    mflr    r0
-    stw     r0, FR(TF_LR)(r1)
-    mfctr   r0
-    stw     r0, FR(TF_CTR)(r1)
-    mfxer   r0
-    stw     r0, FR(TF_XER)(r1)
-    mfcr    r0
-    stw     r0, FR(TF_CR)(r1)
+    exc_save_lr_ctr_xer_cr
     mfsrr0  r0
     stw     r0, FR(TF_SRR0)(r1)
     mfsrr1  r0
     stw     r0, FR(TF_SRR1)(r1)
-    mfdar   r0
-    stw     r0, FR(TF_DAR)(r1)
-    mfdsisr r0
-    stw     r0, FR(TF_DSISR)(r1)
-    addi    r3, r1, EXC_FRAME_HDR
-    bl      trap_dispatch
-    lwz     r0, FR(TF_SRR0)(r1)
-    mtsrr0  r0
-    lwz     r0, FR(TF_SRR1)(r1)
-    mtsrr1  r0
-    lwz     r0, FR(TF_LR)(r1)
-    mtlr    r0
-    lwz     r0, FR(TF_CTR)(r1)
-    mtctr   r0
-    lwz     r0, FR(TF_XER)(r1)
-    mtxer   r0
-    lwz     r0, FR(TF_CR)(r1)
-    mtcr    r0
-    lmw     r4, FR(TF_GPR(4))(r1)
-    lwz     r2, FR(TF_GPR(2))(r1)
-    lwz     r3, FR(TF_GPR(3))(r1)
-    lwz     r0, FR(TF_GPR(0))(r1)
-    lwz     r1, FR(TF_GPR(1))(r1)
-    rfi
+    exc_save_dar_dsisr
+    exc_dispatch_and_return
 
     .section .note.GNU-stack, "", @progbits

@@ -64,18 +64,7 @@ mb_entry64:
     xorl    %esp, %esp
     jmp     _start64
 
-    .data
-    .balign 8
-    .global boot_gdt, boot_gdt_ptr
-boot_gdt:
-    .quad   0
-    .quad   0x00af9a000000ffff          /* KERNEL_CS: 64-bit code, DPL 0 */
-    .quad   0x00cf92000000ffff          /* KERNEL_DS: data */
-boot_gdt_end:
-    .balign 8
-boot_gdt_ptr:                           /* lgdt reads 6 bytes in 32-bit mode, 10 in 64-bit */
-    .word   boot_gdt_end - boot_gdt - 1
-    .quad   boot_gdt
+#include "boot_gdt.h"
 
     /* Used only under QEMU; .noinit is outside the .bss the start code clears (these tables
      * are live then) but inside the range the multiboot loader zeroes. */

@@ -32,19 +32,7 @@ _start_phys:
     movabsq $_start64, %rax                     /* the kernel's own address from here on */
     jmp     *%rax
 
-/* The GDT every CPU loads (arch_cpu_init), the same as boot32.S's, which these guests lack. */
-    .data
-    .balign 8
-    .global boot_gdt, boot_gdt_ptr
-boot_gdt:
-    .quad   0
-    .quad   0x00af9a000000ffff          /* KERNEL_CS: 64-bit code, DPL 0 */
-    .quad   0x00cf92000000ffff          /* KERNEL_DS: data */
-boot_gdt_end:
-    .balign 8
-boot_gdt_ptr:
-    .word   boot_gdt_end - boot_gdt - 1
-    .quad   boot_gdt
+#include "boot_gdt.h"
 
     .section .data.pagetables, "aw"
     .balign 4096
