@@ -164,6 +164,19 @@ static void sp_switch(Cpu *c, uint64_t from, uint64_t to)
     vcpu_reg_write(c, UC_ARM64_REG_SP, vcpu_reg_read(c, sp_bank(to)));
 }
 
+/* PSTATE is about to become `to`, the instructions before `upto` having retired at the old
+ * EL: the PMU's counters catch up there (their EL filters, pmu_armv8.c). */
+static void pmu_el_switch(Cpu *c, uint64_t upto, uint64_t to)
+{
+    armv8_pmu_set_el(&A64(c)->pmu, vcpu_cycles_at(c, upto), vcpu_insns_at(c, upto), (unsigned)(to >> 2) & 3);
+}
+
+/* The same from the trap site of an ERET at pc, which retires at the EL it leaves. */
+static void pmu_el_switch_eret(Cpu *c, uint64_t pc, uint64_t to)
+{
+    armv8_pmu_set_el(&A64(c)->pmu, vcpu_cycles_after(c, pc), vcpu_insns_after(c, pc), (unsigned)(to >> 2) & 3);
+}
+
 /* Exception entry to EL1h (DDI 0487 D1.10, "Exception entry"): ELR_EL1, SPSR_EL1 = the old
  * PSTATE, ESR_EL1 and FAR_EL1 for a synchronous one, PSTATE = EL1h with DAIF masked, SP_EL1
  * live, PC = VBAR_EL1 + the group the exception came from ("Exception vectors": the
@@ -177,6 +190,7 @@ static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigne
     uint64_t base = vcpu_reg_read(c, UC_ARM64_REG_VBAR_EL1) +
                     (el == 0 ? VEC_LOWER_A64 : pstate & PSTATE_SP ? VEC_CUR_SPX : VEC_CUR_SP0);
     vcpu_reg_write(c, UC_ARM64_REG_ELR_EL1, ret);
+    pmu_el_switch(c, ret, to);              /* ret: the first instruction not retired */
     sp_switch(c, pstate, to);
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
     spsr_write(c, pstate);                  /* after PSTATE: the engine's flags (above) */
@@ -375,15 +389,21 @@ static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     return false;
 }
 
+/* The owned registers MSR may not write at any EL (their MSR encodings are unallocated). */
+static bool read_only(uint32_t key)
+{
+    return key == MIDR_EL1 || key == MPIDR_EL1 || key == ID_AA64PFR0_EL1 || key == CNTPCT_EL0 || key == CNTVCT_EL0;
+}
+
 /* 1: handled; 0: not ours (the engine does it); -1: UNDEFINED */
 static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigned op1, unsigned crn, unsigned crm,
                         unsigned op2, uint64_t v)
 {
     Arm64Cpu *a = A64(c);
     uint64_t now;
+    if (read_only(key))
+        return -1;
     switch (key) {
-    case MIDR_EL1: case MPIDR_EL1: case ID_AA64PFR0_EL1: case CNTPCT_EL0: case CNTVCT_EL0:
-        return -1;                                          /* read-only */
     case CNTFRQ_EL0:
         return 1;                                           /* writable only at the highest EL */
     case CNTKCTL_EL1: a->cntkctl = v & 0x3ff; return 1;
@@ -416,7 +436,7 @@ static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
 }
 
 /* One of our registers accessed from EL0.  The engine checks the EL only after the sysreg hook
- * (docs/engine.md, AArch64), so pmusim applies the Arm ARM's EL0 rules (a64_sysreg_el0): the EL1 registers
+ * (docs/engine.md, AArch64), so pmusim applies the Arm ARM's EL0 rules (a64_sysreg_site): the EL1 registers
  * are UNDEFINED, CNTFRQ_EL0 is readable with either counter enabled, the counters and timers
  * as CNTKCTL_EL1 enables them (else trapped to EL1; DDI 0487 D11.2.1, and each register's
  * "Accessibility"), the PMU as PMUSERENR_EL0 allows (pmu_armv8.c). */
@@ -464,10 +484,10 @@ static bool sysreg_emulate(Cpu *c, uint64_t pc, uint32_t key, uc_arm64_reg reg, 
     return done;
 }
 
-/* An MRS/MSR the guest executes: ours are emulated (return 1 = the engine skips it).  One that
- * is UNDEFINED takes its exception, and the instruction does not retire (the engine continues
- * at the vector).  At EL0 the trap site (a64_sysreg_el0) has already let only what EL0 may do
- * through. */
+/* An MRS/MSR the guest executes: ours are emulated (return 1 = the engine skips it).  The trap
+ * site (a64_sysreg_site) has already taken the exception of one that is UNDEFINED or not
+ * allowed at EL0; should one still be refused here, it takes its exception without retiring
+ * (the engine runs the rest of the block first: docs/engine.md). */
 static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_reg *r, void *opaque, bool write)
 {
     Cpu *c = opaque;
@@ -633,6 +653,7 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     uint64_t spsr = spsr_read(c), pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
     bool illegal = eret_illegal(spsr);
     if (!illegal && !(spsr & PSTATE_IL)) {
+        pmu_el_switch_eret(c, pc, spsr);
         if (unmasks_pending(c, spsr))
             vcpu_request_stop(c);       /* ERET ends the block: taken right after it */
         return TRAP_NATIVE;
@@ -640,23 +661,39 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     uint64_t keep = illegal ? pstate & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF) : spsr & SPSR_M_MASK;
     uint64_t to = keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL;
     sp_switch(c, pstate, to);               /* a legal return to EL0 or EL1t */
+    pmu_el_switch_eret(c, pc, to);
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
     a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
 }
 
-/* An MRS/MSR of one of our registers (a trap site): at EL0, one the Arm ARM does not allow
- * there takes its exception here (el0_access), where writing the PC redirects at once; from
- * the sysreg hook the engine would go on with the rest of the block first.  The others are
- * the engine's, and so the sysreg hook's. */
-static TrapResult a64_sysreg_el0(Cpu *c, uint64_t pc, uint32_t w)
+/* Would this access of one of our registers at EL1 be UNDEFINED?  A write of a read-only
+ * register, or a PMU access the model refuses (PMXEVCNTR with PMSELR naming no counter, a write
+ * of PMCEIDn): the PMU's verdict comes from the access done on a copy of its state. */
+static bool sysreg_undefined_el1(Cpu *c, uint64_t pc, uint32_t key, const uc_arm64_cp_reg *r, bool write)
 {
-    if (current_el(c) != 0)
-        return TRAP_NATIVE;
+    if (write && read_only(key))
+        return true;
+    if (!armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
+        return false;
+    ArmPmu probe = A64(c)->pmu;
+    uint64_t v = 0, cyc = vcpu_cycles_at(c, pc), ins = vcpu_insns_at(c, pc);
+    return write ? !armv8_pmu_write(&probe, r->op0, r->op1, r->crn, r->crm, r->op2, cyc, ins, 0)
+                 : !armv8_pmu_read(&probe, r->op0, r->op1, r->crn, r->crm, r->op2, cyc, ins, &v);
+}
+
+/* An MRS/MSR of one of our registers (a trap site).  One that is UNDEFINED, or at EL0 one the
+ * Arm ARM does not allow there (el0_access), takes its exception here, where writing the PC
+ * redirects at once; from the sysreg hook the engine would go on with the rest of the block
+ * first (docs/engine.md, AArch64).  The others are the engine's, and so the sysreg hook's. */
+static TrapResult a64_sysreg_site(Cpu *c, uint64_t pc, uint32_t w)
+{
     uc_arm64_cp_reg r = sysreg_of(w);
     bool write = !(w & INSN_SYSREG_READ);
-    ArmEl0Access v = el0_access(c, SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2), &r, write);
+    uint32_t key = SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2);
+    ArmEl0Access v = current_el(c) != 0 ? (sysreg_undefined_el1(c, pc, key, &r, write) ? ARMV8_EL0_UNDEF : ARMV8_EL0_OK)
+                                        : el0_access(c, key, &r, write);
     if (v == ARMV8_EL0_OK)
         return TRAP_NATIVE;
     if (v == ARMV8_EL0_TRAP)
@@ -669,7 +706,7 @@ static TrapResult a64_sysreg_el0(Cpu *c, uint64_t pc, uint32_t w)
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
     if (t->kind == T_SYSREG)
-        return a64_sysreg_el0(c, pc, (uint32_t)load_le(t->bytes, 4));
+        return a64_sysreg_site(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_DC_ZVA)
         return a64_dc_zva(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_ERET)
@@ -1000,6 +1037,7 @@ static bool a64_load(Cpu *c, BlobReader *r)
     vcpu_reg_write(c, UC_ARM64_REG_SP, br_u64(r));
     if (r->version >= 2)
         vcpu_reg_write(c, UC_ARM64_REG_SP_EL1, br_u64(r));
+    a->pmu.el = (uint8_t)((pstate >> 2) & 3);   /* the PMU counts at the EL PSTATE holds */
     return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) && br_end(r, &outer);
 }
 

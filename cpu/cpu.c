@@ -147,6 +147,16 @@ uint64_t vcpu_cycles_at(Cpu *c, uint64_t pc)
     return c->cycles - (c->blk ? block_cost(c->blk, idx, c->blk_counted) : 0);
 }
 
+uint64_t vcpu_cycles_after(Cpu *c, uint64_t pc)
+{
+    const BlockEntry *e = c->blk;
+    uint64_t at = vcpu_cycles_at(c, pc);
+    if (!e || pc < e->pc || pc >= e->pc + e->size)
+        return at;
+    uint32_t idx = blockcache_insn_index(e, pc);
+    return idx < e->n ? at + block_cost(e, idx, idx + 1) : at;
+}
+
 uint64_t vcpu_insns_at(Cpu *c, uint64_t pc)
 {
     return c->insns - (c->blk_counted - counted_from(c, pc));

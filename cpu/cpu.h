@@ -445,6 +445,13 @@ void vcpu_internal_error(Cpu *c, const char *fmt, ...) PMUSIM_PRINTF(2, 3);
  * current block (from a hook that did not stop the block: a sysreg or I/O hook). */
 uint64_t vcpu_cycles_at(Cpu *c, uint64_t pc);
 uint64_t vcpu_insns_at(Cpu *c, uint64_t pc);
+/* The same once the instruction at pc has retired too (from its trap site, before the engine
+ * executes it: an ERET whose own count belongs to the EL it leaves). */
+uint64_t vcpu_cycles_after(Cpu *c, uint64_t pc);
+static inline uint64_t vcpu_insns_after(Cpu *c, uint64_t pc)
+{
+    return vcpu_insns_at(c, pc) + 1;
+}
 /* Run code at pc for pmusim's own purposes (e.g. reading a register the engine has no API
  * for) until a hook of the caller's stops the engine: nothing is counted, trapped or traced.
  * No instruction count: after a count-limited run the engine flushes every translation. */

@@ -11,8 +11,10 @@
  *   PMCEID1_EL0    3 3 9 12 7
  * PMCR_EL0: E 0, P 1 (reset event counters), C 2 (reset cycle counter), D 3 (cycle counter
  * counts every 64 cycles), X 4, DP 5, LC 6 (64-bit cycle counter overflow), N [15:11],
- * IDCODE [23:16], IMP [31:24] = 0x41.  The filters' P bit (bit 31: do not count at EL1) is
- * applied; U (bit 30, EL0) is kept but not applied: the counts do not yet follow the EL.
+ * IDCODE [23:16], IMP [31:24] = 0x41.  PMEVTYPER<n>_EL0 and PMCCFILTR_EL0 filter by exception
+ * level: P (bit 31) stops counting at EL1, U (bit 30) at EL0; NSK and NSU are RES0 without EL3
+ * (DDI 0487 D13.4, PMEVTYPER<n>_EL0), so only P and U apply.  The CPU tells the model each EL
+ * change (armv8_pmu_set_el), so every stretch between two syncs ran at one EL.
  * PMUSERENR_EL0: EN 0 (EL0 may access the PMU), SW 1 (PMSWINC), CR 2 (PMCCNTR reads), ER 3
  * (event counter reads, PMSELR).
  */
@@ -24,13 +26,14 @@
 
 enum { PMCR_E = 1, PMCR_P = 2, PMCR_C = 4, PMCR_D = 8, PMCR_LC = 64, PMCR_WRITABLE = 0x79 };
 enum { EV_SW_INCR = 0x00, EV_INST_RETIRED = 0x08, EV_CPU_CYCLES = 0x11 };
-enum { FILTER_P = 1u << 31 };
+enum { FILTER_P = 1u << 31, FILTER_U = 1u << 30 };
 #define CCNT_BIT (1u << 31)
 
 void armv8_pmu_init(ArmPmu *p, uint8_t idcode)
 {
     memset(p, 0, sizeof *p);
     p->idcode = idcode;
+    p->el = 1;                      /* CPUs come out of reset at EL1 */
 }
 
 static uint32_t key(unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2)
@@ -69,14 +72,20 @@ ArmEl0Access armv8_pmu_el0_access(const ArmPmu *p, unsigned op0, unsigned op1, u
     return ok ? ARMV8_EL0_OK : ARMV8_EL0_TRAP;
 }
 
+/* Does a counter with this filter count at the EL the CPU is at? */
+static bool el_counts(const ArmPmu *p, uint64_t filter)
+{
+    return !(filter & (p->el == 0 ? FILTER_U : FILTER_P));
+}
+
 static bool event_counts(const ArmPmu *p, unsigned i)
 {
-    return (p->pmcr & PMCR_E) && (p->cnten & (1u << i)) && !(p->evtyper[i] & FILTER_P);
+    return (p->pmcr & PMCR_E) && (p->cnten & (1u << i)) && el_counts(p, p->evtyper[i]);
 }
 
 static bool cycle_counts(const ArmPmu *p)
 {
-    return (p->pmcr & PMCR_E) && (p->cnten & CCNT_BIT) && !(p->ccfiltr & FILTER_P);
+    return (p->pmcr & PMCR_E) && (p->cnten & CCNT_BIT) && el_counts(p, p->ccfiltr);
 }
 
 /* Bring every counter up to `cycles`/`insns`; record overflows in PMOVSSET. */
@@ -103,6 +112,14 @@ static void sync(ArmPmu *p, uint64_t cycles, uint64_t insns)
     }
     p->sync_cycles = cycles;
     p->sync_insns = insns;
+}
+
+void armv8_pmu_set_el(ArmPmu *p, uint64_t cycles, uint64_t insns, unsigned el)
+{
+    if (el == p->el)
+        return;
+    sync(p, cycles, insns);         /* what ran so far ran at the old EL */
+    p->el = el;
 }
 
 static uint32_t counter_mask(void)

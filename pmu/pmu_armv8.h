@@ -27,6 +27,7 @@ typedef struct ArmPmu {
     uint64_t ccnt;
     uint64_t sync_cycles, sync_insns;
     uint8_t idcode;                 /* PMCR_EL0.IDCODE */
+    uint8_t el;                     /* the CPU's EL since the last sync (not saved: PSTATE's) */
 } ArmPmu;
 
 void armv8_pmu_init(ArmPmu *p, uint8_t idcode);
@@ -37,6 +38,9 @@ bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigne
                     uint64_t cycles, uint64_t insns, uint64_t *val);
 bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
                      uint64_t cycles, uint64_t insns, uint64_t val);
+/* The CPU goes to exception level `el` at this time: the counters catch up at the old one
+ * (the filters' P and U bits count at EL1 and EL0 only as they allow). */
+void armv8_pmu_set_el(ArmPmu *p, uint64_t cycles, uint64_t insns, unsigned el);
 /* What an access from EL0 gets (DDI 0487 D13.4, PMUSERENR_EL0): it goes ahead, is UNDEFINED,
  * or is trapped to EL1 (ESR EC 0x18).  The generic timer's registers use the same verdicts
  * (cpu/arm64.c). */

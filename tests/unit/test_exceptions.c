@@ -304,6 +304,30 @@ START_TEST(arm64_emulated_sysregs_at_el0_go_ahead_trap_or_are_undefined)
 }
 END_TEST
 
+/* tests/unit/blobs/arm64_el1_sysreg.s: at EL1, MSR of a read-only register pmusim emulates
+ * (MIDR_EL1, PMCEID0_EL0) is UNDEFINED (EC 0x00) and taken before the next instruction of its
+ * block runs (x20 at the vector is the value set before the MSR).  Then the PMU's EL filters
+ * (DDI 0487 D13.4, PMEVTYPER<n>_EL0.P and .U): counter 0 (P) counts EL0's 11 instructions (10
+ * NOPs and the SVC) and nothing of EL1's, counter 1 (U) EL1's only: MSR PMCR_EL0 (the sync before
+ * the write counts it), MSR SPSR_EL1, ERET and the vector's first MRS. */
+START_TEST(arm64_el1_undefined_sysreg_is_precise_and_pmu_filters_by_el)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_el1_sysreg, blob_arm64_el1_sysreg_len, 0x40080000, 0x40080000,
+                           1000, 1);
+    ck_assert_int_eq(tm_run(m), 0);
+    ck_assert_str_eq(m->exit_reason, "psci-system-off");
+    ck_assert_uint_eq(tm_read(m, 0x40100000, 8), 0);            /* x20 at the MIDR_EL1 write */
+    ck_assert_uint_eq(tm_read(m, 0x40100008, 8), 0x02000000);   /* EC 0, IL */
+    ck_assert_uint_eq(tm_read(m, 0x40100010, 8), 1);            /* x20 at the PMCEID0_EL0 write */
+    ck_assert_uint_eq(tm_read(m, 0x40100018, 8), 0x02000000);
+    ck_assert_uint_eq(tm_read(m, 0x40100020, 8), 11);           /* EL0 only */
+    ck_assert_uint_eq(tm_read(m, 0x40100028, 8), 4);            /* EL1 only */
+    uint64_t ccnt = tm_read(m, 0x40100030, 8);
+    ck_assert_msg(ccnt > 0 && ccnt < m->cl.cpus[0]->cycles, "PMCCNTR %" PRIu64, ccnt);
+    tm_destroy(m);
+}
+END_TEST
+
 START_TEST(arm64_fixture_runs_to_psci_off)
 {
     Machine *m = a64_run(0);
@@ -477,6 +501,7 @@ int main(void)
     tcase_add_test(a, arm64_exceptions_from_el0_enter_the_lower_el_vector_on_sp_el1);
     tcase_add_test(a, arm64_fiq_and_irq_from_el0_enter_the_lower_el_vectors);
     tcase_add_test(a, arm64_emulated_sysregs_at_el0_go_ahead_trap_or_are_undefined);
+    tcase_add_test(a, arm64_el1_undefined_sysreg_is_precise_and_pmu_filters_by_el);
     suite_add_tcase(s, a);
     TCase *p = tcase_create("ppc32");
     tcase_add_test(p, ppc32_sc_vectors_to_0xc00_with_next_pc);
