@@ -928,8 +928,21 @@ static bool cr0_write_faults(uint64_t v)
  * from IA32_STAR[47:32] (CS) and that + 8 (SS), RFLAGS loses the IA32_FMASK bits and RF, RIP
  * comes from IA32_LSTAR, CPL 0.  #UD without EFER.SCE or outside 64-bit mode.  The engine loads
  * CS and SS from the GDT, where SYSCALL loads fixed flat descriptors: the two agree for a GDT
- * laid out for SYSCALL (as Linux's is). */
+ * laid out for SYSCALL (as Linux's is).  Where the engine cannot read a descriptor (a GDT the
+ * guest unmapped, a limit too small) the register keeps its old selector and a diag says so:
+ * the hardware would not have looked. */
 enum { EFER_SCE_BIT = 1u << 0 };
+
+static const char *x86_seg_load(Cpu *c, int reg, uint16_t sel, char *buf, size_t len);
+
+static void syscall_seg(Cpu *c, uint64_t pc, int reg, const char *name, uint16_t sel)
+{
+    char buf[160];
+    const char *why = x86_seg_load(c, reg, sel, buf, sizeof buf);
+    if (why)
+        vcpu_diag(c, pc, "syscall-segment", "SYSCALL: %s selector 0x%x not loaded (%s): the old one stays", name, sel,
+                  why);
+}
 
 static TrapResult x86_syscall(Cpu *c, uint64_t pc, uint64_t next)
 {
@@ -944,8 +957,8 @@ static TrapResult x86_syscall(Cpu *c, uint64_t pc, uint64_t next)
     vcpu_reg_write(c, UC_X86_REG_R11, rflags & ~(uint64_t)RFLAGS_RF);
     if (!engine_set_cpl(c, 0))
         vcpu_internal_error(c, "cannot enter CPL 0: the engine's mode flags were not found");
-    vcpu_reg_write(c, UC_X86_REG_SS, sel + 8u);
-    vcpu_reg_write(c, UC_X86_REG_CS, sel);
+    syscall_seg(c, pc, UC_X86_REG_SS, "SS", (uint16_t)(sel + 8u));
+    syscall_seg(c, pc, UC_X86_REG_CS, "CS", sel);
     vcpu_reg_write(c, UC_X86_REG_RFLAGS, rflags & ~msr_engine_read(c, MSR_FMASK) & ~(uint64_t)RFLAGS_RF);
     vcpu_reg_write(c, UC_X86_REG_RIP, msr_engine_read(c, MSR_LSTAR));
     X86(c)->mode_dirty = true;          /* CPL 0: the PMU's OS/USR filters (x86_take_interrupt) */
@@ -1535,11 +1548,31 @@ static const char *x86_seg_unloadable(Cpu *c, uint16_t sel, char *buf, size_t le
     return NULL;
 }
 
+/* Load selector sel into segment register reg as the engine does (it reads the descriptor and
+ * sets its accessed bit), refusing first what the engine would fault on: that fault, outside
+ * the engine's own loop or half-way through a register write, would longjmp through a stale jump
+ * buffer (a crash the checkpoint fuzzing harness found).  The descriptor's type byte is put
+ * back: neither a restore nor SYSCALL (which loads fixed descriptors: Intel SDM vol. 2B) writes
+ * the guest's GDT.  NULL, or why not (in buf). */
+static const char *x86_seg_load(Cpu *c, int reg, uint16_t sel, char *buf, size_t len)
+{
+    uint64_t type_pa, v = sel;
+    uint8_t type = 0;
+    const char *why = x86_seg_unloadable(c, sel, buf, len, &type_pa);
+    if (why)
+        return why;
+    if (type_pa != UINT64_MAX)
+        vcpu_mem_read(c, type_pa, &type, 1);
+    if (uc_reg_write(c->uc, reg, &v) != UC_ERR_OK)
+        return "the engine refuses its descriptor (type, privilege or not present)";
+    if (type_pa != UINT64_MAX)
+        vcpu_mem_write(c, type_pa, &type, 1);
+    return NULL;
+}
+
 /* The segment registers, CS first (it sets the privilege SS is checked against), now that the
  * descriptor tables' memory is restored; then the FS and GS bases, which the loads replaced (the
- * MSRs hold the 64-bit bases: Intel SDM vol. 3A §3.4.4).  A descriptor the engine would fault
- * on is refused before the engine reads it: its fault outside uc_emu_start would longjmp to a
- * stale jump buffer (a crash the checkpoint fuzzing harness found). */
+ * MSRs hold the 64-bit bases: Intel SDM vol. 3A §3.4.4). */
 static bool x86_load_finish(Cpu *c, const char *path, Error *err)
 {
     static const char *const names[] = { "cs", "ss", "ds", "es", "fs", "gs" };
@@ -1547,16 +1580,7 @@ static bool x86_load_finish(Cpu *c, const char *path, Error *err)
     uint64_t fs_base = msr_engine_read(c, MSR_FS_BASE), gs_base = msr_engine_read(c, MSR_GS_BASE);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++) {
         char buf[160];
-        uint64_t type_pa;
-        uint8_t type = 0;
-        const char *why = x86_seg_unloadable(c, x->ck_sel[i], buf, sizeof buf, &type_pa);
-        uint64_t v = x->ck_sel[i];
-        if (!why && type_pa != UINT64_MAX)
-            vcpu_mem_read(c, type_pa, &type, 1);
-        if (!why && uc_reg_write(c->uc, x86_saved_segs[i], &v) != UC_ERR_OK)
-            why = "the engine refuses its descriptor (type, privilege or not present)";
-        if (!why && type_pa != UINT64_MAX)      /* RAM stays what the checkpoint holds */
-            vcpu_mem_write(c, type_pa, &type, 1);
+        const char *why = x86_seg_load(c, x86_saved_segs[i], x->ck_sel[i], buf, sizeof buf);
         if (why)
             return err_set(err, "%s: offset %zu: cpu%d: %s selector 0x%x cannot be restored: %s", path,
                            x->ck_sel_at[i], c->index, names[i], x->ck_sel[i], why);

@@ -42,6 +42,18 @@ check "ppc32 page table outside RAM: the diag names the PTE and SDR1" grep -q \
     'what=page-table .*for 0x10000010 read nothing at physical 0x200048c0 (SDR1 0x20000000, the table is outside RAM): machine check' \
     "$T/htab.trace"
 check "ppc32 page table outside RAM: the count is exact" grep -q "icount-check: cpu0 .* ok" "$T/htab.err"
+# x86 SYSCALL never reads or writes the GDT: with accessed bits clear they stay clear, and with
+# the GDT unmapped the handler still runs, with a diag for each selector pmusim could not load
+# into the engine (tests/e2e/data/x86-syscall-gdt.S)
+src=$(dirname "$0")/data/x86-syscall-gdt.S
+as --64 -o "$T/sc.o" "$src" && ld -Ttext=0x100000 -e 0x100000 -o "$T/sc.elf" "$T/sc.o" &&
+    objcopy -O binary "$T/sc.elf" "$T/sc.bin" || { echo "cannot assemble $src"; exit 1; }
+run "$T/sc" run --icount-check --trace "$T/sc.trace" --arch x86_64 --load-addr 0x100000 --max-insns 1000 "$T/sc.bin"
+check "x86 SYSCALL: both handlers ran, the GDT untouched (status $(cat "$T/sc.status"))" [ "$(cat "$T/sc.status")" = 1 ]
+check "x86 SYSCALL with the GDT unmapped: a diag for SS and for CS" [ "$(grep -c \
+    'what=syscall-segment .*selector 0x1[08] not loaded (its descriptor at linear 0x70000000001[08]: not mapped)' \
+    "$T/sc.trace")" = 2 ]
+check "x86 SYSCALL: the count is exact" grep -q "icount-check: cpu0 .* ok" "$T/sc.err"
 # arm64 EL0: the user program's three Data Aborts and two SVCs (trace info: EC and ISS, without
 # IL) are taken at the vector for a lower EL using AArch64, VBAR_EL1 + 0x400; the kernel's own
 # faults at VBAR_EL1 + 0x200 (current EL with SP_EL1).  The user program runs at window page 9.
