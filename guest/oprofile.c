@@ -175,6 +175,10 @@ static void print_summary(long code);
 
 static void system_call(struct trap_frame *f)
 {
+    /* On the kernel's stack, as Linux's (the -high build's exception prolog switches to it; the
+     * identity build keeps the user stack, which its is_kernel_addr counts as the kernel's). */
+    if (!is_kernel_addr((unsigned long)f))
+        panic("system call frame at %p: on the user stack", (void *)f);
     local_irq_enable();                 /* as Linux runs them */
     switch (f->gpr[0]) {
     case SYS_checksum: {

@@ -5,24 +5,29 @@
 #ifndef GUEST_PPC32_EXC_FRAME_H
 #define GUEST_PPC32_EXC_FRAME_H
 
-/* r0, r1 (the interrupted one: the frame is EXC_FRAME_SIZE below it), r2 and r4..r31 */
-    .macro exc_save_gprs
+/* r0; r1 as it was before the frame (identity: the frame is EXC_FRAME_SIZE below it); r2 and
+ * r4..r31 */
+    .macro exc_save_r0
     stw     r0, FR(TF_GPR(0))(r1)
+    .endm
+
+    .macro exc_save_r1_above
     addi    r0, r1, EXC_FRAME_SIZE      /* the interrupted r1 */
     stw     r0, FR(TF_GPR(1))(r1)
+    .endm
+
+    .macro exc_save_r2_r4_r31
     stw     r2, FR(TF_GPR(2))(r1)
     stmw    r4, FR(TF_GPR(4))(r1)       /* r4..r31 */
     .endm
 
-    .macro exc_save_lr_ctr_xer_cr
+    .macro exc_save_lr_ctr_xer
     mflr    r0
     stw     r0, FR(TF_LR)(r1)
     mfctr   r0
     stw     r0, FR(TF_CTR)(r1)
     mfxer   r0
     stw     r0, FR(TF_XER)(r1)
-    mfcr    r0
-    stw     r0, FR(TF_CR)(r1)
     .endm
 
     .macro exc_save_dar_dsisr

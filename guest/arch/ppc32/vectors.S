@@ -34,9 +34,13 @@ exception_vectors:                      /* a name for profiles and traces */
 
     .text
 exc_entry:
-    exc_save_gprs
+    exc_save_r0
+    exc_save_r1_above
+    exc_save_r2_r4_r31
     stw     r3, FR(TF_VECTOR)(r1)
-    exc_save_lr_ctr_xer_cr
+    exc_save_lr_ctr_xer
+    mfcr    r0
+    stw     r0, FR(TF_CR)(r1)
     mfsrr0  r0
     stw     r0, FR(TF_SRR0)(r1)
     mfsrr1  r0

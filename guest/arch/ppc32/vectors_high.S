@@ -4,13 +4,12 @@
  * The CPU takes an exception in real mode (MSR[IR] = MSR[DR] = 0, PEM §6.2), but these guests'
  * stacks and handlers live at their virtual addresses.  As Linux's EXCEPTION_PROLOG
  * (head_book3s_32.S): each vector frees r3 into a scratch SPRG and branches with its offset to
- * exc_prolog, which builds the struct trap_frame below the interrupted r1 through the frame's
- * physical address (tophys: virtual - KERNELBASE), saves SRR0 and SRR1 there before anything
- * can overwrite them, and rfi's into exc_entry at its virtual address with translation on.
- * Three instructions per vector: the 0xf00 and 0xf20 slots are 0x20 bytes.  As the identity
- * build does, the frame goes on the interrupted stack, which for problem state (oprofile's user
- * program) is the user stack at its user address (kernel_map.h's user map; the kernel reaches it
- * too). */
+ * exc_prolog, which picks the stack (the interrupted r1 from supervisor state; from problem
+ * state the kernel stack enter_user left in user_ksp, as Linux takes the thread's kernel stack),
+ * builds the struct trap_frame there through its physical address (tophys: virtual -
+ * KERNELBASE), saves r1, r3, CR, SRR0 and SRR1 in it before anything can overwrite them, and
+ * rfi's into exc_entry at its virtual address with translation on, r1 = the frame.  Three
+ * instructions per vector: the 0xf00 and 0xf20 slots are 0x20 bytes. */
 #include "arch.h"
 #include "kernel_map.h"
 
@@ -23,14 +22,11 @@
 #define MSR_IR          0x20
 #define MSR_DR          0x10
 #define MSR_KERNEL      (MSR_ME | MSR_IR | MSR_DR)
-/* A user stack's physical address is r1 - (USER_BASE - USER_PBASE), a kernel one's
- * r1 - KERNELBASE: the difference, in 64 KiB units, is added for the user stack without a
- * compare (CR is the interrupted context's).  By r1, not MSR[PR]: the kernel handles a user
- * program's system calls on its stack, as the identity build does, and may be interrupted there. */
-#define USER_TOPHYS_HI  ((((USER_BASE - USER_PBASE) - KERNELBASE) >> 16) & 0xffff)
-#if ((USER_BASE - USER_PBASE) & 0xffff) || USER_TOPHYS_HI >= 0x8000
-#error "USER_BASE - USER_PBASE must be a multiple of 64 KiB that mulli can scale"
-#endif
+#define SPRN_SPRG_SCRATCH2  274         /* SPRG2: the interrupted CR */
+/* The kernel stack for problem state: user.S's per-CPU user_ksp, reached through SPRG3 (the
+ * per-CPU offset, percpu.h).  Weak: a guest without user.S never runs in problem state. */
+    .weak   user_ksp
+#define MSR_PR          0x4000
 
     .macro vector off
     .org    \off - VECTORS_BASE
@@ -52,28 +48,36 @@ exception_vectors:                      /* a name for profiles and traces */
     .endr
     .size   exception_vectors, . - exception_vectors
 
-/* Real mode, r3 = the vector offset, SCRATCH0 = the interrupted r3; r1 below KERNELBASE is
- * the user stack (kernel_map.h).  r4 is borrowed through
- * SCRATCH1; r1 and CR are untouched (exc_entry pushes the frame at its virtual address). */
+/* Real mode, r3 = the vector offset, SCRATCH0 = the interrupted r3.  r4 is borrowed through
+ * SCRATCH1 and CR through SCRATCH2 (andi. sets CR0); all kernel stacks are lowmem. */
     .org    PROLOG_OFF - VECTORS_BASE
     .global exc_prolog
     .type   exc_prolog, @function
 exc_prolog:
     mtspr   SPRN_SPRG_SCRATCH1, r4
-    rlwinm  r4, r1, 1, 31, 31           /* 1 for a kernel stack (at or above 2 GiB) */
-    xori    r4, r4, 1                   /* 1 for the user stack */
-    mulli   r4, r4, USER_TOPHYS_HI
-    slwi    r4, r4, 16
-    subf    r4, r4, r1
-    addis   r4, r4, -KERNELBASE@h       /* tophys */
+    mfcr    r4
+    mtspr   SPRN_SPRG_SCRATCH2, r4
+    mfsrr1  r4
+    andi.   r4, r4, MSR_PR
+    mr      r4, r1                      /* supervisor state: the interrupted stack */
+    beq     1f
+    mfspr   r4, SPRN_SPRG3              /* problem state: the kernel's, this CPU's user_ksp */
+    addis   r4, r4, (user_ksp - KERNELBASE)@ha
+    lwz     r4, (user_ksp - KERNELBASE)@l(r4)
+1:  addis   r4, r4, -KERNELBASE@h       /* tophys */
     addi    r4, r4, -EXC_FRAME_SIZE
+    stw     r1, 0(r4)                   /* the ABI back chain */
+    stw     r1, FR(TF_GPR(1))(r4)
     stw     r3, FR(TF_VECTOR)(r4)
     mfspr   r3, SPRN_SPRG_SCRATCH0
     stw     r3, FR(TF_GPR(3))(r4)
+    mfspr   r3, SPRN_SPRG_SCRATCH2
+    stw     r3, FR(TF_CR)(r4)
     mfsrr0  r3
     stw     r3, FR(TF_SRR0)(r4)
     mfsrr1  r3
     stw     r3, FR(TF_SRR1)(r4)
+    addis   r1, r4, KERNELBASE@h        /* the frame, at its virtual address */
     mfspr   r4, SPRN_SPRG_SCRATCH1
     lis     r3, exc_entry@h
     ori     r3, r3, exc_entry@l
@@ -84,12 +88,12 @@ exc_prolog:
     .size   exc_prolog, . - exc_prolog
 
     .text
-/* Translation on; the frame holds the vector, r3, SRR0 and SRR1 already.  The rest as
- * vectors.S's exc_entry. */
+/* Translation on, r1 = the frame, which holds the vector, r1, r3, CR, SRR0 and SRR1 already.
+ * The rest as vectors.S's exc_entry. */
 exc_entry:
-    stwu    r1, -EXC_FRAME_SIZE(r1)
-    exc_save_gprs
-    exc_save_lr_ctr_xer_cr
+    exc_save_r0
+    exc_save_r2_r4_r31
+    exc_save_lr_ctr_xer
     exc_save_dar_dsisr
     exc_dispatch_and_return
 
