@@ -92,6 +92,11 @@ static bool read_whole(const char *path, size_t max, const char *max_text, uint8
     return true;
 }
 
+/* The oldest blob version read.  Before 16 a node's name is its full path, and libfdt 1.6.1's
+ * fdt_check_full dereferences the NULL fdt_get_name returns for a root node without a '/' (a
+ * crash the dtb fuzzing harness found, tests/fuzz/crashes/dtb); dtc has written 17 since 2005. */
+#define DT_MIN_VERSION 16u
+
 /* Limits of a dtc run: /incbin/ and /include/ let a DTS name any file (/dev/zero), and dtc reads
  * it without bound; with these it fails instead of taking the host's memory or disk. */
 #define DTC_MEM_MAX (256ull << 20)
@@ -495,6 +500,12 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
             if (!src)
                 return NULL;
         }
+    }
+    if (srclen >= sizeof(struct fdt_header) && fdt_version(src) < DT_MIN_VERSION) {
+        err_set(err, "%s: offset 0x14: device tree blob version %u: pmusim reads versions %u and later (dtc writes 17)",
+                what, fdt_version(src), DT_MIN_VERSION);
+        free(src);
+        return NULL;
     }
     int rc = srclen >= sizeof(struct fdt_header) ? fdt_check_full(src, srclen) : -FDT_ERR_TRUNCATED;
     if (rc < 0) {

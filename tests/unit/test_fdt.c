@@ -189,6 +189,14 @@ START_TEST(broken_files_are_refused)
     msg = build_error(ARCH_PPC32, &o);
     ck_assert_msg(strstr(msg, "arm64"), "%s", msg);
     remove(o.machine_file);
+    uint8_t *old = malloc(len);                 /* version 15: libfdt's full check would crash */
+    memcpy(old, blob, len);
+    store_be(old + 20, 4, 15);
+    o.machine_file = testutil_temp_file(old, len, ".dtb");
+    msg = build_error(ARCH_ARM64, &o);
+    ck_assert_msg(strstr(msg, o.machine_file) && strstr(msg, "offset 0x14") && strstr(msg, "version 15"), "%s", msg);
+    remove(o.machine_file);
+    free(old);
 }
 END_TEST
 
