@@ -64,7 +64,7 @@ enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 enum { CNTKCTL_EL0PCTEN = 1 << 0, CNTKCTL_EL0VCTEN = 1 << 1, CNTKCTL_EL0VTEN = 1 << 8, CNTKCTL_EL0PTEN = 1 << 9 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV };
 /* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
 #define PFR0_EL0_EL1_MASK 0xffu
 #define PFR0_EL0_EL1_AA64_ONLY 0x11u
@@ -78,6 +78,10 @@ enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG };
  * then o0 (op0 - 2), op1, CRn, CRm, op2, Rt (DDI 0487 C6.2, "MRS", "MSR (register)") */
 #define INSN_SYSREG_MASK 0xffd00000u
 #define INSN_SYSREG 0xd5100000u
+/* Load/store register (unprivileged), the LDTR and STTR family: size 31:30, 0b111000 29:24, opc 23:22, 0 21,
+ * imm9 20:12, 0b10 11:10, Rn 9:5, Rt 4:0 (DDI 0487 C4.1, "Load/store register (unprivileged)") */
+#define INSN_UNPRIV_MASK 0x3f200c00u
+#define INSN_UNPRIV 0x38000800u
 #define INSN_SYSREG_READ (1u << 21)
 
 typedef struct ArmTimer {
@@ -562,6 +566,8 @@ static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
         uc_arm64_cp_reg r = sysreg_of(w);
         return owns(SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2), &r) ? T_SYSREG : 0;
     }
+    if ((w & INSN_UNPRIV_MASK) == INSN_UNPRIV)
+        return T_UNPRIV;
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
 }
 
@@ -703,12 +709,44 @@ static TrapResult a64_sysreg_site(Cpu *c, uint64_t pc, uint32_t w)
     return TRAP_FAULTED;
 }
 
+static void a64_mmu_fault(Cpu *c, const MmuResult *r);
+static A64PagingRegs paging_regs(Cpu *c);
+
+/* LDTR/STTR at EL1 access memory with EL0's permissions (DDI 0487 C6.2, "LDTR": "as if at EL0"
+ * while PSTATE.UAO is 0; FEAT_UAO is not modelled).  The engine's TLB-fill hook does not say
+ * which kind of access it fills for, so pmusim's walk would grant EL1's: here, before the
+ * instruction runs, each page it touches is walked as EL0, and one EL0 may not access takes the
+ * Data Abort (a permission or translation fault, WnR for a store) at once.  Otherwise the engine
+ * executes it: with PAN not modelled, EL1 may do whatever EL0 may. */
+static TrapResult a64_unpriv(Cpu *c, uint64_t pc, uint32_t w)
+{
+    A64PagingRegs g = paging_regs(c);
+    if (current_el(c) != 1 || !(g.sctlr & 1))
+        return TRAP_NATIVE;
+    unsigned size = 1u << (w >> 30), rn = (w >> 5) & 31;
+    MmuAccess acc = ((w >> 22) & 3) == 0 ? MMU_WRITE : MMU_READ;
+    int64_t imm9 = (int64_t)((uint64_t)((w >> 12) & 0x1ff) << 55) >> 55;
+    uint64_t va = (rn == 31 ? vcpu_reg_read(c, UC_ARM64_REG_SP) : xreg(c, rn)) + (uint64_t)imm9;
+    for (uint64_t a = va; a - va < size; a = (a | (GUEST_PAGE - 1)) + 1) {
+        MmuResult r = { 0 };
+        if (!vcpu_a64_walk(c, &g, a, acc, true, &r)) {
+            r.acc = acc;
+            r.va = a & ~(uint64_t)(GUEST_PAGE - 1);
+            a64_mmu_fault(c, &r);
+            return TRAP_FAULTED;
+        }
+    }
+    return TRAP_NATIVE;
+}
+
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
     if (t->kind == T_SYSREG)
         return a64_sysreg_site(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_DC_ZVA)
         return a64_dc_zva(c, pc, (uint32_t)load_le(t->bytes, 4));
+    if (t->kind == T_UNPRIV)
+        return a64_unpriv(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_ERET)
         return a64_eret(c, pc);
     if (t->kind == T_DAIF)
@@ -903,14 +941,21 @@ static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
 
 /* ------------------------------------------------------------------ the guest MMU */
 
-/* CpuOps.translate: an access by the running code at its EL (CurrentEL; the engine does not
- * say when an access is unprivileged, LDTR/STTR at EL1: docs/engine.md "The guest MMU"). */
-static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r)
+static A64PagingRegs paging_regs(Cpu *c)
 {
     A64PagingRegs g = {
         .sctlr = cp_read(c, 3, 0, 1, 0, 0), .tcr = cp_read(c, 3, 0, 2, 0, 2),
         .ttbr0 = cp_read(c, 3, 0, 2, 0, 0), .ttbr1 = cp_read(c, 3, 0, 2, 0, 1), .mmfr0 = A64(c)->mmfr0,
     };
+    return g;
+}
+
+/* CpuOps.translate: an access by the running code at its EL (CurrentEL).  The engine does not
+ * say when an access is unprivileged: LDTR/STTR at EL1 are checked at their trap site
+ * (a64_unpriv). */
+static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r)
+{
+    A64PagingRegs g = paging_regs(c);
     return vcpu_a64_walk(c, &g, va, acc, current_el(c) == 0, r);
 }
 

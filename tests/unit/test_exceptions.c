@@ -328,6 +328,24 @@ START_TEST(arm64_el1_undefined_sysreg_is_precise_and_pmu_filters_by_el)
 }
 END_TEST
 
+/* tests/unit/blobs/arm64_unpriv.s: with the MMU on and RAM mapped for EL1 only (AP 0b00), LDR
+ * goes ahead at EL1 while LDTR and STTR, which access as EL0 (DDI 0487 C6.2, "LDTR"), take a
+ * Data Abort from the current EL (EC 0x25): a permission fault at level 1 (DFSC 0x0d), WnR for
+ * STTR, FAR the address; each before the next instruction (x20 unchanged). */
+START_TEST(arm64_ldtr_sttr_at_el1_use_el0_permissions)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_unpriv, blob_arm64_unpriv_len, 0x40080000, 0x40080000, 1000, 1);
+    ck_assert_int_eq(tm_run(m), 0);
+    ck_assert_str_eq(m->exit_reason, "psci-system-off");
+    ck_assert_uint_eq(tm_read(m, 0x40100000, 8), 0x9600000dull);           /* LDTR: EC 0x25, IL, DFSC */
+    ck_assert_uint_eq(tm_read(m, 0x40100008, 8), 0x40120008);
+    ck_assert_uint_eq(tm_read(m, 0x40100010, 8), 0x9600004dull);           /* STTR: WnR */
+    ck_assert_uint_eq(tm_read(m, 0x40100018, 8), 0x40120000);
+    ck_assert_uint_eq(tm_read(m, 0x40100050, 8), 3);   /* x19 + 48 after two records: the LDR did not fault */
+    tm_destroy(m);
+}
+END_TEST
+
 START_TEST(arm64_fixture_runs_to_psci_off)
 {
     Machine *m = a64_run(0);
@@ -502,6 +520,7 @@ int main(void)
     tcase_add_test(a, arm64_fiq_and_irq_from_el0_enter_the_lower_el_vectors);
     tcase_add_test(a, arm64_emulated_sysregs_at_el0_go_ahead_trap_or_are_undefined);
     tcase_add_test(a, arm64_el1_undefined_sysreg_is_precise_and_pmu_filters_by_el);
+    tcase_add_test(a, arm64_ldtr_sttr_at_el1_use_el0_permissions);
     suite_add_tcase(s, a);
     TCase *p = tcase_create("ppc32");
     tcase_add_test(p, ppc32_sc_vectors_to_0xc00_with_next_pc);
