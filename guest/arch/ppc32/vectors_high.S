@@ -35,18 +35,7 @@
     ba      exc_prolog
     .endm
 
-    .section .vectors, "ax"
-    .global exception_vectors
-    .type   exception_vectors, @function
-exception_vectors:                      /* a name for profiles and traces */
-    .irp off, 0x100, 0x200, 0x300, 0x400, 0x500, 0x600, 0x700, 0x800, 0x900, 0xa00, \
-              0xb00, 0xc00, 0xd00, 0xe00, 0xf00, 0xf20, 0x1000, 0x1100, 0x1200, 0x1300, \
-              0x1400, 0x1500, 0x1600, 0x1700, 0x1800, 0x1900, 0x1a00, 0x1b00, 0x1c00, \
-              0x1d00, 0x1e00, 0x1f00, 0x2000, 0x2100, 0x2200, 0x2300, 0x2400, 0x2500, \
-              0x2600, 0x2700, 0x2800, 0x2900, 0x2a00, 0x2b00, 0x2c00, 0x2d00, 0x2e00, 0x2f00
-    vector  \off
-    .endr
-    .size   exception_vectors, . - exception_vectors
+    exception_vector_table
 
 /* Real mode, r3 = the vector offset, SCRATCH0 = the interrupted r3.  r4 is borrowed through
  * SCRATCH1 and CR through SCRATCH2 (andi. sets CR0); all kernel stacks are lowmem. */
