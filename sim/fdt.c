@@ -7,11 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/hostproc.h"
 #include "base/tunables.h"
 #include "cpu/cpu.h"
 #include "sim/devices.h"
@@ -98,39 +97,9 @@ static bool read_whole(const char *path, size_t max, const char *max_text, uint8
 #define DT_MIN_VERSION 16u
 
 /* Limits of a dtc run: /incbin/ and /include/ let a DTS name any file (/dev/zero), and dtc reads
- * it without bound; with these it fails instead of taking the host's memory or disk. */
-#define DTC_MEM_MAX (256ull << 20)
-#define DTC_OUT_MAX (16ull << 20)
-/* and of its time: /incbin/ of a FIFO blocks in open() until a writer comes (the alarm, which
- * survives exec, ends it; it bounds a helper process and never touches simulated state) */
-#define DTC_SECONDS 10u
-#define DTC_SIGNALLED 0x100         /* run_dtc: dtc died of signal (rc - DTC_SIGNALLED) */
-
-/* Run dtc with the given arguments (stdout to out_fd if >= 0; its stderr goes to ours): its exit
- * status, DTC_SIGNALLED + the signal that ended it, or -1 if it cannot be started. */
-static int run_dtc(char *const argv[], int out_fd)
-{
-    fflush(NULL);                   /* nothing buffered may be written twice */
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        struct rlimit mem = { DTC_MEM_MAX, DTC_MEM_MAX }, out = { DTC_OUT_MAX, DTC_OUT_MAX };
-        if ((out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) || setrlimit(RLIMIT_AS, &mem) < 0 ||
-            setrlimit(RLIMIT_FSIZE, &out) < 0)
-            _exit(127);
-        alarm(DTC_SECONDS);
-        execvp("dtc", argv);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    if (WIFSIGNALED(status))
-        return DTC_SIGNALLED + WTERMSIG(status);
-    return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
-}
+ * it without bound; with these it fails instead of taking the host's memory or disk, and the
+ * alarm ends an /incbin/ of a FIFO, which blocks in open() until a writer comes. */
+static const HostLimits dtc_limits = { .mem_bytes = 256ull << 20, .file_bytes = 16ull << 20, .seconds = 10 };
 
 static int make_temp(char *path, size_t len, const char *suffix)
 {
@@ -143,10 +112,11 @@ static bool dtc_failed(int rc, const char *path, const char *what, Error *err)
 {
     if (rc < 0)
         return err_set(err, "%s: cannot run dtc (install device-tree-compiler)", path);
-    if (rc >= DTC_SIGNALLED)
+    if (rc >= HOSTPROC_SIGNALLED)
         return err_set(err, "%s: dtc could not %s: stopped by signal %d (dtc may use at most %llu MiB of memory, "
-                       "write %llu MiB and run %u s)", path, what, rc - DTC_SIGNALLED, DTC_MEM_MAX >> 20,
-                       DTC_OUT_MAX >> 20, DTC_SECONDS);
+                       "write %llu MiB and run %u s)", path, what, rc - HOSTPROC_SIGNALLED,
+                       (unsigned long long)(dtc_limits.mem_bytes >> 20),
+                       (unsigned long long)(dtc_limits.file_bytes >> 20), dtc_limits.seconds);
     return err_set(err, "%s: dtc could not %s (exit status %d; its message is above)", path, what, rc);
 }
 
@@ -161,7 +131,7 @@ void *dt_compile_dts(const char *path, size_t *blob_len, Error *err)
     close(fd);
     /* "--": a path such as "-x.dts" is a file, not an option */
     char *argv[] = { "dtc", "-q", "-I", "dts", "-O", "dtb", "-o", out, "--", (char *)path, NULL };
-    int rc = run_dtc(argv, -1);
+    int rc = hostproc_run(argv, -1, &dtc_limits);
     uint8_t *blob = NULL;
     size_t len = 0;
     Error rerr = { { 0 } };
@@ -199,12 +169,12 @@ bool dt_to_dts(const void *fdt, char **text, Error *err)
         return err_set(err, "cannot write a temporary file");
     }
     char *argv[] = { "dtc", "-q", "-I", "dtb", "-O", "dts", "--", in, NULL };
-    int rc = run_dtc(argv, ofd);
+    int rc = hostproc_run(argv, ofd, &dtc_limits);
     close(ofd);
     uint8_t *data = NULL;
     size_t len = 0;
     if (rc == 0)
-        ok = read_whole(out, DTC_OUT_MAX, "16 MiB", &data, &len, err);
+        ok = read_whole(out, dtc_limits.file_bytes, "16 MiB", &data, &len, err);
     else
         ok = dtc_failed(rc, "the tree", "decompile it", err);
     unlink(in);
