@@ -12,8 +12,13 @@
  *   none   no hook at all                                       -> the engine's own speed
  *   block  one UC_HOOK_BLOCK adding a per-block instruction count decoded once with Capstone
  *          into a direct-mapped cache                            -> the floor of exact counting
- * Each configuration gets a fresh engine and freshly loaded RAM, REPS times (default 3); prints
+ * Each configuration gets a fresh engine and freshly loaded RAM, REPS times (default 3).  Then
+ * one run whose block hook stops the engine once, after STOP_AFTER blocks (and re-enters it),
+ * and `block` REPS times more in fresh engines -> the floor after a stop: on x86-64 a stop from
+ * the block hook leaves the process running hooked loops slower, in every later engine too
+ * (docs/engine.md, "Running and stopping"), and every exact run stops its engine.  Prints
  *   insns=<n> blocks=<n> none_s=<median> block_s=<median> none_mips=<..> block_mips=<..>
+ *   block_after_stop_s=<median> block_after_stop_mips=<..>
  * Host time is measured here on purpose: this is a benchmark tool, not simulator state.
  */
 #include <capstone/capstone.h>
@@ -26,6 +31,7 @@
 #include "base/loader.h"
 
 #define RAM_SIZE (128ull << 20)
+#define STOP_AFTER 1000             /* blocks before the priming run's one stop */
 
 typedef struct Setup {
     Arch arch;
@@ -35,13 +41,14 @@ typedef struct Setup {
     int model;
     cs_arch csa;
     int csm;
+    int pc_reg;
 } Setup;
 
 static const Setup setups[] = {
-    { ARCH_X86_64, 0, UC_ARCH_X86, UC_MODE_64, UC_CPU_X86_SKYLAKE_CLIENT, CS_ARCH_X86, CS_MODE_64 },
-    { ARCH_ARM64, 0x40000000, UC_ARCH_ARM64, UC_MODE_ARM, UC_CPU_ARM64_A57, CS_ARCH_ARM64, CS_MODE_ARM },
+    { ARCH_X86_64, 0, UC_ARCH_X86, UC_MODE_64, UC_CPU_X86_SKYLAKE_CLIENT, CS_ARCH_X86, CS_MODE_64, UC_X86_REG_RIP },
+    { ARCH_ARM64, 0x40000000, UC_ARCH_ARM64, UC_MODE_ARM, UC_CPU_ARM64_A57, CS_ARCH_ARM64, CS_MODE_ARM, UC_ARM64_REG_PC },
     { ARCH_PPC32, 0, UC_ARCH_PPC, UC_MODE_PPC32 | UC_MODE_BIG_ENDIAN, UC_CPU_PPC32_7450_V2_1, CS_ARCH_PPC,
-      CS_MODE_32 | CS_MODE_BIG_ENDIAN },
+      CS_MODE_32 | CS_MODE_BIG_ENDIAN, UC_PPC_REG_PC },
 };
 
 static void die(const char *msg, const char *detail)
@@ -65,6 +72,7 @@ typedef struct Counter {
     uint64_t ram_base;
     CountEntry tab[1 << 13];
     uint64_t insns, blocks;
+    uint64_t stop_at;               /* the block count at which the hook stops the engine; 0: never */
 } Counter;
 
 static void count_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
@@ -80,6 +88,8 @@ static void count_block(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
     }
     k->insns += e->n;
     k->blocks++;
+    if (k->blocks == k->stop_at)
+        uc_emu_stop(uc);
 }
 
 /* ------------------------------------------------------------------ one run */
@@ -173,6 +183,8 @@ static double run_once(const Setup *s, const Image *im, uint64_t fn, uint64_t n,
     }
     double t0 = now();
     CK(uc_emu_start(uc, fn, sentinel, 0, 0));
+    for (uint64_t pc; (uc_reg_read(uc, s->pc_reg, &pc), (uint32_t)pc != (uint32_t)sentinel);)
+        CK(uc_emu_start(uc, pc, sentinel, 0, 0));      /* after the hook's stop */
     double t = now() - t0;
     uc_close(uc);
     free(ram);
@@ -233,16 +245,24 @@ int main(int argc, char **argv)
     Counter *counter = calloc(1, sizeof *counter);
     if (cs_open(s->csa, (cs_mode)s->csm, &counter->cs) != CS_ERR_OK)
         die("cs_open failed", NULL);
-    double t_none[99], t_block[99];
+    double t_none[99], t_block[99], t_after[99];
     for (int r = 0; r < reps; r++) {   /* interleaved, so host drift hits both alike */
         t_block[r] = run_once(s, &im, fn, n, guest_stack, counter);
         t_none[r] = run_once(s, &im, fn, n, guest_stack, NULL);
     }
+    counter->stop_at = STOP_AFTER;
+    run_once(s, &im, fn, n, guest_stack, counter);
+    counter->stop_at = 0;
+    for (int r = 0; r < reps; r++)
+        t_after[r] = run_once(s, &im, fn, n, guest_stack, counter);
     qsort(t_none, (size_t)reps, sizeof t_none[0], cmp_double);
     qsort(t_block, (size_t)reps, sizeof t_block[0], cmp_double);
-    double none = t_none[reps / 2], block = t_block[reps / 2];
-    printf("insns=%" PRIu64 " blocks=%" PRIu64 " none_s=%.4f block_s=%.4f none_mips=%.1f block_mips=%.1f\n",
-           counter->insns, counter->blocks, none, block, counter->insns / none / 1e6, counter->insns / block / 1e6);
+    qsort(t_after, (size_t)reps, sizeof t_after[0], cmp_double);
+    double none = t_none[reps / 2], block = t_block[reps / 2], after = t_after[reps / 2];
+    double mi = counter->insns / 1e6;
+    printf("insns=%" PRIu64 " blocks=%" PRIu64 " none_s=%.4f block_s=%.4f none_mips=%.1f block_mips=%.1f"
+           " block_after_stop_s=%.4f block_after_stop_mips=%.1f\n",
+           counter->insns, counter->blocks, none, block, mi / none, mi / block, after, mi / after);
     cs_close(&counter->cs);
     free(counter);
     image_free(&im);

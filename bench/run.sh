@@ -7,6 +7,8 @@
 # 10-instruction ALU block, call-heavy code, store-bound and load-bound loops):
 #   bare    the function alone on a bare engine with no hook          (bench/bare-engine)
 #   floor   the same with only a counting block hook: the floor of exact counting
+#   flstop  the floor again in engines created after one stop from the block hook (on x86-64
+#           the process then runs hooked loops slower: docs/engine.md); every exact run stops
 #   pmusim  the whole bench-<w>.elf minus bench-none.elf (net of boot and process start),
 #           cycle model on, tracing off
 #   qemu    qemu-system-* -icount shift=0 on the same two ELFs, net likewise (when installed)
@@ -54,8 +56,8 @@ echo "engine: libunicorn $(dpkg-query -W -f='${Version}' libunicorn-dev 2>/dev/n
 echo "each figure: median of $REPS interleaved runs; MIPS = exact instructions / net seconds"
 echo
 
-printf "%-7s %-6s %9s %11s %7s %7s %7s %7s %8s %8s %8s %8s  %s\n" arch work insn/blk insns bare floor pmusim qemu \
-    pm/floor pm/bare pm/qemu fl/bare targets
+printf "%-7s %-6s %9s %11s %7s %7s %7s %7s %7s %8s %8s %8s %8s %8s  %s\n" arch work insn/blk insns bare floor flstop \
+    pmusim qemu pm/floor pm/flstp pm/bare pm/qemu fl/bare targets
 for a in $ARCHES; do
     have_qemu=no
     command -v "$(qemu_bin $a)" >/dev/null 2>&1 && have_qemu=yes
@@ -67,7 +69,8 @@ for a in $ARCHES; do
         insns=$(sed -n 's/.*insns=\([0-9]*\).*/\1/p' "$T/bare")
         blocks=$(sed -n 's/.*blocks=\([0-9]*\).*/\1/p' "$T/bare")
         bare_ms=$(sed -n 's/.*none_s=\([0-9.]*\).*/\1/p' "$T/bare" | awk '{ printf "%.3f", $1 * 1000 }')
-        floor_ms=$(sed -n 's/.*block_s=\([0-9.]*\).*/\1/p' "$T/bare" | awk '{ printf "%.3f", $1 * 1000 }')
+        floor_ms=$(sed -n 's/.* block_s=\([0-9.]*\).*/\1/p' "$T/bare" | awk '{ printf "%.3f", $1 * 1000 }')
+        flstop_ms=$(sed -n 's/.*block_after_stop_s=\([0-9.]*\).*/\1/p' "$T/bare" | awk '{ printf "%.3f", $1 * 1000 }')
         for r in $(seq "$REPS"); do
             with=$(time_ms "$PMUSIM" "$elf")
             without=$(time_ms "$PMUSIM" "$base")
@@ -83,8 +86,10 @@ for a in $ARCHES; do
         [ $have_qemu = yes ] && qe=$(mips "$insns" "$(median <"$T/qe")")
         bare=$(mips "$insns" "$bare_ms")
         floor=$(mips "$insns" "$floor_ms")
+        flstop=$(mips "$insns" "$flstop_ms")
         per_block=$(awk -v i="$insns" -v b="$blocks" 'BEGIN { printf "%.1f", i / b }')
         r_floor=$(ratio "$pm" "$floor")
+        r_flstop=$(ratio "$pm" "$flstop")
         r_bare=$(ratio "$pm" "$bare")
         r_qemu=$(ratio "$pm" "$qe")
         r_fb=$(ratio "$floor" "$bare")
@@ -96,8 +101,8 @@ for a in $ARCHES; do
             targets="$targets bare>=0.5:$v qemu>=1:$(verdict "$r_qemu" 1)"
         fi
         echo "$pm" >"$T/mips-$a-$w"
-        printf "%-7s %-6s %9s %11s %7s %7s %7s %7s %8s %8s %8s %8s  %s\n" $a $w "$per_block" "$insns" "$bare" \
-            "$floor" "$pm" "$qe" "$r_floor" "$r_bare" "$r_qemu" "$r_fb" "$targets"
+        printf "%-7s %-6s %9s %11s %7s %7s %7s %7s %7s %8s %8s %8s %8s %8s  %s\n" $a $w "$per_block" "$insns" "$bare" \
+            "$floor" "$flstop" "$pm" "$qe" "$r_floor" "$r_flstop" "$r_bare" "$r_qemu" "$r_fb" "$targets"
     done
 done
 
