@@ -313,12 +313,6 @@ static void psci_call(Cpu *c)
     vcpu_reg_write(c, UC_ARM64_REG_X0, is64 ? (uint64_t)ret : (uint32_t)ret);
 }
 
-static bool is_psci_id(uint64_t x0)
-{
-    uint32_t fn = (uint32_t)x0;
-    return x0 <= 0xffffffffull && ((fn & 0xffffffe0u) == 0x84000000u || (fn & 0xffffffe0u) == 0xc4000000u);
-}
-
 /* ------------------------------------------------------------------ semihosting */
 
 /* hlt #0xf000 with --semihosting: SYS_WRITEC, SYS_WRITE0, SYS_EXIT, SYS_EXIT_EXTENDED. */
@@ -767,7 +761,10 @@ static void a64_intr(Cpu *c, uint32_t intno)
         a64_take(c, TK_EXCEPTION, pc, 0, EC_SVC64, (insn_at(c, pc - 4) >> 5) & 0xffff, false, 0);
         return;
     case EXCP_HVC:                          /* PC is after the HVC */
-        if (c->cl->psci && is_psci_id(vcpu_reg_read(c, UC_ARM64_REG_X0))) {
+        /* With PSCI over HVC, HVC #0 is the firmware's conduit (SMC Calling Convention, Arm DEN
+         * 0028): a function it does not implement answers NOT_SUPPORTED in x0 (psci_call), as
+         * firmware does, where an UNDEFINED HVC would kill a kernel probing for services. */
+        if (c->cl->psci && ((insn_at(c, pc - 4) >> 5) & 0xffff) == 0) {
             vcpu_retire_upto(c, pc, false);
             psci_call(c);
             return;

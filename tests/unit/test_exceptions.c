@@ -346,6 +346,21 @@ START_TEST(arm64_ldtr_sttr_at_el1_use_el0_permissions)
 }
 END_TEST
 
+/* tests/unit/blobs/arm64_smccc.s: with PSCI over HVC, a function the firmware does not implement
+ * answers NOT_SUPPORTED (-1; SMC32 in W0) instead of an UNDEFINED HVC, and PSCI still answers. */
+START_TEST(arm64_unknown_firmware_call_is_not_supported)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_smccc, blob_arm64_smccc_len, 0x40080000, 0x40080000, 1000, 1);
+    ck_assert_int_eq(tm_run(m), 0);
+    ck_assert_str_eq(m->exit_reason, "psci-system-off");
+    ck_assert_uint_eq(tm_read(m, 0x40100000, 8), 0xffffffffull);            /* SMCCC_VERSION, SMC32 */
+    ck_assert_uint_eq(tm_read(m, 0x40100008, 8), UINT64_MAX);               /* an SMC64 vendor call */
+    ck_assert_uint_eq(tm_read(m, 0x40100010, 8), 0x10000);                  /* PSCI 1.0 */
+    ck_assert_uint_eq(tm_read(m, 0x40100018, 8), 0);                        /* no exception */
+    tm_destroy(m);
+}
+END_TEST
+
 START_TEST(arm64_fixture_runs_to_psci_off)
 {
     Machine *m = a64_run(0);
@@ -515,6 +530,7 @@ int main(void)
     tcase_add_test(a, arm64_svc_enters_vbar_plus_0x200_with_syndrome);
     tcase_add_test(a, arm64_brk_udf_and_abort_syndromes);
     tcase_add_test(a, arm64_fixture_runs_to_psci_off);
+    tcase_add_test(a, arm64_unknown_firmware_call_is_not_supported);
     tcase_add_test(a, arm64_fiq_and_irq_pins_are_taken_at_the_unmasking_instruction_fiq_first);
     tcase_add_test(a, arm64_exceptions_from_el0_enter_the_lower_el_vector_on_sp_el1);
     tcase_add_test(a, arm64_fiq_and_irq_from_el0_enter_the_lower_el_vectors);
