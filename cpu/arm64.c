@@ -127,6 +127,13 @@ static uint32_t insn_at(Cpu *c, uint64_t pc)
     return vcpu_fetch_read(c, pc, b, 4) ? (uint32_t)load_le(b, 4) : 0;
 }
 
+/* The imm16 of the SVC, HVC or BRK at pc (bits 20:5; DDI 0487 C6.2): the ISS of their
+ * exceptions, and HVC's #0 for the firmware. */
+static uint32_t imm16_at(Cpu *c, uint64_t pc)
+{
+    return (insn_at(c, pc) >> 5) & 0xffff;
+}
+
 /* ------------------------------------------------------------------ exception entry */
 
 /* SPSR_EL1's encoding, for UC_ARM64_REG_CP_REG (the engine has no register id for it). */
@@ -758,13 +765,13 @@ static void a64_intr(Cpu *c, uint32_t intno)
     switch (intno) {
     case EXCP_SWI:                          /* PC is after the SVC, which retired */
         vcpu_retire_upto(c, pc, false);
-        a64_take(c, TK_EXCEPTION, pc, 0, EC_SVC64, (insn_at(c, pc - 4) >> 5) & 0xffff, false, 0);
+        a64_take(c, TK_EXCEPTION, pc, 0, EC_SVC64, imm16_at(c, pc - 4), false, 0);
         return;
     case EXCP_HVC:                          /* PC is after the HVC */
         /* With PSCI over HVC, HVC #0 is the firmware's conduit (SMC Calling Convention, Arm DEN
          * 0028): a function it does not implement answers NOT_SUPPORTED in x0 (psci_call), as
          * firmware does, where an UNDEFINED HVC would kill a kernel probing for services. */
-        if (c->cl->psci && ((insn_at(c, pc - 4) >> 5) & 0xffff) == 0) {
+        if (c->cl->psci && imm16_at(c, pc - 4) == 0) {
             vcpu_retire_upto(c, pc, false);
             psci_call(c);
             return;
@@ -779,7 +786,7 @@ static void a64_intr(Cpu *c, uint32_t intno)
         return;
     case EXCP_BKPT:                         /* PC is the BRK */
         vcpu_retire_upto(c, pc, false);
-        a64_take(c, TK_EXCEPTION, pc, 0, EC_BRK64, (insn_at(c, pc) >> 5) & 0xffff, false, 0);
+        a64_take(c, TK_EXCEPTION, pc, 0, EC_BRK64, imm16_at(c, pc), false, 0);
         return;
     case EXCP_UDEF:
         insn = insn_at(c, pc);
