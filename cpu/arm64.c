@@ -17,6 +17,7 @@
 #include "base/state.h"
 #include "cpu/arm64_paging.h"
 #include "cpu/cpu.h"
+#include "gic/gic.h"
 #include "pmu/pmu_armv8.h"
 
 /* QEMU's exception numbers as the engine reports them (target/arm/cpu.h). */
@@ -84,8 +85,14 @@ enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV };
 #define INSN_UNPRIV 0x38000800u
 #define INSN_SYSREG_READ (1u << 21)
 
+/* A generic timer (DDI 0487 D11.2.4 "The timers"): its condition is met when the counter
+ * reaches CVAL; the interrupt line (a PPI of the GIC) is high while enabled, met and not masked.
+ * The event fires on the first cycle at which the counter reaches CVAL. */
 typedef struct ArmTimer {
     uint64_t ctl, cval;
+    IrqLine line;
+    Event ev;
+    Cpu *cpu;
 } ArmTimer;
 
 typedef struct Arm64Cpu {
@@ -368,6 +375,42 @@ static uint64_t timer_ctl(const ArmTimer *t, uint64_t count)
     return (t->ctl & (CNT_ENABLE | CNT_IMASK)) | ((t->ctl & CNT_ENABLE) && count >= t->cval ? CNT_ISTATUS : 0);
 }
 
+/* The first CPU cycle at which the counter (cycles * timer_hz / freq_hz, rounded down) reaches
+ * cval; false if no cycle count does. */
+static bool timer_cycle(const Cpu *c, uint64_t cval, uint64_t *cycle)
+{
+    unsigned __int128 x = (unsigned __int128)cval * c->cl->clock->freq_hz + c->cl->timer_hz - 1;
+    x /= c->cl->timer_hz;
+    *cycle = (uint64_t)x;
+    return x <= UINT64_MAX;
+}
+
+/* The timer's line from its state at counter value `count`, and its event at the cycle it
+ * meets its condition. */
+static void timer_update(Cpu *c, ArmTimer *t, uint64_t count)
+{
+    bool on = t->ctl & CNT_ENABLE, met = on && count >= t->cval;
+    uint64_t at;
+    irq_set(&t->line, met && !(t->ctl & CNT_IMASK));
+    evq_remove(&t->ev);
+    if (on && !met && timer_cycle(c, t->cval, &at))
+        vcpu_schedule(c, &t->ev, at);
+}
+
+static void timer_fire(Event *ev, void *opaque)
+{
+    ArmTimer *t = opaque;
+    (void)ev;
+    timer_update(t->cpu, t, muldiv64(t->cpu->cycles, t->cpu->cl->timer_hz, t->cpu->cl->clock->freq_hz));
+}
+
+static void timer_init(Cpu *c, ArmTimer *t, const char *name, unsigned ppi)
+{
+    t->cpu = c;
+    event_init(&t->ev, name, timer_fire, t);
+    t->line = c->cl->gic ? gic_ppi_line(c->cl->gic, c->index, ppi) : irq_line(NULL, NULL, 0);
+}
+
 static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigned op1, unsigned crn, unsigned crm,
                         unsigned op2, uint64_t *v)
 {
@@ -391,7 +434,22 @@ static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     }
     if (armv8_pmu_owns(op0, op1, crn, crm, op2))
         return armv8_pmu_read(&a->pmu, op0, op1, crn, crm, op2, vcpu_cycles_at(c, pc), vcpu_insns_at(c, pc), v);
-    return false;
+    return gic_icc_read(c->cl->gic, c->index, pc, op0, op1, crn, crm, op2, v);
+}
+
+/* A write of a timer register at counter value `now`; the timer's line and event follow. */
+static void timer_write(Cpu *c, uint32_t key, uint64_t now, uint64_t v)
+{
+    Arm64Cpu *a = A64(c);
+    bool phys = key == CNTP_CTL_EL0 || key == CNTP_CVAL_EL0 || key == CNTP_TVAL_EL0;
+    ArmTimer *t = phys ? &a->ptimer : &a->vtimer;
+    if (key == CNTP_CTL_EL0 || key == CNTV_CTL_EL0)
+        t->ctl = v & (CNT_ENABLE | CNT_IMASK);
+    else if (key == CNTP_CVAL_EL0 || key == CNTV_CVAL_EL0)
+        t->cval = v;
+    else
+        t->cval = now + (uint64_t)(int64_t)(int32_t)v;     /* TVAL: a signed 32-bit offset from now */
+    timer_update(c, t, now);
 }
 
 /* The owned registers MSR may not write at any EL (their MSR encodings are unallocated). */
@@ -405,26 +463,22 @@ static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
                         unsigned op2, uint64_t v)
 {
     Arm64Cpu *a = A64(c);
-    uint64_t now;
     if (read_only(key))
         return -1;
     switch (key) {
     case CNTFRQ_EL0:
         return 1;                                           /* writable only at the highest EL */
     case CNTKCTL_EL1: a->cntkctl = v & 0x3ff; return 1;
-    case CNTP_CTL_EL0: a->ptimer.ctl = v & (CNT_ENABLE | CNT_IMASK); return 1;
-    case CNTV_CTL_EL0: a->vtimer.ctl = v & (CNT_ENABLE | CNT_IMASK); return 1;
-    case CNTP_CVAL_EL0: a->ptimer.cval = v; return 1;
-    case CNTV_CVAL_EL0: a->vtimer.cval = v; return 1;
-    case CNTP_TVAL_EL0:
+    case CNTP_CTL_EL0: case CNTV_CTL_EL0: case CNTP_CVAL_EL0: case CNTV_CVAL_EL0: case CNTP_TVAL_EL0:
     case CNTV_TVAL_EL0:
-        now = counter_at(c, pc);
-        (key == CNTP_TVAL_EL0 ? &a->ptimer : &a->vtimer)->cval = now + (uint64_t)(int64_t)(int32_t)v;
+        timer_write(c, key, counter_at(c, pc), v);
         return 1;
     }
     if (armv8_pmu_owns(op0, op1, crn, crm, op2))
         return armv8_pmu_write(&a->pmu, op0, op1, crn, crm, op2, vcpu_cycles_at(c, pc), vcpu_insns_at(c, pc), v) ? 1
                                                                                                                 : -1;
+    if (gic_icc_owns(op0, op1, crn, crm, op2))
+        return gic_icc_write(c->cl->gic, c->index, pc, op0, op1, crn, crm, op2, v) ? 1 : -1;
     return 0;
 }
 
@@ -436,7 +490,7 @@ static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
     case CNTV_TVAL_EL0:
         return true;
     default:
-        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
+        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2) || gic_icc_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
     }
 }
 
@@ -457,6 +511,8 @@ static ArmEl0Access el0_access(Cpu *c, uint32_t key, const uc_arm64_cp_reg *r, b
     case CNTP_CTL_EL0: case CNTP_CVAL_EL0: case CNTP_TVAL_EL0: need = CNTKCTL_EL0PTEN; break;
     case CNTV_CTL_EL0: case CNTV_CVAL_EL0: case CNTV_TVAL_EL0: need = CNTKCTL_EL0VTEN; break;
     default:
+        if (gic_icc_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
+            return ARMV8_EL0_UNDEF;         /* the ICC_*_EL1 registers: EL1 only */
         return armv8_pmu_el0_access(&A64(c)->pmu, r->op0, r->op1, r->crn, r->crm, r->op2, write);
     }
     if (write && (key == CNTFRQ_EL0 || key == CNTPCT_EL0 || key == CNTVCT_EL0))
@@ -533,6 +589,10 @@ static bool a64_init(Cpu *c, Error *err)
     cp_write(c, 3, 4, 1, 1, 0, cp_read(c, 3, 4, 1, 1, 0) | 1ull << 31);
     armv8_pmu_init(&A64(c)->pmu, c->model->pmu_idcode);
     A64(c)->mmfr0 = cp_read(c, 3, 0, 0, 7, 0);
+    timer_init(c, &A64(c)->ptimer, "cntp", GIC_PPI_PTIMER);
+    timer_init(c, &A64(c)->vtimer, "cntv", GIC_PPI_VTIMER);
+    if (c->cl->gic)
+        gic_connect_cpu(c->cl->gic, c->index, &c->port, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_FIQ));
     return true;
 }
 
@@ -682,6 +742,8 @@ static bool sysreg_undefined_el1(Cpu *c, uint64_t pc, uint32_t key, const uc_arm
 {
     if (write && read_only(key))
         return true;
+    if (gic_icc_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
+        return !gic_icc_access_ok(c->cl->gic, r->op0, r->op1, r->crn, r->crm, r->op2, write);
     if (!armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
         return false;
     ArmPmu probe = A64(c)->pmu;
@@ -831,7 +893,9 @@ static void a64_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
 
 /* A pending FIQ or IRQ that PSTATE.F or .I does not mask, FIQ first: the Arm ARM leaves the
  * order of pending interrupts IMPLEMENTATION DEFINED, and QEMU (arm_cpu_exec_interrupt) takes
- * FIQ first too.  The vector is at +0x100 (FIQ) or +0x80 (IRQ) of the group a64_take picks. */
+ * FIQ first too.  The vector is at +0x100 (FIQ) or +0x80 (IRQ) of the group a64_take picks.
+ * Taking consumes the pin; a GIC drives it again at once from its state, so its level stays up
+ * until the handler acknowledges the interrupt (ICC_IAR1_EL1), as the GIC's output does. */
 static bool a64_take_interrupt(Cpu *c)
 {
     uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
@@ -839,6 +903,8 @@ static bool a64_take_interrupt(Cpu *c)
     if (!fiq && !irq)
         return false;
     *(fiq ? &c->pins.fiq : &c->pins.irq) = false;
+    if (c->cl->gic)
+        gic_redrive(c->cl->gic, c->index, fiq);
     if (c->state == CPU_HALTED)
         c->state = CPU_RUNNING, c->stop_reason = "running";
     a64_take(c, TK_INTERRUPT, vcpu_reg_read(c, UC_ARM64_REG_PC), fiq ? 0x100 : 0x80, 0, 0, false, 0);
@@ -1087,7 +1153,12 @@ static bool a64_load(Cpu *c, BlobReader *r)
     if (r->version >= 2)
         vcpu_reg_write(c, UC_ARM64_REG_SP_EL1, br_u64(r));
     a->pmu.el = (uint8_t)((pstate >> 2) & 3);   /* the PMU counts at the EL PSTATE holds */
-    return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) && br_end(r, &outer);
+    if (!armv8_pmu_load(&a->pmu, r) || !br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) || !br_end(r, &outer))
+        return false;
+    uint64_t now = muldiv64(c->cycles, c->cl->timer_hz, c->cl->clock->freq_hz);
+    timer_update(c, &a->ptimer, now);           /* their lines and events follow their state */
+    timer_update(c, &a->vtimer, now);
+    return true;
 }
 
 const CpuOps vcpu_arm64_ops = {

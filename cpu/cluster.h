@@ -24,6 +24,7 @@
 typedef struct Cpu Cpu;
 typedef struct CpuModel CpuModel;
 typedef struct BlockEntry BlockEntry;
+typedef struct Gic Gic;
 
 typedef enum EnableMethod { ENABLE_BOOT, ENABLE_PSCI, ENABLE_SPIN_TABLE } EnableMethod;
 
@@ -87,6 +88,7 @@ typedef struct Cluster {
     bool psci;                      /* arm64: a psci node with method "hvc" */
     uint64_t timer_hz;              /* arm64: the generic counter's frequency */
     uint64_t lapic_hz;              /* x86: the local APIC timer's bus clock (0: no APIC node) */
+    Gic *gic;                       /* arm64: the interrupt controller (gic/gic.h), or NULL */
     ClusterHost host;
 } Cluster;
 

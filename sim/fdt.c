@@ -544,8 +544,8 @@ uint64_t dt_finish(void *fdt)
 
 /* ------------------------------------------------------------------ parsing */
 
-/* Compatibles present in the boards but not modelled yet (accesses read zero, trace says so). */
-static const char *const described_only[] = { "arm,gic-v3" };
+/* Interrupt controllers: their windows are devices that sim/intc.c makes, not the device table. */
+static const char *const interrupt_controllers[] = { "arm,gic-v3", "arm,cortex-a15-gic", "arm,gic-400" };
 /* Compatibles consumed by pmusim itself rather than by a device model. */
 static const char *const handled_elsewhere[] = { "arm,armv8-timer", "arm,armv8-pmuv3", "arm,psci-1.0",
                                                  "arm,psci-0.2", "arm,psci", "isa", "pmusim,rom" };
@@ -559,19 +559,19 @@ static bool in_list(const char *const *list, size_t n, const char *s)
 }
 
 /* The first string of `compatible` pmusim knows, or NULL. */
-static const char *known_compatible(const void *fdt, int node, bool *described, bool *elsewhere)
+static const char *known_compatible(const void *fdt, int node, bool *intc, bool *elsewhere)
 {
     int len;
     const char *list = fdt_getprop(fdt, node, "compatible", &len);
-    *described = *elsewhere = false;
+    *intc = *elsewhere = false;
     for (int i = 0; list && i < fdt_stringlist_count(fdt, node, "compatible"); i++) {
         const char *s = fdt_stringlist_get(fdt, node, "compatible", i, NULL);
         if (!s)
             break;
         if (device_find(s))
             return s;
-        if (in_list(described_only, ARRAY_SIZE(described_only), s)) {
-            *described = true;
+        if (in_list(interrupt_controllers, ARRAY_SIZE(interrupt_controllers), s)) {
+            *intc = true;
             return s;
         }
         if (in_list(handled_elsewhere, ARRAY_SIZE(handled_elsewhere), s)) {
@@ -675,7 +675,7 @@ static bool parse_cpus(const void *fdt, Arch arch, MachineDesc *d, Error *err)
 }
 
 static bool add_dev(MachineDesc *d, const void *fdt, int node, const char *compat, uint64_t base, uint64_t size,
-                    bool io, bool described, Error *err)
+                    bool io, bool intc, Error *err)
 {
     char path[128];
     node_path(fdt, node, path, sizeof path);
@@ -687,7 +687,7 @@ static bool add_dev(MachineDesc *d, const void *fdt, int node, const char *compa
     dd->base = base;
     dd->size = size;
     dd->io = io;
-    dd->described_only = described;
+    dd->intc = intc;
     bool bad = false;
     prop_u64(fdt, node, "clock-frequency", &dd->clock_hz, &bad, err);
     return !bad;
@@ -796,19 +796,19 @@ static bool check_windows(const MachineDesc *d, Error *err)
 }
 
 /* An ISA child is a device model or nothing: the compatibles pmusim handles itself (a PSCI or
- * timer node, another bus, a ROM) and the described-only ones mean nothing on an I/O port. */
+ * timer node, another bus, a ROM) and the interrupt controllers mean nothing on an I/O port. */
 static bool parse_isa_child(const void *fdt, int node, MachineDesc *d, Error *err)
 {
     char path[128];
     node_path(fdt, node, path, sizeof path);
-    bool described, elsewhere;
-    const char *compat = known_compatible(fdt, node, &described, &elsewhere);
+    bool intc, elsewhere;
+    const char *compat = known_compatible(fdt, node, &intc, &elsewhere);
     if (!compat) {
         const char *c0 = fdt_getprop(fdt, node, "compatible", NULL);
         return err_set(err, "node %s: property compatible: \"%s\" is not supported by pmusim", path,
                        c0 ? c0 : "(none)");
     }
-    if (described || elsewhere)
+    if (intc || elsewhere)
         return err_set(err, "node %s: property compatible: \"%s\" is not an ISA device (pmusim accepts it only "
                        "as a child of /)", path, compat);
     int len;
@@ -890,8 +890,8 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
         if (!strcmp(name, "cpus") || !strcmp(name, "chosen") || !strcmp(name, "aliases") ||
             !strcmp(name, "reserved-memory"))
             continue;
-        bool described, elsewhere;
-        const char *compat = known_compatible(fdt, node, &described, &elsewhere);
+        bool intc, elsewhere;
+        const char *compat = known_compatible(fdt, node, &intc, &elsewhere);
         const char *c0 = fdt_getprop(fdt, node, "compatible", NULL);
         if (!c0)
             continue;               /* describes nothing pmusim models */
@@ -924,7 +924,7 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
         } else if (!elsewhere) {
             uint64_t base, size;
             for (int i = 0; parse_reg(fdt, node, acells, scells, &base, &size, i, err); i++)
-                if (!add_dev(d, fdt, node, compat, base, size, false, described, err))
+                if (!add_dev(d, fdt, node, compat, base, size, false, intc, err))
                     return false;
             if (err->msg[0])
                 return false;

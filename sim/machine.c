@@ -13,6 +13,7 @@
 
 #include "base/tunables.h"
 #include "sim/devices.h"
+#include "sim/intc.h"
 
 /* x86 boot structures (docs/machines.md). */
 #define X86_BOOT_BASE 0x8000ull
@@ -196,9 +197,9 @@ typedef struct MmioCtx {
     Machine *m;
     int cpu;
     uint64_t base;
-    enum { WIN_DEVICE, WIN_ISA, WIN_UNASSIGNED, WIN_DESCRIBED } kind;
+    enum { WIN_DEVICE, WIN_ISA, WIN_UNASSIGNED } kind;
     Device *dev;                /* WIN_DEVICE */
-    const char *name;           /* WIN_DESCRIBED: the node */
+    const char *name;           /* the node */
 } MmioCtx;
 
 static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size, void *opaque)
@@ -209,14 +210,6 @@ static uint64_t mmio_read(uc_engine *uc, uint64_t off, unsigned size, void *opaq
     switch (x->kind) {
     case WIN_ISA:
         return dispatch_read(m, c, true, off, size, ACC_READ, x->base + off);
-    case WIN_DESCRIBED:
-        if (m->cl.stopping)
-            return 0;
-        vcpu_access_begin(c, ACC_READ, x->base + off, size);
-        mach_diag(m, c, vcpu_access_pc(c, ACC_READ, x->base + off, size), "unimplemented",
-                  "read of %s +0x%" PRIx64 " (%u bytes): not modelled yet, reads 0", x->name, off, size);
-        vcpu_access_end(c);
-        return 0;
     default:
         return dispatch_read(m, c, false, x->base + off, size, ACC_READ, x->base + off);
     }
@@ -230,15 +223,6 @@ static void mmio_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t val,
     switch (x->kind) {
     case WIN_ISA:
         dispatch_write(m, c, true, off, size, val, ACC_WRITE, x->base + off);
-        break;
-    case WIN_DESCRIBED:
-        if (m->cl.stopping)
-            break;
-        vcpu_access_begin(c, ACC_WRITE, x->base + off, size);
-        mach_diag(m, c, vcpu_access_pc(c, ACC_WRITE, x->base + off, size), "unimplemented",
-                  "write of 0x%" PRIx64 " to %s +0x%" PRIx64 " (%u bytes): not modelled yet, ignored", val, x->name,
-                  off, size);
-        vcpu_access_end(c);
         break;
     default:
         dispatch_write(m, c, false, x->base + off, size, val, ACC_WRITE, x->base + off);
@@ -292,8 +276,7 @@ bool mach_map_devices(Machine *m, Cpu *c, Error *err)
         const DevDesc *dd = &m->desc.devs[i];
         if (dd->io)
             continue;
-        int kind = dd->described_only ? WIN_DESCRIBED : WIN_DEVICE;
-        if (!map_window(m, c, dd->base, dd->size, kind, find_device(m, false, dd->base), dd->path, err))
+        if (!map_window(m, c, dd->base, dd->size, WIN_DEVICE, find_device(m, false, dd->base), dd->path, err))
             return false;
         used[nused++] = (Span){ dd->base & ~(GUEST_PAGE - 1), (dd->base + dd->size + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1) };
     }
@@ -503,7 +486,7 @@ static uint64_t lapic_hz(const MachineDesc *d)
 {
     uint64_t hz = 0;
     for (int i = 0; i < d->ndevs; i++)
-        if (!strcmp(d->devs[i].compatible, "intel,ce4100-lapic") && !d->devs[i].described_only)
+        if (!strcmp(d->devs[i].compatible, "intel,ce4100-lapic"))
             hz = d->devs[i].clock_hz;
     return hz;
 }
@@ -650,10 +633,16 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     memcpy(mem_ptr(&m->mem, m->fdt_addr, m->fdt_size), m->fdt, m->fdt_size);
 
     dev_host_init(m);
+    IntcHost ih = { &m->dev_host, &m->trace, m->devs, &m->ndevs, MAX_DEVICES };
+    if (!intc_create(&m->desc, &ih, &m->cl.gic, err)) {
+        char tmp[sizeof err->msg];
+        memcpy(tmp, err->msg, sizeof tmp);
+        return err_set(err, "%s: %.400s", cfg->machine_file ? cfg->machine_file : "built-in board", tmp);
+    }
     for (int i = 0; i < m->desc.ndevs; i++) {
         const DevDesc *dd = &m->desc.devs[i];
-        if (dd->described_only)
-            continue;
+        if (dd->intc)
+            continue;                   /* made by intc_create */
         if (m->ndevs == MAX_DEVICES)
             return err_set(err, "too many devices");
         /* dt_parse only lets device models through; never call NULL if that changes */
@@ -777,6 +766,7 @@ void mach_destroy(Machine *m)
         else
             free(m->devs[i]);
     }
+    free(m->cl.gic);
     for (int i = 0; i < m->nmmio_ctx; i++)
         free(m->mmio_ctx[i]);
     free(m->mmio_ctx);

@@ -27,7 +27,7 @@ typedef struct DevDesc {
     uint64_t base, size;            /* MMIO address, or I/O port when io */
     bool io;
     uint64_t clock_hz;              /* clock-frequency if present, else 0 */
-    bool described_only;            /* present in the tree, not modelled yet */
+    bool intc;                      /* a window of the interrupt controller (sim/intc.c makes it) */
 } DevDesc;
 
 /* What a device may ask of the machine it is plugged into. */
