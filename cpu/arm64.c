@@ -752,6 +752,30 @@ static bool sysreg_undefined_el1(Cpu *c, uint64_t pc, uint32_t key, const uc_arm
                  : !armv8_pmu_read(&probe, r->op0, r->op1, r->crn, r->crm, r->op2, cyc, ins, &v);
 }
 
+static void xreg_write(Cpu *c, unsigned n, uint64_t v)
+{
+    if (n < 29)
+        vcpu_reg_write(c, UC_ARM64_REG_X0 + (int)n, v);
+    else if (n < 31)
+        vcpu_reg_write(c, n == 29 ? UC_ARM64_REG_X29 : UC_ARM64_REG_X30, v);
+}
+
+/* An MRS/MSR of a GIC CPU interface register at EL1, done here: the engine does not know these
+ * registers, and an MSR/MRS its translator finds no register for loops forever even when the
+ * sysreg hook has done it (the block ends in the UNDEFINED exception's code and the hook's
+ * skip lands there with PC unchanged: docs/engine.md, AArch64). */
+static TrapResult a64_icc_site(Cpu *c, uint64_t pc, uint32_t w, const uc_arm64_cp_reg *r, bool write)
+{
+    unsigned rt = w & 31;
+    uint64_t v = 0;
+    if (write)
+        gic_icc_write(c->cl->gic, c->index, pc, r->op0, r->op1, r->crn, r->crm, r->op2, rt == 31 ? 0 : xreg(c, rt));
+    else if (gic_icc_read(c->cl->gic, c->index, pc, r->op0, r->op1, r->crn, r->crm, r->op2, &v))
+        xreg_write(c, rt, v);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    return TRAP_DONE;
+}
+
 /* An MRS/MSR of one of our registers (a trap site).  One that is UNDEFINED, or at EL0 one the
  * Arm ARM does not allow there (el0_access), takes its exception here, where writing the PC
  * redirects at once; from the sysreg hook the engine would go on with the rest of the block
@@ -764,7 +788,7 @@ static TrapResult a64_sysreg_site(Cpu *c, uint64_t pc, uint32_t w)
     ArmEl0Access v = current_el(c) != 0 ? (sysreg_undefined_el1(c, pc, key, &r, write) ? ARMV8_EL0_UNDEF : ARMV8_EL0_OK)
                                         : el0_access(c, key, &r, write);
     if (v == ARMV8_EL0_OK)
-        return TRAP_NATIVE;
+        return gic_icc_owns(r.op0, r.op1, r.crn, r.crm, r.op2) ? a64_icc_site(c, pc, w, &r, write) : TRAP_NATIVE;
     if (v == ARMV8_EL0_TRAP)
         a64_take(c, TK_EXCEPTION, pc, 0, EC_SYS64, sysreg_trap_iss(&r, w & 31, write), false, 0);
     else

@@ -286,7 +286,7 @@ void gic_send_sgi(Gic *g, int from, uint64_t pc, unsigned intid, uint32_t target
     for (int to = 0; to < g->ncpus; to++) {
         if (!(targets & (1u << to)) || !g->cpu[to].port)
             continue;
-        trace_ipi(g->trace, port_cycles(src), from, pc, (uint64_t)to, group1, intid);
+        trace_ipi(g->trace, at, from, pc, (uint64_t)to, group1, intid);
         if (g->version == GIC_V3 && !(g->cpu[to].priv[intid].flags & GIRQ_GROUP1) != !group1) {
             gic_diag(g, from, pc, "gic-sgi-group", "SGI %u to cpu%d is Group %d there, sent as Group %d: not forwarded",
                      intid, to, !group1, group1);
@@ -390,23 +390,31 @@ void gic_cpu_dir(Gic *g, int n, uint64_t pc, unsigned intid)
 
 /* ------------------------------------------------------------------ trace */
 
+/* The time of the access by CPU n's instruction at pc (an MMIO access is made in the middle of
+ * a block the CPU has counted whole). */
+static uint64_t access_time(const Gic *g, int n, uint64_t pc)
+{
+    const CpuPort *p = g->cpu[n].port;
+    return p->cycles_at(p->opaque, pc);
+}
+
 void gic_trace_read(Gic *g, int n, uint64_t pc, const char *reg, uint64_t val)
 {
     if (trace_on(g->trace))
-        trace_gic_read(g->trace, port_cycles(g->cpu[n].port), n, pc, reg, val);
+        trace_gic_read(g->trace, access_time(g, n, pc), n, pc, reg, val);
 }
 
 void gic_trace_write(Gic *g, int n, uint64_t pc, const char *reg, uint64_t old, uint64_t val)
 {
     if (trace_on(g->trace))
-        trace_gic_write(g->trace, port_cycles(g->cpu[n].port), n, pc, reg, old, val);
+        trace_gic_write(g->trace, access_time(g, n, pc), n, pc, reg, old, val);
 }
 
 void gic_diag(Gic *g, int n, uint64_t pc, const char *what, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    trace_vdiagf(g->trace, port_cycles(g->cpu[n].port), n, what, &pc, fmt, ap);
+    trace_vdiagf(g->trace, access_time(g, n, pc), n, what, &pc, fmt, ap);
     va_end(ap);
 }
 

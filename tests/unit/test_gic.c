@@ -6,6 +6,8 @@
  * test reads. */
 #include <string.h>
 
+#include "cpu/cpu.h"
+#include "cpu/cycle_model.h"
 #include "gic/gic.h"
 #include "testutil.h"
 
@@ -47,7 +49,8 @@ static bool sink_emit(TraceSink *s, const TraceEvent *ev, bool last)
 }
 
 static void sink_flush(TraceSink *s) { (void)s; }
-static TraceSink sink = { sink_emit, sink_flush, NULL };
+static bool sink_close(TraceSink *s, Error *err) { (void)s, (void)err; return true; }
+static TraceSink sink = { sink_emit, sink_flush, sink_close };
 
 static bool pin(void *opaque, int n, bool level)
 {
@@ -370,6 +373,58 @@ START_TEST(state_round_trips_through_a_checkpoint)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ on a CPU */
+
+static uint64_t irq_cycle[4];
+static int nirq;
+
+static bool irq_sink_emit(TraceSink *s, const TraceEvent *ev, bool last)
+{
+    (void)s, (void)last;
+    if (!strcmp(ev->kind, "interrupt") && nirq < 4)
+        irq_cycle[nirq++] = ev->cycle;
+    return true;
+}
+
+static TraceSink irq_sink = { irq_sink_emit, sink_flush, sink_close };
+
+/* The first CPU cycle at which the counter (62.5 MHz against the 1 GHz CPU clock: 16 cycles a
+ * tick) reaches cval. */
+static uint64_t fire_cycle(uint64_t cval)
+{
+    return cval * 16;
+}
+
+/* tests/unit/blobs/arm64_gic_timer.s: the timer's interrupt is taken on the first instruction
+ * boundary at or after the cycle its counter reaches CVAL (into a busy loop), and wakes a WFI
+ * on that very cycle; the handler's IAR reads INTID 30 with the
+ * running priority 0xa0 and a second IAR is spurious. */
+START_TEST(timer_interrupts_arrive_on_their_exact_cycle)
+{
+    Machine *mm = tm_create(ARCH_ARM64, blob_arm64_gic_timer, blob_arm64_gic_timer_len, 0x40080000, 0x40080000,
+                            100000, 1);
+    nirq = 0;
+    trace_add_sink(&mm->trace, &irq_sink);
+    ck_assert_int_eq(tm_run(mm), 0);
+    ck_assert_int_eq(nirq, 2);
+    uint64_t entry = mm->cl.cpus[0]->ctab->cost[IC_TRAP];        /* the trace's time is after the entry */
+    for (int k = 0; k < 2; k++) {
+        uint64_t id = tm_read(mm, 0x40100000 + 24 * k, 8), cnt = tm_read(mm, 0x40100008 + 24 * k, 8),
+                 cval = tm_read(mm, 0x40100010 + 24 * k, 8);
+        ck_assert_uint_eq(id, GIC_PPI_PTIMER);
+        ck_assert_uint_ge(cnt, cval);
+        ck_assert_uint_le(cnt - cval, 1);
+        ck_assert_uint_ge(irq_cycle[k] - entry, fire_cycle(cval));
+        /* the loop's instructions take at most 16 cycles (a taken branch's refill is the most) */
+        ck_assert_uint_lt(irq_cycle[k] - entry, fire_cycle(cval) + (k == 0 ? 16 : 1));   /* WFI: exactly */
+    }
+    ck_assert_uint_gt(tm_read(mm, 0x40100030, 8), 100);              /* the loop ran */
+    ck_assert_uint_eq(tm_read(mm, 0x40100038, 8), 0xa0);
+    ck_assert_uint_eq(tm_read(mm, 0x40100040, 8), GIC_INTID_SPURIOUS);
+    tm_destroy(mm);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gic");
@@ -383,5 +438,8 @@ int main(void)
     tcase_add_test(t, v2_targets_sgir_and_cpu_interface);
     tcase_add_test(t, state_round_trips_through_a_checkpoint);
     suite_add_tcase(s, t);
+    TCase *cpu_case = tcase_create("cpu");
+    tcase_add_test(cpu_case, timer_interrupts_arrive_on_their_exact_cycle);
+    suite_add_tcase(s, cpu_case);
     return testutil_run(s);
 }
