@@ -404,11 +404,12 @@ static void timer_fire(Event *ev, void *opaque)
     timer_update(t->cpu, t, muldiv64(t->cpu->cycles, t->cpu->cl->timer_hz, t->cpu->cl->clock->freq_hz));
 }
 
-static void timer_init(Cpu *c, ArmTimer *t, const char *name, unsigned ppi)
+/* The timer's line: the PPI the tree gives it (QEMU virt's 30 and 27), if the board has a GIC. */
+static void timer_init(Cpu *c, ArmTimer *t, const char *name, unsigned intid)
 {
     t->cpu = c;
     event_init(&t->ev, name, timer_fire, t);
-    t->line = c->cl->gic ? gic_ppi_line(c->cl->gic, c->index, ppi) : irq_line(NULL, NULL, 0);
+    t->line = c->cl->gic && intid ? gic_ppi_line(c->cl->gic, c->index, intid) : irq_line(NULL, NULL, 0);
 }
 
 static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigned op1, unsigned crn, unsigned crm,
@@ -589,8 +590,8 @@ static bool a64_init(Cpu *c, Error *err)
     cp_write(c, 3, 4, 1, 1, 0, cp_read(c, 3, 4, 1, 1, 0) | 1ull << 31);
     armv8_pmu_init(&A64(c)->pmu, c->model->pmu_idcode);
     A64(c)->mmfr0 = cp_read(c, 3, 0, 0, 7, 0);
-    timer_init(c, &A64(c)->ptimer, "cntp", GIC_PPI_PTIMER);
-    timer_init(c, &A64(c)->vtimer, "cntv", GIC_PPI_VTIMER);
+    timer_init(c, &A64(c)->ptimer, "cntp", c->cl->timer_intid[0]);
+    timer_init(c, &A64(c)->vtimer, "cntv", c->cl->timer_intid[1]);
     if (c->cl->gic)
         gic_connect_cpu(c->cl->gic, c->index, &c->port, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_FIQ));
     return true;

@@ -89,6 +89,8 @@ typedef struct Cluster {
     uint64_t timer_hz;              /* arm64: the generic counter's frequency */
     uint64_t lapic_hz;              /* x86: the local APIC timer's bus clock (0: no APIC node) */
     Gic *gic;                       /* arm64: the interrupt controller (gic/gic.h), or NULL */
+    unsigned timer_intid[2];        /* arm64: the PPIs of the physical and virtual timers (0: none) */
+    unsigned pmu_intid;             /* arm64: the PMU's PPI (0: none) */
     ClusterHost host;
 } Cluster;
 

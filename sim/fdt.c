@@ -674,6 +674,65 @@ static bool parse_cpus(const void *fdt, Arch arch, MachineDesc *d, Error *err)
     return true;
 }
 
+/* The GIC's interrupt specifier (Linux's arm,gic-v3.yaml and arm,gic.yaml): <type number flags>,
+ * type 0 an SPI (INTID 32 + number), 1 a PPI (INTID 16 + number). */
+enum { GIC_SPEC_SPI = 0, GIC_SPEC_PPI = 1, GIC_SPEC_CELLS = 3 };
+
+/* Entry idx of a node's `interrupts`, which must be a PPI: its INTID; 0 without the property. */
+static bool parse_ppi(const void *fdt, int node, const char *path, int idx, unsigned *intid, Error *err)
+{
+    int len;
+    const fdt32_t *p = fdt_getprop(fdt, node, "interrupts", &len);
+    *intid = 0;
+    if (!p)
+        return true;
+    if (len % (GIC_SPEC_CELLS * 4) || len / (GIC_SPEC_CELLS * 4) <= idx)
+        return err_set(err, "node %s: property interrupts: %d bytes are not %d or more <type number flags> "
+                       "entries", path, len, idx + 1);
+    uint32_t type = fdt32_to_cpu(p[idx * GIC_SPEC_CELLS]), num = fdt32_to_cpu(p[idx * GIC_SPEC_CELLS + 1]);
+    if (type != GIC_SPEC_PPI || num >= 16)
+        return err_set(err, "node %s: property interrupts: entry %d is <%u %u ...>, not a PPI (<1 0..15 ...>)", path,
+                       idx, type, num);
+    *intid = 16 + num;
+    return true;
+}
+
+/* The timer's PPIs (entries 1 and 2: non-secure physical and virtual; Linux's
+ * arm,arch_timer.yaml) and the PMU's. */
+static bool parse_local_irqs(const void *fdt, int node, const char *compat, const char *path, MachineDesc *d,
+                             Error *err)
+{
+    if (!strcmp(compat, "arm,armv8-pmuv3")) {
+        snprintf(d->pmu_path, sizeof d->pmu_path, "%s", path);
+        return parse_ppi(fdt, node, path, 0, &d->pmu_intid, err);
+    }
+    snprintf(d->timer_path, sizeof d->timer_path, "%s", path);
+    return parse_ppi(fdt, node, path, 1, &d->timer_intid[0], err) && parse_ppi(fdt, node, path, 2, &d->timer_intid[1], err);
+}
+
+/* With a GIC, the timer and the PMU must say which PPIs they raise; the GIC node must be an
+ * interrupt controller with 3-cell specifiers. */
+static bool check_interrupts(const void *fdt, const MachineDesc *d, Error *err)
+{
+    const DevDesc *gic = NULL;
+    for (int i = 0; i < d->ndevs && !gic; i++)
+        gic = d->devs[i].intc ? &d->devs[i] : NULL;
+    if (!gic)
+        return true;
+    int node = fdt_path_offset(fdt, gic->path), len;
+    const fdt32_t *cells = fdt_getprop(fdt, node, "#interrupt-cells", &len);
+    if (!fdt_getprop(fdt, node, "interrupt-controller", NULL))
+        return err_set(err, "node %s: property interrupt-controller is missing", gic->path);
+    if (!cells || len != 4 || fdt32_to_cpu(*cells) != GIC_SPEC_CELLS)
+        return err_set(err, "node %s: property #interrupt-cells: must be <3> (<type number flags>)", gic->path);
+    if (d->timer_path[0] && !d->timer_intid[0])
+        return err_set(err, "node %s: property interrupts is missing (the timers' PPIs, which the GIC needs)",
+                       d->timer_path);
+    if (d->pmu_path[0] && !d->pmu_intid)
+        return err_set(err, "node %s: property interrupts is missing (the PMU's PPI, which the GIC needs)", d->pmu_path);
+    return true;
+}
+
 static bool add_dev(MachineDesc *d, const void *fdt, int node, const char *compat, uint64_t base, uint64_t size,
                     bool io, bool intc, Error *err)
 {
@@ -908,8 +967,13 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
                 return err_set(err, "node %s: property method: \"%s\" is not supported (pmusim implements PSCI"
                                  " through HVC)", path, method ? method : "(missing)");
             d->psci = true;
+        } else if (!strcmp(compat, "arm,armv8-pmuv3")) {
+            if (!parse_local_irqs(fdt, node, compat, path, d, err))
+                return false;
         } else if (!strcmp(compat, "arm,armv8-timer")) {
             bool bad = false;
+            if (!parse_local_irqs(fdt, node, compat, path, d, err))
+                return false;
             if (!prop_u64(fdt, node, "clock-frequency", &d->timer_hz, &bad, err))
                 return bad ? false : err_set(err, "node %s: property clock-frequency is missing (CNTFRQ_EL0)", path);
             if (!d->timer_hz || d->timer_hz > d->cpus[0].clock_hz)
@@ -937,5 +1001,5 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
     for (int i = 0; i < d->ncpus; i++)
         if (d->cpus[i].enable == ENABLE_PSCI && !d->psci)
             return err_set(err, "node %s: enable-method \"psci\" but the tree has no psci node", d->cpus[i].path);
-    return check_windows(d, err);
+    return check_interrupts(fdt, d, err) && check_windows(d, err);
 }

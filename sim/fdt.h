@@ -50,6 +50,10 @@ typedef struct MachineDesc {
     int ndevs;
     bool psci;                      /* arm64 psci node with method "hvc" */
     uint64_t timer_hz;              /* arm64 generic counter frequency */
+    /* arm64: the INTIDs of the timers' PPIs (non-secure physical, virtual) and the PMU's, from
+     * their nodes' `interrupts` (0: none) */
+    unsigned timer_intid[2], pmu_intid;
+    char timer_path[128], pmu_path[128];
     bool isa_window;                /* ppc32: ISA I/O space mapped into memory */
     uint64_t isa_base, isa_size;
     char isa_path[128];             /* the ISA node, if any */

@@ -510,6 +510,9 @@ static void cluster_wire(Machine *m)
     cl->semihosting = m->cfg.semihosting;
     cl->psci = m->desc.psci;
     cl->timer_hz = m->desc.timer_hz;
+    cl->timer_intid[0] = m->desc.timer_intid[0];
+    cl->timer_intid[1] = m->desc.timer_intid[1];
+    cl->pmu_intid = m->desc.pmu_intid;
     cl->lapic_hz = lapic_hz(&m->desc);
     cl->host = (ClusterHost){
         .opaque = m, .exit = cl_exit, .console_out = cl_putc, .map_devices = cl_map_devices,

@@ -218,6 +218,33 @@ static void expect_refused(Arch arch, const char *dts, int ncpus, const char *wa
     remove(o.machine_file);
 }
 
+/* With a GIC, the timer and the PMU say which PPIs they raise, and the GIC is a 3-cell
+ * interrupt controller; the refusals name the node. */
+START_TEST(gic_boards_need_their_interrupt_properties)
+{
+#define GIC(props) "intc@8000000 { compatible = \"arm,gic-v3\"; " props " reg = <0 0x8000000 0 0x10000>, " \
+                   "<0 0x80a0000 0 0x20000>; };\n"
+#define GIC_OK GIC("interrupt-controller; #interrupt-cells = <3>;")
+    expect_refused(ARCH_ARM64, DTS_HEAD DTS_CPU GIC_OK "};", 0, "/timer", "interrupts is missing");
+    expect_refused(ARCH_ARM64, DTS_HEAD DTS_CPU GIC("#interrupt-cells = <3>;") "};", 0, "/intc@8000000",
+                   "interrupt-controller is missing");
+    expect_refused(ARCH_ARM64, DTS_HEAD DTS_CPU GIC("interrupt-controller; #interrupt-cells = <2>;") "};", 0,
+                   "/intc@8000000", "#interrupt-cells");
+    expect_refused(ARCH_ARM64, DTS_HEAD DTS_CPU "pmu { compatible = \"arm,armv8-pmuv3\"; interrupts = <0 7 4>; };\n"
+                   "};", 0, "/pmu", "not a PPI");
+    expect_refused(ARCH_ARM64, DTS_HEAD DTS_CPU "pmu { compatible = \"arm,armv8-pmuv3\"; interrupts = <1 7>; };\n"
+                   "};", 0, "/pmu", "property interrupts");
+    MachineDesc d;
+    FdtOptions o = { 0 };
+    d = parse_ok(ARCH_ARM64, &o);                                   /* the built-in board: QEMU virt's PPIs */
+    ck_assert_uint_eq(d.timer_intid[0], 30);
+    ck_assert_uint_eq(d.timer_intid[1], 27);
+    ck_assert_uint_eq(d.pmu_intid, 23);
+#undef GIC
+#undef GIC_OK
+}
+END_TEST
+
 START_TEST(cell_counts_beyond_two_are_refused_with_the_node)
 {
     /* 3 cells overflowed the 8-byte reg of a --cpus clone; 0x40000001 cells wrapped len != cells * 4
@@ -436,6 +463,7 @@ int main(void)
     tcase_add_test(t, bad_trees_name_node_and_property);
     tcase_add_test(t, broken_files_are_refused);
     tcase_add_test(t, cell_counts_beyond_two_are_refused_with_the_node);
+    tcase_add_test(t, gic_boards_need_their_interrupt_properties);
     tcase_add_test(t, isa_children_must_be_device_models);
     tcase_add_test(t, machine_files_must_be_bounded_regular_files);
     tcase_add_test(t, machine_file_named_like_an_option_is_a_file);
