@@ -16,7 +16,7 @@
  *   0x84000001 / 0xc4000001   CPU_SUSPEND                standby (and powerdown) as WFI
  *   0x84000002                CPU_OFF                    the CPU stops (does not return)
  *   0x84000003 / 0xc4000003   CPU_ON                     the target starts at its next quantum
- *   0x84000004 / 0xc4000004   AFFINITY_INFO              ON 0, OFF 1, ON_PENDING 2 (level 0 only)
+ *   0x84000004 / 0xc4000004   AFFINITY_INFO              ON 0, OFF 1, ON_PENDING 2 (levels 0 to 3)
  *   0x84000006                MIGRATE_INFO_TYPE          2: no Trusted OS to migrate
  *   0x84000008                SYSTEM_OFF                 the run ends, status 0
  *   0x84000009                SYSTEM_RESET               the run ends, status 0
@@ -70,8 +70,9 @@ enum {
  * StateType 16 (0 standby or retention, 1 powerdown), PowerLevel 25:24, the rest zero. */
 #define POWER_STATE_ID 0xffffu
 #define POWER_STATE_TYPE (1u << 16)
-/* AFFINITY_INFO's answers (DEN 0022D §5.7.2). */
+/* AFFINITY_INFO's answers (DEN 0022D §5.7.2) and its highest affinity level (Aff3). */
 enum { AFF_ON = 0, AFF_OFF = 1, AFF_ON_PENDING = 2 };
+#define AFF_LEVEL_MAX 3
 /* MIGRATE_INFO_TYPE: "Trusted OS is either not present or does not require migration". */
 #define MIGRATE_NOT_REQUIRED 2
 /* MPIDR_EL1's affinity fields, Aff3 (39:32) and Aff2..Aff0 (23:0): what CPU_ON and
@@ -172,13 +173,37 @@ static int64_t psci_cpu_on(Cpu *c, const FwArgs *a)
     return FW_SUCCESS;
 }
 
-/* Level 0 only: the levels above are optional (DEN 0022D §5.7.1) and the board has none. */
+/* The MPIDR affinity fields above level `level` (Aff3 39:32, Aff2 23:16, Aff1 15:8, Aff0 7:0):
+ * the affinity instance a CPU belongs to at that level. */
+static uint64_t affinity_above(uint64_t mpidr, unsigned level)
+{
+    static const uint64_t mask[] = { MPIDR_AFF_MASK, 0xff00ffff00ull, 0xff00ff0000ull, 0xff00000000ull };
+    return mpidr & mask[level];
+}
+
+static int aff_state(const Cpu *t)
+{
+    return t->start.pending ? AFF_ON_PENDING : t->state == CPU_OFF ? AFF_OFF : AFF_ON;
+}
+
+/* The state of the affinity instance at lowest_affinity_level (0 a core, 1..3 the clusters
+ * above) that holds the target (DEN 0022D §5.7.1): ON if a CPU in it is on, else ON_PENDING if
+ * one is being started, else OFF.  An instance no CPU belongs to is INVALID_PARAMETERS. */
 static int64_t psci_affinity_info(Cpu *c, const FwArgs *a)
 {
-    Cpu *t = vcpu_by_hwid(c->cl, a->a1 & MPIDR_AFF_MASK);
-    if (!t || a->a2 != 0)
+    if (a->a2 > AFF_LEVEL_MAX)
         return FW_INVALID_PARAMS;
-    return t->start.pending ? AFF_ON_PENDING : t->state == CPU_OFF ? AFF_OFF : AFF_ON;
+    unsigned level = (unsigned)a->a2;
+    int64_t ret = FW_INVALID_PARAMS;
+    for (int i = 0; i < c->cl->ncpus; i++) {
+        const Cpu *t = c->cl->cpus[i];
+        if (affinity_above(t->hwid, level) != affinity_above(a->a1, level))
+            continue;
+        int st = aff_state(t);
+        if (ret == FW_INVALID_PARAMS || st == AFF_ON || (st == AFF_ON_PENDING && ret == AFF_OFF))
+            ret = st;
+    }
+    return ret;
 }
 
 static int64_t psci_migrate_info_type(Cpu *c, const FwArgs *a)

@@ -167,7 +167,7 @@ START_TEST(arm64_brk_udf_and_abort_syndromes)
     m = a64_run(35);                        /* three mrs of the abort handler done */
     ck_assert_uint_eq(reg(m, UC_ARM64_REG_X10), 0x96000010);          /* EC 0x25, DFSC external */
     ck_assert_uint_eq(reg(m, UC_ARM64_REG_X11), 0x40080024);
-    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X12), 0x70000000);          /* FAR */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X12), 0x0b000000);          /* FAR */
     tm_destroy(m);
 }
 END_TEST
@@ -208,7 +208,7 @@ END_TEST
 /* EL0 (tests/unit/blobs/arm64_el0.s): the fixture ERETs to EL0, whose exceptions each record
  * (kind, ESR, ELR, SPSR, FAR, SP, SP_EL0) at A64_EL0_TABLE + 64 * n. */
 enum { A64_EL0_COUNT = 0x40100000, A64_EL0_TABLE = 0x40100040, A64_EL0_USER = 0x4008002c,
-       A64_SP_EL1 = 0x40200000, A64_SP_EL0 = 0x40180000, A64_NOTHING = 0x70000000 };
+       A64_SP_EL1 = 0x40200000, A64_SP_EL0 = 0x40180000, A64_NOTHING = 0x0b000000 };
 /* The vector table entries: a lower EL using AArch64, synchronous, IRQ and FIQ (VBAR_EL1 +
  * 0x400, 0x480, 0x500) */
 enum { KIND_LOWER_SYNC = 8, KIND_LOWER_IRQ = 9, KIND_LOWER_FIQ = 10 };
@@ -375,7 +375,7 @@ static const uint64_t psci_expected[] = {
     0xffffffff, 0,              /* 11-12 ... SOC_ID (SMCCC 1.2), ARCH_FEATURES itself */
     0xffffffff,                 /* 13 SYSTEM_RESET2 */
     2,                          /* 14 MIGRATE_INFO_TYPE: no Trusted OS */
-    0, 1, 0xfffffffe,           /* 15-17 AFFINITY_INFO: cpu 0 ON, cpu 1 OFF, level 1 INVALID_PARAMETERS */
+    0, 1, 0,                    /* 15-17 AFFINITY_INFO: cpu 0 ON, cpu 1 OFF, their cluster (level 1) ON */
     (uint64_t)-2, (uint64_t)-9, /* 18-19 CPU_ON: no such MPIDR, an entry not word-aligned */
     0, (uint64_t)-5,            /* 20-21 CPU_ON: SUCCESS, then ON_PENDING */
     2,                          /* 22 AFFINITY_INFO: ON_PENDING */
@@ -383,6 +383,7 @@ static const uint64_t psci_expected[] = {
     0,                          /* 24 CPU_ON(cpu 2) */
     1,                          /* 25 cpu 2 is OFF after its CPU_OFF */
     0,                          /* 26 cpu 1 suspended is ON */
+    0xfffffffe, (uint64_t)-2,   /* 27-28 AFFINITY_INFO: level 4, a cluster without CPUs: INVALID_PARAMETERS */
 };
 
 START_TEST(arm64_psci_and_smccc_answer_as_firmware)

@@ -38,7 +38,7 @@ _start:
     fw 0x84000006                           // 14 MIGRATE_INFO_TYPE
     fw 0x84000004, 0, 0                     // 15 AFFINITY_INFO(cpu 0)
     fw 0x84000004, 1, 0                     // 16 AFFINITY_INFO(cpu 1)
-    fw 0x84000004, 1, 1                     // 17 AFFINITY_INFO(cpu 1, level 1)
+    fw 0x84000004, 1, 1                     // 17 AFFINITY_INFO(cpu 1, level 1): its cluster
     fw 0xc4000003, 5, cpu1, 0               // 18 CPU_ON(no such cpu)
     fw 0xc4000003, 1, cpu1 + 2, 0           // 19 CPU_ON(entry not word-aligned)
     fw 0xc4000003, 1, cpu1, 0x77            // 20 CPU_ON(cpu 1)
@@ -55,6 +55,8 @@ poll:
     b.ne poll
     str x0, [x19], #8                       // 25
     fw 0x84000004, 1, 0                     // 26 AFFINITY_INFO(cpu 1): suspended is ON
+    fw 0x84000004, 1, 4                     // 27 AFFINITY_INFO(level 4)
+    fw 0xc4000004, 0x100, 1                 // 28 AFFINITY_INFO(cluster 1, level 1): none
 exit:
     ldr x0, =0x84000008
     hvc #0                                  // SYSTEM_OFF
