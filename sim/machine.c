@@ -374,19 +374,34 @@ static bool load_initrd(Machine *m, Error *err)
     return dt_set_initrd(m->fdt, at, at + len, err);
 }
 
-/* arm64: the next 2 MiB boundary above the initrd, or above where it would start. */
+/* The lowest address at or above `from`, a multiple of `align`, with DTB_MAX_SIZE bytes of RAM
+ * from there (in any RAM range: nothing of the image or the initrd lies above `from`). */
+static bool dtb_slot(Machine *m, uint64_t from, uint64_t align, uint64_t *at)
+{
+    bool found = false;
+    for (int i = 0; i < m->mem.n; i++) {
+        const RamBlock *b = &m->mem.blk[i];
+        uint64_t a = align_up(from > b->base ? from : b->base, align);
+        if (!b->rom && a - b->base < b->size && b->size - (a - b->base) >= DTB_MAX_SIZE && (!found || a < *at)) {
+            *at = a;
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* arm64: the next 2 MiB boundary in RAM above the initrd, or above where it would start; on a
+ * board with too little RAM for that, the next 64 KiB one (Linux needs 8 bytes). */
 static bool place_dtb_arm64(Machine *m, uint64_t *addr, Error *err)
 {
     RamBlock *b = boot_ram(m);
     uint64_t above = m->initrd_size ? m->initrd_addr + m->initrd_size : initrd_start(b, m->image_end);
-    uint64_t at = align_up(above, DTB_ALIGN_ARM64);
     char ram[64];
-    if (!mem_ptr(&m->mem, at, DTB_MAX_SIZE))
-        return err_set(err, "no room for the device tree (%llu KiB at 0x%" PRIx64 ", above the image%s) in RAM %s; "
-                       "--mem sets the RAM size", DTB_MAX_SIZE >> 10, at, m->initrd_size ? " and the initrd" : "",
-                       ram_text(b, ram, sizeof ram));
-    *addr = at;
-    return true;
+    if (dtb_slot(m, above, DTB_ALIGN_ARM64, addr) || dtb_slot(m, above, DTB_ALIGN, addr))
+        return true;
+    return err_set(err, "no room for the device tree (%llu KiB, above 0x%" PRIx64 ": above the image%s) in RAM %s; "
+                   "--mem sets the RAM size", DTB_MAX_SIZE >> 10, above, m->initrd_size ? " and the initrd" : "",
+                   ram_text(b, ram, sizeof ram));
 }
 
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
@@ -399,18 +414,19 @@ static bool place_dtb(Machine *m, uint64_t *addr, Error *err)
 {
     if (m->arch == ARCH_ARM64)
         return place_dtb_arm64(m, addr, err);
-    uint64_t want = LOW_DTB, top = m->image_end;
-    bool clash = overlaps(m->initrd_addr, m->initrd_size, want, DTB_MAX_SIZE);
+    uint64_t top = m->image_end;
+    bool clash = overlaps(m->initrd_addr, m->initrd_size, LOW_DTB, DTB_MAX_SIZE);
     for (int i = 0; i < m->image.nsegs; i++)
-        clash |= overlaps(m->image.segs[i].paddr, m->image.segs[i].memsz, want, DTB_MAX_SIZE);
+        clash |= overlaps(m->image.segs[i].paddr, m->image.segs[i].memsz, LOW_DTB, DTB_MAX_SIZE);
     if (m->initrd_size && m->initrd_addr + m->initrd_size > top)
         top = m->initrd_addr + m->initrd_size;
-    if (clash)
-        want = align_up(top, DTB_ALIGN);
-    if (!mem_ptr(&m->mem, want, DTB_MAX_SIZE))
-        return err_set(err, "no room in RAM for the device tree at 0x%" PRIx64 "; --mem sets the RAM size", want);
-    *addr = want;
-    return true;
+    *addr = LOW_DTB;
+    if (!clash && mem_ptr(&m->mem, LOW_DTB, DTB_MAX_SIZE))
+        return true;
+    if (clash && dtb_slot(m, top, DTB_ALIGN, addr))
+        return true;
+    return err_set(err, "no room in RAM for the device tree at 0x%" PRIx64 "; --mem sets the RAM size",
+                   clash ? align_up(top, DTB_ALIGN) : (uint64_t)LOW_DTB);
 }
 
 /* The strict I-cache model reports stale executions as the patch validator's violations. */

@@ -92,7 +92,9 @@ for m in 0 1.5G 3000 1k 2T 4096X -1 99999999999999999999G; do
     expect_bad_20s "mem$m" "--mem $m: expected a size from 4K to 1T" --mem "$m" "$arm64"
 done
 expect_bad_20s memimage "hello.elf: segment at .* not inside RAM .*--mem sets the RAM size" --mem 64K "$arm64"
-expect_bad_20s memdtb "no room for the device tree .* RAM 0x40000000+1 MiB; --mem" --mem 1M "$arm64"
+head -c 1044480 /dev/zero >"$T/fill.bin"          # 1 MiB - 4 KiB: no 64 KiB left above it
+expect_bad_20s memdtb "no room for the device tree (64 KiB, above 0x400ff000: above the image) in RAM 0x40000000+1 MiB; --mem" \
+    --mem 1M --arch arm64 --load-addr 0x40000000 "$T/fill.bin"
 expect_bad_20s memx86 "built-in board with --mem: node /interrupt-controller@fee00000: .*shares a 4 KiB page" \
     --mem 4G "$hello"
 expect_bad_20s memppc "--mem 0x100000000: built-in board: node /memory@0: #size-cells = <1>" \
@@ -107,12 +109,12 @@ expect_bad_20s initrdfifo "fifo: not a regular file" --initrd "$T/fifo" "$arm64"
 truncate -s 2G "$T/huge.initrd"
 expect_bad_20s initrdhuge "--initrd .*huge.initrd: 2147483648 bytes, more than the 939524096 bytes of room (it goes at 0x48000000" \
     --initrd "$T/huge.initrd" "$arm64"
-truncate -s 31M "$T/fits.initrd"
-expect_bad_20s initrddtb "no room for the device tree (64 KiB at 0x44000000, above the image and the initrd)" \
+truncate -s 33521664 "$T/fits.initrd"              # 32 MiB - 32 KiB: from 0x42000000, no 64 KiB after it
+expect_bad_20s initrddtb "no room for the device tree (64 KiB, above 0x43ff8000: above the image and the initrd)" \
     --mem 64M --initrd "$T/fits.initrd" "$arm64"
 expect_bad_20s initrdout "--initrd .*fits.initrd and --trace .*fits.initrd are the same file" \
     --initrd "$T/fits.initrd" --trace "$T/fits.initrd" "$arm64"
-check "initrdout: the input is untouched" [ "$(wc -c <"$T/fits.initrd")" = 32505856 ]
+check "initrdout: the input is untouched" [ "$(wc -c <"$T/fits.initrd")" = 33521664 ]
 
 args=$(head -c 4095 /dev/zero | tr '\0' x)
 run "$T/bootargs4095" --cpus 16 --bootargs "$args" "$hello"
