@@ -3,9 +3,12 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct Reader {
     const Image *im;
@@ -340,6 +343,27 @@ bool image_load_elf(Image *im, const char *path, Error *err)
     return true;
 }
 
+/* The arm64 Linux Image header (Linux, Documentation/arch/arm64/booting.rst): code0, code1,
+ * text_offset at 8, image_size at 16 (the effective size, BSS and the early page tables
+ * included: the memory the kernel takes from its start), flags, three reserved words and the
+ * magic "ARM\x64" at 56, all little-endian since v3.17; image_size 0 (older kernels) says
+ * nothing. */
+#define ARM64_IMAGE_SIZE_AT 16
+#define ARM64_IMAGE_MAGIC_AT 56
+#define ARM64_IMAGE_MAGIC 0x644d5241u
+#define ARM64_IMAGE_HEADER 64
+
+/* How much memory a raw image takes from its load address: the header's image_size for an
+ * arm64 Image (when larger than the file), else the file. */
+static uint64_t raw_memsz(const Image *im)
+{
+    if (im->arch != ARCH_ARM64 || im->size < ARM64_IMAGE_HEADER ||
+        load_le(im->data + ARM64_IMAGE_MAGIC_AT, 4) != ARM64_IMAGE_MAGIC)
+        return im->size;
+    uint64_t image_size = load_le(im->data + ARM64_IMAGE_SIZE_AT, 8);
+    return image_size > im->size ? image_size : im->size;
+}
+
 bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, uint64_t entry, Error *err)
 {
     memset(im, 0, sizeof *im);
@@ -353,13 +377,52 @@ bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, 
     if (im->size == 0)
         return err_set(err, "%s: empty file", path);
     im->segs = xcalloc(1, sizeof *im->segs);
-    im->segs[0] = (Segment){ load_addr, load_addr, 0, im->size, im->size, PF_R | PF_W | PF_X };
+    im->segs[0] = (Segment){ load_addr, load_addr, 0, im->size, raw_memsz(im), PF_R | PF_W | PF_X };
     im->nsegs = 1;
     im->code = xcalloc(1, sizeof *im->code);
     im->code[0] = (Range){ load_addr, load_addr + im->size };
     im->ncode = 1;
     im->entry = entry;
     return true;
+}
+
+/* len bytes from fd into dst; false on a read error or an early end of file. */
+static bool read_exactly(int fd, uint8_t *dst, uint64_t len, const char *path, Error *err)
+{
+    for (uint64_t done = 0; done < len;) {
+        size_t want = len - done > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)(len - done);
+        ssize_t got = read(fd, dst + done, want);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return err_set(err, "%s: %s", path, strerror(errno));
+        if (got == 0)
+            return err_set(err, "%s: shorter than its size (%" PRIu64 " bytes) while read", path, len);
+        done += (uint64_t)got;
+    }
+    return true;
+}
+
+bool image_read_blob(const char *path, uint8_t *dst, uint64_t room, uint64_t *len, Error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);     /* a FIFO's open must not wait */
+    if (fd < 0)
+        return err_set(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) < 0)
+        err_set(err, "%s: %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        err_set(err, "%s: not a regular file", path);
+    else if ((uint64_t)st.st_size > room)
+        err_set(err, "%s: %" PRIu64 " bytes, more than the %" PRIu64 " bytes of room", path, (uint64_t)st.st_size,
+                room);
+    else
+        ok = read_exactly(fd, dst, (uint64_t)st.st_size, path, err);
+    close(fd);
+    if (ok)
+        *len = (uint64_t)st.st_size;
+    return ok;
 }
 
 void image_free(Image *im)

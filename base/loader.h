@@ -53,7 +53,14 @@ typedef struct Image {
 } Image;
 
 bool image_load_elf(Image *im, const char *path, Error *err);
+/* A raw binary: one segment of the whole file at load_addr; for an arm64 Linux Image (the
+ * header's magic) the segment's memsz is the header's image_size, which covers the kernel's
+ * BSS, as an ELF's p_memsz does. */
 bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, uint64_t entry, Error *err);
+/* The whole of a regular file (an initrd) into dst, which has room for `room` bytes: its length
+ * in *len, or false after one message naming the file (not a regular file, larger than room,
+ * a read error, a file that shrank while read). */
+bool image_read_blob(const char *path, uint8_t *dst, uint64_t room, uint64_t *len, Error *err);
 void image_free(Image *im);
 
 /* The symbol containing addr (or the closest one below it); NULL if none.  *off = addr - sym. */

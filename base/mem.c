@@ -1,9 +1,11 @@
 /* mem.c — guest RAM/ROM blocks and code-page protection (see mem.h). */
 #include "base/mem.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 bool mem_add(GuestMem *gm, uint64_t base, uint64_t size, bool rom, Error *err)
 {
@@ -144,4 +146,59 @@ void mem_note_code_page(GuestMem *gm, uint64_t addr)
         gm->pending = xrealloc(gm->pending, (size_t)gm->pending_cap * sizeof *gm->pending);
     }
     gm->pending[gm->npending++] = addr & ~(GUEST_PAGE - 1);
+}
+
+/* /proc/self/pagemap: one 64-bit entry per host page of the process, bit 63 "present in RAM",
+ * bit 62 "swapped" (Linux, Documentation/admin-guide/mm/pagemap.rst).  A private anonymous page
+ * with neither has never been touched: it reads as zero.  The flags need no privilege (only
+ * the frame numbers do). */
+#define PAGEMAP_PRESENT (1ull << 63)
+#define PAGEMAP_SWAPPED (1ull << 62)
+#define PAGEMAP_CHUNK 512u          /* entries read at a time */
+
+static bool pagemap_read(int fd, uint64_t host_page, uint64_t count, uint64_t *ent)
+{
+    size_t len = (size_t)count * sizeof *ent;
+    return pread(fd, ent, len, (off_t)(host_page * sizeof *ent)) == (ssize_t)len;
+}
+
+/* backed[] for the guest pages of one chunk of host pages from host page hp on. */
+static bool pagemap_chunk(int fd, uint64_t hp, uint64_t hpages, const uint8_t *start, uint64_t host_pg,
+                          uint64_t n, uint8_t *backed)
+{
+    uint64_t ent[PAGEMAP_CHUNK + 1];            /* a chunk that starts inside a host page spans one more */
+    if (!pagemap_read(fd, hp, hpages, ent))
+        return false;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t k = ((uintptr_t)(start + i * GUEST_PAGE)) / host_pg - hp;
+        backed[i] = k >= hpages || (ent[k] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED)) != 0;
+    }
+    return true;
+}
+
+bool mem_pages_backed(const RamBlock *b, uint64_t first, uint64_t n, uint8_t *backed)
+{
+    memset(backed, 1, (size_t)n);
+    long pg = sysconf(_SC_PAGESIZE);
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || pg <= 0 || pg % (long)GUEST_PAGE) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    uint64_t host_pg = (uint64_t)pg, per = host_pg / GUEST_PAGE, done = 0;
+    bool ok = true;
+    while (ok && done < n) {
+        const uint8_t *start = b->host + (first + done) * GUEST_PAGE;
+        uint64_t hp = (uintptr_t)start / host_pg, m = n - done;
+        if (m > PAGEMAP_CHUNK * per)
+            m = PAGEMAP_CHUNK * per;
+        uint64_t hpages = ((uintptr_t)(start + m * GUEST_PAGE - 1)) / host_pg - hp + 1;
+        ok = pagemap_chunk(fd, hp, hpages, start, host_pg, m, backed + done);
+        done += m;
+    }
+    close(fd);
+    if (!ok)
+        memset(backed, 1, (size_t)n);
+    return ok;
 }

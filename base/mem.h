@@ -46,4 +46,11 @@ static inline bool mem_page_is_code(GuestMem *gm, uint64_t addr)
 }
 void mem_note_code_page(GuestMem *gm, uint64_t addr);
 
+/* Which of the pages first .. first + n - 1 of block b the host has ever given memory to (each
+ * backed[i] 1 or 0): RAM is reserved, not allocated (mem_add), and a page no one has written
+ * or read is zero without being looked at, so that a checkpoint of 1 GiB of RAM reads only
+ * what the guest touched.  From /proc/self/pagemap (present or swapped); false, with every
+ * backed[i] 1, where the host cannot say.  Only time depends on the answer, never a result. */
+bool mem_pages_backed(const RamBlock *b, uint64_t first, uint64_t n, uint8_t *backed);
+
 #endif

@@ -15,10 +15,22 @@
  * 2 GHz) of each other. */
 #define DEFAULT_QUANTUM 100000ull
 
-/* Where the DTB goes when its board address is taken: the next boundary of this size above
- * the image. */
+/* Where the DTB goes on x86_64 and ppc32 when its board address is taken: the next boundary
+ * of this size above the image. */
 #define DTB_ALIGN 0x10000ull
 #define DTB_MAX_SIZE 0x10000ull
+
+/* arm64: the DTB goes at the next 2 MiB boundary above the image and the initrd, as QEMU puts
+ * it (hw/arm/boot.c: "Some AArch64 kernels on early bootup map the fdt region as [ALIGN_DOWN(fdt,
+ * 2MB) ... + 2MB]"); Linux's own rule is 8 bytes, and a 2 MiB block of RAM without special
+ * attributes (Documentation/arch/arm64/booting.rst). */
+#define DTB_ALIGN_ARM64 0x200000ull
+
+/* The initrd (and on arm64 the DTB above it) starts no lower than RAM base + min(RAM size / 2,
+ * this): QEMU's rule for a Linux image (hw/arm/boot.c), which keeps room for a kernel that
+ * grows above its image and keeps the initrd in the low memory of large machines.  The same
+ * rule on every board, so that an image sees the addresses it sees under QEMU. */
+#define INITRD_OFFSET_MAX (128ull << 20)
 
 /* The largest --quantum: 2^32 cycles (about 2 s of simulated time at 2 GHz).  Secondary CPUs
  * start and machine-wide events fire at quantum boundaries, so a larger one only delays them;

@@ -1,8 +1,8 @@
 /* arm64.c — the AArch64 backend.
  *
  * Entry state (EL1h, MMU off), exception entry to EL1 through VBAR_EL1 with ELR/SPSR/ESR/FAR
- * (Arm ARM DDI 0487 D1.10), PSCI 1.0 over HVC (Arm DEN 0022), and the system registers the
- * engine gets wrong or makes nondeterministic: MPIDR_EL1 (per CPU, from the tree), MIDR_EL1
+ * (Arm ARM DDI 0487 D1.10), HVC #0 to the firmware (PSCI 1.0 and SMCCC 1.1: arm64_firmware.c),
+ * and the system registers the engine gets wrong or makes nondeterministic: MPIDR_EL1 (per CPU, from the tree), MIDR_EL1
  * (per model), the generic timer (counts simulated time; D11), the PMUv3 registers
  * (pmu/pmu_armv8.c).  MRS/MSR reach us through the engine's sysreg hook, which syncs the PC, so
  * every access gets the exact time of its instruction.  WFI sleeps.  pmusim walks the guest's
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/state.h"
+#include "cpu/arm64_firmware.h"
 #include "cpu/arm64_paging.h"
 #include "cpu/cpu.h"
 #include "gic/gic.h"
@@ -40,16 +41,6 @@ enum { PSTATE_I = 1 << 7, PSTATE_F = 1 << 6, PSTATE_EL1H = 0x3c5, PSTATE_DAIF = 
 enum { VEC_CUR_SP0 = 0x000, VEC_CUR_SPX = 0x200, VEC_LOWER_A64 = 0x400 };
 /* SPSR_EL1.M[4:0]: M[4] AArch32; M[3:2] the EL, M[1] reserved, M[0] SP_ELx */
 enum { SPSR_M_MASK = 0x1f, SPSR_M_AARCH32 = 0x10, SPSR_M_RES = 0x2, SPSR_M_EL0_SPX = 0x1 };
-
-/* PSCI function ids and return codes (DEN 0022D §5). */
-enum {
-    PSCI_VERSION = 0x84000000, PSCI_CPU_SUSPEND = 0x84000001, PSCI_CPU_OFF = 0x84000002,
-    PSCI_CPU_ON = 0x84000003, PSCI_AFFINITY_INFO = 0x84000004, PSCI_MIGRATE_INFO_TYPE = 0x84000006,
-    PSCI_SYSTEM_OFF = 0x84000008, PSCI_SYSTEM_RESET = 0x84000009, PSCI_FEATURES = 0x8400000a,
-    PSCI_64 = 0x40000000,
-};
-enum { PSCI_SUCCESS = 0, PSCI_NOT_SUPPORTED = -1, PSCI_INVALID_PARAMS = -2, PSCI_ALREADY_ON = -4,
-       PSCI_INVALID_ADDRESS = -9 };
 
 #define SYSREG(op0, op1, crn, crm, op2) ((op0) << 14 | (op1) << 11 | (crn) << 7 | (crm) << 3 | (op2))
 enum {
@@ -225,106 +216,6 @@ static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigne
 static void a64_undef(Cpu *c, uint64_t pc)
 {
     a64_take(c, TK_EXCEPTION, pc, 0, EC_UNKNOWN, 0, false, 0);
-}
-
-/* ------------------------------------------------------------------ PSCI */
-
-static const char *psci_name(uint32_t fn)
-{
-    switch (fn & ~(uint32_t)PSCI_64) {
-    case PSCI_VERSION: return "PSCI_VERSION";
-    case PSCI_CPU_SUSPEND: return "CPU_SUSPEND";
-    case PSCI_CPU_OFF: return "CPU_OFF";
-    case PSCI_CPU_ON: return "CPU_ON";
-    case PSCI_AFFINITY_INFO: return "AFFINITY_INFO";
-    case PSCI_MIGRATE_INFO_TYPE: return "MIGRATE_INFO_TYPE";
-    case PSCI_SYSTEM_OFF: return "SYSTEM_OFF";
-    case PSCI_SYSTEM_RESET: return "SYSTEM_RESET";
-    case PSCI_FEATURES: return "PSCI_FEATURES";
-    default: return "unknown";
-    }
-}
-
-static bool psci_implemented(uint32_t fn)
-{
-    switch (fn) {
-    case PSCI_VERSION: case PSCI_CPU_OFF: case PSCI_CPU_ON: case PSCI_CPU_ON | PSCI_64:
-    case PSCI_AFFINITY_INFO: case PSCI_AFFINITY_INFO | PSCI_64: case PSCI_MIGRATE_INFO_TYPE:
-    case PSCI_SYSTEM_OFF: case PSCI_SYSTEM_RESET: case PSCI_FEATURES:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Handle a PSCI call; the HVC has retired and PC points after it. */
-static void psci_call(Cpu *c)
-{
-    Cluster *cl = c->cl;
-    uint32_t fn = (uint32_t)vcpu_reg_read(c, UC_ARM64_REG_X0);
-    uint64_t a1 = vcpu_reg_read(c, UC_ARM64_REG_X1), a2 = vcpu_reg_read(c, UC_ARM64_REG_X2),
-             a3 = vcpu_reg_read(c, UC_ARM64_REG_X3);
-    bool is64 = fn & PSCI_64;
-    if (!is64) {
-        a1 = (uint32_t)a1;
-        a2 = (uint32_t)a2;
-        a3 = (uint32_t)a3;
-    }
-    int64_t ret = PSCI_NOT_SUPPORTED;
-    Cpu *t;
-    switch (fn) {
-    case PSCI_VERSION:
-        ret = 0x10000;                                      /* 1.0 */
-        break;
-    case PSCI_CPU_ON:
-    case PSCI_CPU_ON | PSCI_64:
-        t = vcpu_by_hwid(cl, a1 & 0xff00ffffffull);
-        if (!t || t->desc->enable != ENABLE_PSCI)
-            ret = PSCI_INVALID_PARAMS;
-        else if (t->state != CPU_OFF || t->start.pending)
-            ret = PSCI_ALREADY_ON;
-        else if (!mem_ptr(c->mem, a2, 4))
-            ret = PSCI_INVALID_ADDRESS;
-        else {
-            t->start.pending = true;                        /* starts at its next quantum */
-            t->start.entry = a2;
-            t->start.arg = a3;
-            t->start.at = c->cycles;
-            ret = PSCI_SUCCESS;
-        }
-        break;
-    case PSCI_AFFINITY_INFO:
-    case PSCI_AFFINITY_INFO | PSCI_64:
-        t = vcpu_by_hwid(cl, a1 & 0xff00ffffffull);
-        if (!t || a2 != 0)
-            ret = PSCI_INVALID_PARAMS;
-        else
-            ret = t->start.pending ? 2 : t->state == CPU_OFF ? 1 : 0;   /* ON_PENDING, OFF, ON */
-        break;
-    case PSCI_MIGRATE_INFO_TYPE:
-        ret = 2;                                            /* no trusted OS to migrate */
-        break;
-    case PSCI_FEATURES:
-        ret = psci_implemented((uint32_t)a1) ? 0 : PSCI_NOT_SUPPORTED;
-        break;
-    default:
-        break;
-    }
-    uint64_t ret64 = (uint64_t)ret;
-    bool returns = fn != PSCI_SYSTEM_OFF && fn != PSCI_SYSTEM_RESET && fn != PSCI_CPU_OFF;
-    trace_psci(cl->trace, c->cycles, c->index, psci_name(fn), fn, a1, a2, a3, returns ? &ret64 : NULL);
-    switch (fn) {
-    case PSCI_CPU_OFF:
-        vcpu_stop(c, CPU_OFF, "psci-cpu-off");
-        return;
-    case PSCI_SYSTEM_OFF:
-        vcpu_exit_at(c, vcpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-off");
-        return;
-    case PSCI_SYSTEM_RESET:
-        vcpu_exit_at(c, vcpu_reg_read(c, UC_ARM64_REG_PC) - 4, 0, "psci-system-reset");
-        return;
-    }
-    vcpu_reg_write(c, UC_ARM64_REG_X0, is64 ? (uint64_t)ret : (uint32_t)ret);
 }
 
 /* ------------------------------------------------------------------ semihosting */
@@ -856,11 +747,11 @@ static void a64_intr(Cpu *c, uint32_t intno)
         return;
     case EXCP_HVC:                          /* PC is after the HVC */
         /* With PSCI over HVC, HVC #0 is the firmware's conduit (SMC Calling Convention, Arm DEN
-         * 0028): a function it does not implement answers NOT_SUPPORTED in x0 (psci_call), as
+         * 0028): a function it does not implement answers NOT_SUPPORTED in x0 (arm64_firmware.c), as
          * firmware does, where an UNDEFINED HVC would kill a kernel probing for services. */
         if (c->cl->psci && imm16_at(c, pc - 4) == 0) {
             vcpu_retire_upto(c, pc, false);
-            psci_call(c);
+            vcpu_a64_firmware_call(c);
             return;
         }
         /* no EL2: HVC is UNDEFINED at EL1 and does not retire */

@@ -152,7 +152,28 @@ static bool page_is_zero(const uint8_t *p)
     return !memcmp(p, zero_page, GUEST_PAGE);
 }
 
+/* Pages looked at a chunk at a time: which the host ever backed (mem_pages_backed) decides
+ * which are read at all. */
+#define CK_PAGE_CHUNK 4096u
+
 /* RAM as: for each page, a flag byte (0 = all zero) and the page if not. */
+static void save_block(const RamBlock *rb, Blob *b)
+{
+    static uint8_t backed[CK_PAGE_CHUNK];
+    uint64_t pages = rb->size / GUEST_PAGE;
+    for (uint64_t p = 0; p < pages; p += CK_PAGE_CHUNK) {
+        uint64_t n = pages - p < CK_PAGE_CHUNK ? pages - p : CK_PAGE_CHUNK;
+        mem_pages_backed(rb, p, n, backed);
+        for (uint64_t i = 0; i < n; i++) {
+            const uint8_t *page = rb->host + (p + i) * GUEST_PAGE;
+            bool nz = backed[i] && !page_is_zero(page);
+            blob_u8(b, nz);
+            if (nz)
+                blob_put(b, page, GUEST_PAGE);
+        }
+    }
+}
+
 static void save_memory(Machine *m, Blob *b)
 {
     blob_u32(b, (uint32_t)m->mem.n);
@@ -160,11 +181,28 @@ static void save_memory(Machine *m, Blob *b)
         const RamBlock *rb = &m->mem.blk[i];
         blob_u64(b, rb->base);
         blob_u64(b, rb->size);
-        for (uint64_t off = 0; off < rb->size; off += GUEST_PAGE) {
-            bool nz = !page_is_zero(rb->host + off);
-            blob_u8(b, nz);
-            if (nz)
-                blob_put(b, rb->host + off, GUEST_PAGE);
+        save_block(rb, b);
+    }
+}
+
+/* A page the checkpoint has as zero is cleared unless it is already (reading a page never
+ * written costs no memory, and one never touched is not even read). */
+static void load_block(RamBlock *rb, BlobReader *r)
+{
+    static uint8_t backed[CK_PAGE_CHUNK];
+    uint64_t pages = rb->size / GUEST_PAGE;
+    for (uint64_t p = 0; p < pages && r->ok; p += CK_PAGE_CHUNK) {
+        uint64_t n = pages - p < CK_PAGE_CHUNK ? pages - p : CK_PAGE_CHUNK;
+        mem_pages_backed(rb, p, n, backed);
+        for (uint64_t i = 0; i < n && r->ok; i++) {
+            uint8_t *page = rb->host + (p + i) * GUEST_PAGE;
+            uint8_t nz = br_u8(r);
+            if (nz > 1)
+                br_fail(r, "page flag");
+            else if (nz)
+                br_get(r, page, GUEST_PAGE);
+            else if (backed[i] && !page_is_zero(page))
+                memset(page, 0, GUEST_PAGE);
         }
     }
 }
@@ -177,15 +215,7 @@ static bool load_memory(Machine *m, BlobReader *r)
         RamBlock *rb = &m->mem.blk[i];
         if (br_u64(r) != rb->base || br_u64(r) != rb->size)
             return br_fail(r, "another RAM layout");
-        for (uint64_t off = 0; off < rb->size && r->ok; off += GUEST_PAGE) {
-            uint8_t nz = br_u8(r);
-            if (nz > 1)
-                br_fail(r, "page flag");
-            else if (nz)
-                br_get(r, rb->host + off, GUEST_PAGE);
-            else if (!page_is_zero(rb->host + off))
-                memset(rb->host + off, 0, GUEST_PAGE);    /* reading a page never written costs no memory */
-        }
+        load_block(rb, r);
     }
     return r->ok;
 }

@@ -2,6 +2,7 @@
  * (getopt_long) and the --help text each prints. */
 #include "sim/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -12,8 +13,8 @@
 
 enum {
     O_HELP = 'h',
-    O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_DUMP_DTB,
-    O_LOAD_ADDR, O_ENTRY,
+    O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_MEM, O_DUMP_DTB,
+    O_LOAD_ADDR, O_ENTRY, O_INITRD,
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_TRACE, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT, O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
     O_VERSION,
@@ -36,9 +37,13 @@ static const CliOption run_options[] = {
     { "cpu-model", "NAME", O_CPU_MODEL, false, NULL,
       "x86_64: generic (default), core2duo; arm64: cortex-a57\n(default), cortex-a53, cortex-a72; ppc32: mpc7450 (default),\nmpc7447a, mpc7448" },
     { "bootargs", "STR", O_BOOTARGS, false, NULL, "/chosen/bootargs" },
+    { "mem", "SIZE", O_MEM, false, NULL,
+      "RAM size: bytes, or with a K, M, G or T suffix (256M, 1G),\na multiple of 4K up to 1T; sets the memory node's reg (default\nas in the tree: arm64 1G, x86_64 and ppc32 128M)" },
     { "dump-dtb", NULL, O_DUMP_DTB, false, NULL, "print the effective device tree as DTS and exit" },
     { "load-addr", "ADDR", O_LOAD_ADDR, false, "Guest image:", "KERNEL is a raw binary loaded at ADDR (needs --arch)" },
     { "entry", "ADDR", O_ENTRY, false, NULL, "entry point (default: the ELF entry or the load address)" },
+    { "initrd", "FILE", O_INITRD, false, NULL,
+      "load FILE into RAM above the image; /chosen gets\nlinux,initrd-start and linux,initrd-end (docs/guest-abi.md)" },
     { "quantum", "CYCLES", O_QUANTUM, false, "Run:", "scheduling quantum, 1 to 2^32 (default 100000)" },
     { "max-insns", "N", O_MAX_INSNS, false, NULL, "stop after exactly N instructions (all CPUs together), N <= 2^62" },
     { "max-cycles", "N", O_MAX_CYCLES, false, NULL, "stop when simulated time reaches N cycles, N <= 2^62" },
@@ -169,6 +174,32 @@ static bool parse_save_at(MachineConfig *cfg, const char *val, FILE *err)
     return true;
 }
 
+/* --mem SIZE: digits (decimal or 0x hex) and an optional binary suffix, as QEMU's -m takes
+ * them; whole 4 KiB pages (the engines map memory in pages) up to DT_RAM_MAX. */
+static bool parse_mem(MachineConfig *cfg, const char *val, FILE *err)
+{
+    static const char suffixes[] = "KMGT";
+    char num[32];
+    size_t len = strlen(val);
+    const char *sfx = len ? strchr(suffixes, toupper((unsigned char)val[len - 1])) : NULL;
+    unsigned shift = sfx && *sfx ? 10u * (unsigned)(sfx - suffixes + 1) : 0;
+    uint64_t n;
+    if (shift)
+        len--;
+    bool ok = len && len < sizeof num;
+    if (ok) {
+        snprintf(num, sizeof num, "%.*s", (int)len, val);
+        ok = cli_number(num, 1, DT_RAM_MAX >> shift, &n);
+    }
+    if (ok)
+        n <<= shift;
+    if (!ok || n % GUEST_PAGE)
+        return bad(err, "--mem %s: expected a size from 4K to 1T in whole 4 KiB pages: bytes, or a number with a "
+                   "K, M, G or T suffix (256M, 1G)%s", val, "");
+    cfg->mem_size = n;
+    return true;
+}
+
 static bool parse_number(const char *opt, const char *val, uint64_t lo, uint64_t hi, const char *range,
                          uint64_t *dst, FILE *err)
 {
@@ -189,6 +220,8 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
     case O_MACHINE:     cfg->machine_file = val; return true;
     case O_CPU_MODEL:   cfg->cpu_model = val; return true;
     case O_BOOTARGS:    cfg->bootargs = val; return true;
+    case O_INITRD:      cfg->initrd_file = val; return true;
+    case O_MEM:         return parse_mem(cfg, val, err);
     case O_TRACE:       cfg->trace_file = val; return true;
     case O_GUEST_TRACE: cfg->guest_trace_file = val; return true;
     case O_SAMPLES:     cfg->samples_file = val; return true;

@@ -445,6 +445,78 @@ static bool set_cpu_model(void *fdt, Arch arch, const char *name, Error *err)
     return true;
 }
 
+static bool node_enabled(const void *fdt, int node)
+{
+    const char *status = fdt_getprop(fdt, node, "status", NULL);
+    return !status || !strcmp(status, "okay") || !strcmp(status, "ok");
+}
+
+/* The one memory node (device_type "memory", a child of /) of a tree, with one range in its
+ * reg: the node --mem resizes.  Its offset, or -1 after an error naming the tree. */
+static int the_memory_node(const void *fdt, int acells, int scells, const char *what, Error *err)
+{
+    int node, found = -1, n = 0;
+    fdt_for_each_subnode(node, fdt, 0) {
+        const char *dt = fdt_getprop(fdt, node, "device_type", NULL);
+        if (dt && !strcmp(dt, "memory") && node_enabled(fdt, node) && n++ == 0)
+            found = node;
+    }
+    char path[128];
+    int len = 0;
+    if (n != 1)
+        err_set(err, "--mem: %s has %d memory nodes; --mem sets the size of exactly one", what, n);
+    else if (!fdt_getprop(fdt, found, "reg", &len) || len != 4 * (acells + scells))
+        err_set(err, "--mem: %s: node %s: property reg: --mem sets the size of a node with one range",
+                what, node_path(fdt, found, path, sizeof path));
+    else
+        return found;
+    return -1;
+}
+
+/* --mem: the memory node keeps its base and gets `size` (checked against the rest of the tree,
+ * device windows included, by dt_parse). */
+static bool set_mem_size(void *fdt, uint64_t size, const char *what, Error *err)
+{
+    int acells, scells;
+    if (!cells_of(fdt, 0, "#address-cells", 2, &acells, err) || !cells_of(fdt, 0, "#size-cells", 1, &scells, err))
+        return false;
+    int node = the_memory_node(fdt, acells, scells, what, err);
+    if (node < 0)
+        return false;
+    char path[128];
+    if (scells < 2 && size > UINT32_MAX)
+        return err_set(err, "--mem 0x%" PRIx64 ": %s: node %s: #size-cells = <%d> cannot say more than 4 GiB - 1", size,
+                       what, node_path(fdt, node, path, sizeof path), scells);
+    uint8_t reg[4 * 2 * DT_CELLS_MAX];
+    memcpy(reg, fdt_getprop(fdt, node, "reg", NULL), (size_t)(4 * acells));
+    store_be(reg + 4 * acells, (unsigned)(4 * scells), size);
+    int rc = fdt_setprop_inplace(fdt, node, "reg", reg, 4 * (acells + scells));
+    return rc < 0 ? err_set(err, "--mem: cannot set %s's reg: %s", what, fdt_strerror(rc)) : true;
+}
+
+bool dt_set_initrd(void *fdt, uint64_t start, uint64_t end, Error *err)
+{
+    int acells;
+    if (!cells_of(fdt, 0, "#address-cells", 2, &acells, err))
+        return false;
+    int chosen = fdt_path_offset(fdt, "/chosen");
+    if (chosen < 0)
+        chosen = fdt_add_subnode(fdt, 0, "chosen");
+    uint8_t cell[4 * DT_CELLS_MAX];
+    int rc = chosen;
+    if (rc >= 0) {
+        store_be(cell, (unsigned)(4 * acells), start);
+        rc = fdt_setprop(fdt, chosen, "linux,initrd-start", cell, 4 * acells);
+    }
+    if (rc >= 0) {
+        chosen = fdt_path_offset(fdt, "/chosen");
+        store_be(cell, (unsigned)(4 * acells), end);
+        rc = fdt_setprop(fdt, chosen, "linux,initrd-end", cell, 4 * acells);
+    }
+    return rc < 0 ? err_set(err, "--initrd: cannot set /chosen/linux,initrd-start and -end: %s", fdt_strerror(rc))
+                  : true;
+}
+
 void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
 {
     size_t bootargs_len = opt->bootargs ? strlen(opt->bootargs) : 0;
@@ -513,6 +585,8 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
     if (opt->ncpus && !set_cpu_count(fdt, arch, opt->ncpus, what, err))
         goto fail;
     if (opt->cpu_model && !set_cpu_model(fdt, arch, opt->cpu_model, err))
+        goto fail;
+    if (opt->mem_size && !set_mem_size(fdt, opt->mem_size, what, err))
         goto fail;
     if (opt->bootargs) {
         int chosen = fdt_path_offset(fdt, "/chosen");

@@ -2,7 +2,7 @@
  *
  * dt_build() produces the effective flattened device tree: the built-in board for the
  * architecture (sim/boards/<arch>.dts, compiled in) or the --machine file (a .dts is compiled
- * with dtc), edited by --cpus/--cpu-model/--bootargs.  dt_parse() turns it into a
+ * with dtc), edited by --cpus/--cpu-model/--bootargs/--mem.  dt_parse() turns it into a
  * MachineDesc, refusing anything pmusim cannot model with a message naming node and property.
  */
 #ifndef PMUSIM_FDT_H
@@ -64,6 +64,7 @@ typedef struct FdtOptions {
     int ncpus;                      /* 0: keep */
     const char *cpu_model;          /* NULL: keep */
     const char *bootargs;           /* NULL: keep */
+    uint64_t mem_size;              /* --mem: the memory node's size (0: keep) */
 } FdtOptions;
 
 /* The effective tree (malloc'ed, with room to grow) for `arch`. */
@@ -71,6 +72,9 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err);
 /* Architecture a tree is for, from its root compatible; ARCH_NONE if it does not say. */
 Arch dt_arch(const void *fdt);
 bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err);
+/* /chosen/linux,initrd-start and linux,initrd-end (Linux, Documentation/devicetree/bindings/
+ * chosen.txt), in the root's #address-cells: where the machine loaded --initrd. */
+bool dt_set_initrd(void *fdt, uint64_t start, uint64_t end, Error *err);
 /* Add a /memreserve/ entry (the tree must have room: dt_build leaves some). */
 bool dt_reserve(void *fdt, uint64_t addr, uint64_t size, Error *err);
 /* Pack the tree; returns its size. */

@@ -304,25 +304,129 @@ bool mach_map_devices(Machine *m, Cpu *c, Error *err)
 
 /* ------------------------------------------------------------------ building */
 
-static bool place_dtb(Machine *m, uint64_t *addr, Error *err)
+/* Where the initrd and the DTB go (docs/guest-abi.md, "Where the DTB and the initrd go"):
+ * QEMU's layout for a Linux image on arm (hw/arm/boot.c, arm_setup_direct_kernel_boot), so
+ * that an image written for QEMU's virt board finds them where it found them there.  The
+ * initrd starts at the first page at or above both the end of the image (its BSS included:
+ * the ELF's p_memsz, an arm64 Image's image_size) and RAM base + min(RAM size / 2, 128 MiB);
+ * on arm64 the DTB follows at the next 2 MiB boundary (where the initrd would start, without
+ * one).  On x86_64 and ppc32 the DTB keeps its board address (0x10000, reserved), unless the
+ * image or the initrd is there. */
+
+static uint64_t align_up(uint64_t v, uint64_t a)
 {
-    uint64_t want = m->arch == ARCH_ARM64 ? m->desc.mem[0].base : LOW_DTB;
+    return (v + a - 1) & ~(a - 1);
+}
+
+/* One past the image's highest byte in RAM (ROM segments left out), or 0. */
+static uint64_t image_ram_end(Machine *m)
+{
     uint64_t top = 0;
-    bool clash = false;
     for (int i = 0; i < m->image.nsegs; i++) {
         const Segment *s = &m->image.segs[i];
-        if (s->paddr < want + DTB_MAX_SIZE && want < s->paddr + s->memsz)
-            clash = true;
         RamBlock *b = mem_block(&m->mem, s->paddr);
         if (b && !b->rom && s->paddr + s->memsz > top)
             top = s->paddr + s->memsz;
     }
-    if (clash)
-        want = (top + DTB_ALIGN - 1) & ~(DTB_ALIGN - 1);
-    if (!mem_ptr(&m->mem, want, DTB_MAX_SIZE))
-        return err_set(err, "no room in RAM for the device tree at 0x%" PRIx64, want);
-    *addr = want;
-    return true;
+    return top;
+}
+
+/* The RAM the image ends in, or the first RAM range (dt_parse makes sure there is one). */
+static RamBlock *boot_ram(Machine *m)
+{
+    RamBlock *b = m->image_end ? mem_block(&m->mem, m->image_end - 1) : NULL;
+    for (int i = 0; !b && i < m->mem.n; i++)
+        if (!m->mem.blk[i].rom)
+            b = &m->mem.blk[i];
+    return b;
+}
+
+static uint64_t initrd_start(const RamBlock *b, uint64_t image_end)
+{
+    uint64_t low = b->base + (b->size / 2 < INITRD_OFFSET_MAX ? b->size / 2 : INITRD_OFFSET_MAX);
+    return align_up(low > image_end ? low : image_end, GUEST_PAGE);
+}
+
+/* RAM as the messages name it: "0x40000000+1024 MiB" (or KiB below a MiB). */
+static const char *ram_text(const RamBlock *b, char *buf, size_t len)
+{
+    if (b->size % (1 << 20))
+        snprintf(buf, len, "0x%" PRIx64 "+%" PRIu64 " KiB", b->base, b->size >> 10);
+    else
+        snprintf(buf, len, "0x%" PRIx64 "+%" PRIu64 " MiB", b->base, b->size >> 20);
+    return buf;
+}
+
+/* --initrd: into RAM (initrd_start), then /chosen/linux,initrd-start and -end. */
+static bool load_initrd(Machine *m, Error *err)
+{
+    const char *path = m->cfg.initrd_file;
+    RamBlock *b = boot_ram(m);
+    uint64_t at = initrd_start(b, m->image_end), end = b->base + b->size, len;
+    uint64_t room = at < end ? end - at : 0;
+    char ram[64];
+    Error e = { { 0 } };
+    if (!image_read_blob(path, room ? mem_ptr(&m->mem, at, room) : NULL, room, &len, &e))
+        return err_set(err, "--initrd %.300s (it goes at 0x%" PRIx64 ", above the image, in RAM %s; --mem sets the "
+                       "RAM size)", e.msg, at, ram_text(b, ram, sizeof ram));
+    m->initrd_addr = at;
+    m->initrd_size = len;
+    return dt_set_initrd(m->fdt, at, at + len, err);
+}
+
+/* The lowest address at or above `from`, a multiple of `align`, with DTB_MAX_SIZE bytes of RAM
+ * from there (in any RAM range: nothing of the image or the initrd lies above `from`). */
+static bool dtb_slot(Machine *m, uint64_t from, uint64_t align, uint64_t *at)
+{
+    bool found = false;
+    for (int i = 0; i < m->mem.n; i++) {
+        const RamBlock *b = &m->mem.blk[i];
+        uint64_t a = align_up(from > b->base ? from : b->base, align);
+        if (!b->rom && a - b->base < b->size && b->size - (a - b->base) >= DTB_MAX_SIZE && (!found || a < *at)) {
+            *at = a;
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* arm64: the next 2 MiB boundary in RAM above the initrd, or above where it would start; on a
+ * board with too little RAM for that, the next 64 KiB one (Linux needs 8 bytes). */
+static bool place_dtb_arm64(Machine *m, uint64_t *addr, Error *err)
+{
+    RamBlock *b = boot_ram(m);
+    uint64_t above = m->initrd_size ? m->initrd_addr + m->initrd_size : initrd_start(b, m->image_end);
+    char ram[64];
+    if (dtb_slot(m, above, DTB_ALIGN_ARM64, addr) || dtb_slot(m, above, DTB_ALIGN, addr))
+        return true;
+    return err_set(err, "no room for the device tree (%llu KiB, above 0x%" PRIx64 ": above the image%s) in RAM %s; "
+                   "--mem sets the RAM size", DTB_MAX_SIZE >> 10, above, m->initrd_size ? " and the initrd" : "",
+                   ram_text(b, ram, sizeof ram));
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
+/* x86_64 and ppc32: the board's address, unless the image or the initrd is there. */
+static bool place_dtb(Machine *m, uint64_t *addr, Error *err)
+{
+    if (m->arch == ARCH_ARM64)
+        return place_dtb_arm64(m, addr, err);
+    uint64_t top = m->image_end;
+    bool clash = overlaps(m->initrd_addr, m->initrd_size, LOW_DTB, DTB_MAX_SIZE);
+    for (int i = 0; i < m->image.nsegs; i++)
+        clash |= overlaps(m->image.segs[i].paddr, m->image.segs[i].memsz, LOW_DTB, DTB_MAX_SIZE);
+    if (m->initrd_size && m->initrd_addr + m->initrd_size > top)
+        top = m->initrd_addr + m->initrd_size;
+    *addr = LOW_DTB;
+    if (!clash && mem_ptr(&m->mem, LOW_DTB, DTB_MAX_SIZE))
+        return true;
+    if (clash && dtb_slot(m, top, DTB_ALIGN, addr))
+        return true;
+    return err_set(err, "no room in RAM for the device tree at 0x%" PRIx64 "; --mem sets the RAM size",
+                   clash ? align_up(top, DTB_ALIGN) : (uint64_t)LOW_DTB);
 }
 
 /* The strict I-cache model reports stale executions as the patch validator's violations. */
@@ -359,8 +463,8 @@ static bool load_image(Machine *m, Error *err)
         const Segment *s = &m->image.segs[i];
         uint8_t *dst = mem_ptr(&m->mem, s->paddr, s->memsz);
         if (!dst)
-            return err_set(err, "%s: segment at 0x%" PRIx64 "+0x%" PRIx64 " is not inside RAM or ROM of the machine",
-                             m->image.path, s->paddr, s->memsz);
+            return err_set(err, "%s: segment at 0x%" PRIx64 "+0x%" PRIx64 " is not inside RAM or ROM of the machine "
+                           "(--mem sets the RAM size)", m->image.path, s->paddr, s->memsz);
         memcpy(dst, m->image.data + s->offset, s->filesz);
         memset(dst + s->filesz, 0, s->memsz - s->filesz);
     }
@@ -595,14 +699,15 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     if (m->arch == ARCH_NONE)
         return err_set(err, "no architecture: give a kernel ELF or --arch");
 
-    FdtOptions fo = { cfg->machine_file, cfg->ncpus, cfg->cpu_model, cfg->bootargs };
+    FdtOptions fo = { cfg->machine_file, cfg->ncpus, cfg->cpu_model, cfg->bootargs, cfg->mem_size };
     m->fdt = dt_build(m->arch, &fo, err);
     if (!m->fdt)
         return false;
     if (!dt_parse(m->fdt, m->arch, &m->desc, err)) {
         char tmp[sizeof err->msg];
         memcpy(tmp, err->msg, sizeof tmp);
-        return err_set(err, "%s: %.480s", cfg->machine_file ? cfg->machine_file : "built-in board", tmp);
+        return err_set(err, "%s%s: %.480s", cfg->machine_file ? cfg->machine_file : "built-in board",
+                       cfg->mem_size ? " with --mem" : "", tmp);
     }
     for (int i = 0; i < m->desc.nmem; i++) {
         const MemDesc *md = &m->desc.mem[i];
@@ -625,6 +730,9 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     if (m->arch == ARCH_X86_64 && !write_x86_boot(m, err))
         return false;
     if (!init_spin_tables(m, err))
+        return false;
+    m->image_end = image_ram_end(m);
+    if (cfg->initrd_file && !load_initrd(m, err))
         return false;
     if (!place_dtb(m, &m->fdt_addr, err) || !reserve_regions(m, err))
         return false;

@@ -43,6 +43,8 @@ typedef struct MachineConfig {
     int ncpus;                      /* --cpus (0 = as in the tree) */
     const char *cpu_model;          /* --cpu-model */
     const char *bootargs;           /* --bootargs */
+    uint64_t mem_size;              /* --mem, bytes (0 = as in the tree) */
+    const char *initrd_file;        /* --initrd */
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
@@ -77,6 +79,8 @@ struct Machine {
     Image image;
     void *fdt;                      /* the effective tree (as handed to the guest) */
     uint64_t fdt_addr, fdt_size;
+    uint64_t image_end;             /* one past the image's highest byte in RAM (BSS included), or 0 */
+    uint64_t initrd_addr, initrd_size;  /* --initrd, where it was loaded (size 0: none) */
     MachineDesc desc;
     GuestMem mem;
     Cluster cl;                     /* the CPUs and what they share (cpu/cluster.h) */

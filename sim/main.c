@@ -74,6 +74,7 @@ static bool check_files(const MachineConfig *cfg, Error *err)
     const IoName names[] = {
         { "KERNEL", cfg->kernel, false },
         { "--machine", cfg->machine_file, false },
+        { "--initrd", cfg->initrd_file, false },
         { "--restore", cfg->restore_file, false },
         { "--trace", cfg->trace_file, true },
         { "--console", cfg->console_file, true },

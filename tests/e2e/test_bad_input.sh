@@ -86,6 +86,36 @@ expect_bad_20s bigdtb "bigdtb.dts: the device tree the guest gets .* is 7[0-9]* 
     --machine "$T/bigdtb.dts" "$hello"
 expect_bad_20s plram "plram.dts: node /pl011@9000000: .*0x40001000+0x1000 shares a 4 KiB page" \
     --machine "$T/plram.dts" "$arm64"
+# --mem and --initrd (issue 13, item 7): a malformed size, RAM too small for the image or the DTB,
+# an initrd that is missing, not a file, an output, or too big for the RAM above the image
+for m in 0 1.5G 3000 1k 2T 4096X -1 99999999999999999999G; do
+    expect_bad_20s "mem$m" "--mem $m: expected a size from 4K to 1T" --mem "$m" "$arm64"
+done
+expect_bad_20s memimage "hello.elf: segment at .* not inside RAM .*--mem sets the RAM size" --mem 64K "$arm64"
+head -c 1044480 /dev/zero >"$T/fill.bin"          # 1 MiB - 4 KiB: no 64 KiB left above it
+expect_bad_20s memdtb "no room for the device tree (64 KiB, above 0x400ff000: above the image) in RAM 0x40000000+1 MiB; --mem" \
+    --mem 1M --arch arm64 --load-addr 0x40000000 "$T/fill.bin"
+expect_bad_20s memx86 "built-in board with --mem: node /interrupt-controller@fee00000: .*shares a 4 KiB page" \
+    --mem 4G "$hello"
+expect_bad_20s memppc "--mem 0x100000000: built-in board: node /memory@0: #size-cells = <1>" \
+    --mem 4G "$GUESTS/ppc32/hello.elf"
+sed 's/memory@40000000 {/memory@40000000 { status = "okay";/; s/\(reg = <0x0 0x40000000 0x0 0x40000000>\);/\1, <0x1 0x0 0x0 0x1000>;/' \
+    "$SRC/sim/boards/arm64.dts" >"$T/mem2.dts"
+expect_bad_20s memtwo "mem2.dts: node /memory@40000000: property reg: --mem sets the size of a node with one range" \
+    --mem 256M --machine "$T/mem2.dts" "$arm64"
+expect_bad_20s initrdmissing "--initrd /no/such/initrd: No such file or directory" --initrd /no/such/initrd "$arm64"
+expect_bad_20s initrddir "--initrd $T: not a regular file" --initrd "$T" "$arm64"
+expect_bad_20s initrdfifo "fifo: not a regular file" --initrd "$T/fifo" "$arm64"
+truncate -s 2G "$T/huge.initrd"
+expect_bad_20s initrdhuge "--initrd .*huge.initrd: 2147483648 bytes, more than the 939524096 bytes of room (it goes at 0x48000000" \
+    --initrd "$T/huge.initrd" "$arm64"
+truncate -s 33521664 "$T/fits.initrd"              # 32 MiB - 32 KiB: from 0x42000000, no 64 KiB after it
+expect_bad_20s initrddtb "no room for the device tree (64 KiB, above 0x43ff8000: above the image and the initrd)" \
+    --mem 64M --initrd "$T/fits.initrd" "$arm64"
+expect_bad_20s initrdout "--initrd .*fits.initrd and --trace .*fits.initrd are the same file" \
+    --initrd "$T/fits.initrd" --trace "$T/fits.initrd" "$arm64"
+check "initrdout: the input is untouched" [ "$(wc -c <"$T/fits.initrd")" = 33521664 ]
+
 args=$(head -c 4095 /dev/zero | tr '\0' x)
 run "$T/bootargs4095" --cpus 16 --bootargs "$args" "$hello"
 check "bootargs4095: the guest gets all 4095 characters" grep -q "^bootargs: $args\$" "$T/bootargs4095.out"

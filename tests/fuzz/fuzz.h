@@ -54,8 +54,9 @@ const char *fz_tiny_elf_path(Arch arch, bool sites);
 /* ------------------------------------------------------------------ machines */
 
 /* A copy of the built-in board for `arch` with its RAM cut down to end one page after
- * fz_image_base(arch) (about 1 MiB) and its ROM, if any, to one page: restoring a checkpoint
- * touches every page of RAM, a small machine keeps that cheap.  malloc'ed DTB; *len its size. */
+ * fz_image_base(arch) (about 1 MiB; on arm64 64 KiB more, for the DTB above the image) and its
+ * ROM, if any, to one page: restoring a checkpoint touches every page of RAM, a small machine
+ * keeps that cheap.  malloc'ed DTB; *len its size. */
 uint8_t *fz_small_board(Arch arch, size_t *len);
 
 /* The machine the checkpoint harness restores into and the seed generator saves from (the same
@@ -70,7 +71,7 @@ void fz_checkpoint_config(Arch arch, MachineConfig *cfg);
 
 /* fuzz_guesttrace: the trace_buffers descriptor (header and 16 per-CPU records: guest/include/
  * trace_buffer.h) and the ring area it points into, below the tiny image in the small board's
- * RAM (above the DTB). */
+ * RAM (above the DTB on x86_64 and ppc32; arm64's is above the image). */
 #define FZ_GT_DESC (32 + 16 * 40)
 #define FZ_GT_RING_MAX 0x10000
 uint64_t fz_gt_ring_base(Arch arch);

@@ -5,9 +5,9 @@
  * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments).  cli_parse() must accept them or refuse them
  * with one message ("pmusim: ..." or the usage text) on its error stream, with no side effect;
  * what it accepts must hold the documented ranges (--cpus 1 to 16, --quantum 1 to 2^32, --max-*
- * and --trace-limit up to 2^62, --load-addr only with --arch, --strict and --icache=strict imply
- * --check-patching, a run has a KERNEL), and every string in the configuration must point into
- * the arguments.  cli_number() is checked on every argument too.
+ * and --trace-limit up to 2^62, --mem in whole 4 KiB pages up to 1 TiB, --load-addr only with
+ * --arch, --strict and --icache=strict imply --check-patching, a run has a KERNEL), and every
+ * string in the configuration must point into the arguments.  cli_number() is checked on every argument too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +46,8 @@ static void check_config(const Cli *cli)
         fz_fail("cli_parse accepted a number out of range (quantum %" PRIu64 ", max-insns %" PRIu64
                 ", max-cycles %" PRIu64 ", save-at %" PRIu64 ", trace-limit %" PRIu64 ")", c->quantum, c->max_insns,
                 c->max_cycles, c->save_at, c->trace_limit);
+    if (c->mem_size % GUEST_PAGE || c->mem_size > DT_RAM_MAX)
+        fz_fail("cli_parse accepted --mem %" PRIu64 " (whole 4 KiB pages up to 1 TiB)", c->mem_size);
     if (c->raw && c->arch == ARCH_NONE)
         fz_fail("cli_parse accepted --load-addr without --arch");
     if (c->arch != ARCH_NONE && (c->arch < 0 || c->arch >= ARCH_COUNT))
@@ -58,6 +60,7 @@ static void check_config(const Cli *cli)
     inside("--machine", c->machine_file);
     inside("--cpu-model", c->cpu_model);
     inside("--bootargs", c->bootargs);
+    inside("--initrd", c->initrd_file);
     inside("--trace", c->trace_file);
     inside("--samples", c->samples_file);
     inside("--guest-trace", c->guest_trace_file);

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/tunables.h"
+
 _Noreturn void fz_fail(const char *fmt, ...)
 {
     va_list ap;
@@ -412,16 +414,19 @@ uint8_t *fz_small_board(Arch arch, size_t *len)
     uint8_t *fdt = xcalloc(1, cap);
     if (fdt_open_into(board, fdt, (int)cap) < 0)
         fz_fail("the built-in %s board does not open", isa_name(arch));
-    /* RAM up to the page after the tiny image's (the DTB, boot structures and spin tables are
-     * below it), a ROM of one page */
+    /* RAM up to the page after the tiny image's (x86_64, ppc32: the DTB, boot structures and
+     * spin tables are below it; arm64: the DTB goes above it, at the next 64 KiB boundary on a
+     * board this small: docs/guest-abi.md), a ROM of one page */
     int node;
     bool ram = false;
     fdt_for_each_subnode(node, fdt, 0) {
         const char *dt = fdt_getprop(fdt, node, "device_type", NULL);
         const char *compat = fdt_getprop(fdt, node, "compatible", NULL);
         if (dt && !strcmp(dt, "memory") && !ram) {
-            uint64_t base = arch == ARCH_ARM64 ? 0x40000000ull : 0;
-            set_reg_size(fdt, node, fz_image_base(arch) - base + 0x1000);
+            uint64_t base = arch == ARCH_ARM64 ? 0x40000000ull : 0, size = fz_image_base(arch) - base + 0x1000;
+            if (arch == ARCH_ARM64)
+                size = ((size + DTB_ALIGN - 1) & ~(DTB_ALIGN - 1)) + DTB_MAX_SIZE;
+            set_reg_size(fdt, node, size);
             ram = true;
         } else if (compat && !strcmp(compat, "pmusim,rom")) {
             set_reg_size(fdt, node, 0x1000);
@@ -507,7 +512,7 @@ const char *fz_dtb_file(const uint8_t *tree, size_t len)
 
 void fz_check_tree(const FzOptions *o, const char *path)
 {
-    FdtOptions fo = { path, o->ncpus, o->cpu_model, o->bootargs };
+    FdtOptions fo = { path, o->ncpus, o->cpu_model, o->bootargs, 0 };
     Error err = { { 0 } };
     void *fdt = dt_build(o->arch, &fo, &err);
     if (!fdt) {

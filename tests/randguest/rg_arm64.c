@@ -123,7 +123,7 @@ static uint64_t pool_addr(Gen *g)
     case 0: a = DATA_BASE + rng_below(r, DATA_SIZE); break;
     case 1: a = A_LOAD + rng_below(r, A_SIZE); break;
     case 2: a = STACK_TOP - 0x2000 + rng_below(r, 0x2000); break;
-    case 3: a = 0x40000000ull + rng_below(r, 0x2000); break;          /* the DTB */
+    case 3: a = 0x40000000ull + rng_below(r, 0x2000); break;          /* RAM below the image (the DTB until issue 13) */
     case 4: a = PL011 + 4 * rng_below(r, 0x400); break;
     case 5: a = GICD + 4 * rng_below(r, 0x4000); break;               /* described only: reads 0 */
     case 6: a = GICR + 4 * rng_below(r, 0x8000); break;

@@ -167,7 +167,7 @@ START_TEST(arm64_brk_udf_and_abort_syndromes)
     m = a64_run(35);                        /* three mrs of the abort handler done */
     ck_assert_uint_eq(reg(m, UC_ARM64_REG_X10), 0x96000010);          /* EC 0x25, DFSC external */
     ck_assert_uint_eq(reg(m, UC_ARM64_REG_X11), 0x40080024);
-    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X12), 0x70000000);          /* FAR */
+    ck_assert_uint_eq(reg(m, UC_ARM64_REG_X12), 0x0b000000);          /* FAR */
     tm_destroy(m);
 }
 END_TEST
@@ -208,7 +208,7 @@ END_TEST
 /* EL0 (tests/unit/blobs/arm64_el0.s): the fixture ERETs to EL0, whose exceptions each record
  * (kind, ESR, ELR, SPSR, FAR, SP, SP_EL0) at A64_EL0_TABLE + 64 * n. */
 enum { A64_EL0_COUNT = 0x40100000, A64_EL0_TABLE = 0x40100040, A64_EL0_USER = 0x4008002c,
-       A64_SP_EL1 = 0x40200000, A64_SP_EL0 = 0x40180000, A64_NOTHING = 0x70000000 };
+       A64_SP_EL1 = 0x40200000, A64_SP_EL0 = 0x40180000, A64_NOTHING = 0x0b000000 };
 /* The vector table entries: a lower EL using AArch64, synchronous, IRQ and FIQ (VBAR_EL1 +
  * 0x400, 0x480, 0x500) */
 enum { KIND_LOWER_SYNC = 8, KIND_LOWER_IRQ = 9, KIND_LOWER_FIQ = 10 };
@@ -353,10 +353,53 @@ START_TEST(arm64_unknown_firmware_call_is_not_supported)
     Machine *m = tm_create(ARCH_ARM64, blob_arm64_smccc, blob_arm64_smccc_len, 0x40080000, 0x40080000, 1000, 1);
     ck_assert_int_eq(tm_run(m), 0);
     ck_assert_str_eq(m->exit_reason, "psci-system-off");
-    ck_assert_uint_eq(tm_read(m, 0x40100000, 8), 0xffffffffull);            /* SMCCC_VERSION, SMC32 */
+    ck_assert_uint_eq(tm_read(m, 0x40100000, 8), 0xffffffffull);            /* SMCCC_ARCH_SOC_ID, SMC32 */
     ck_assert_uint_eq(tm_read(m, 0x40100008, 8), UINT64_MAX);               /* an SMC64 vendor call */
     ck_assert_uint_eq(tm_read(m, 0x40100010, 8), 0x10000);                  /* PSCI 1.0 */
     ck_assert_uint_eq(tm_read(m, 0x40100018, 8), 0);                        /* no exception */
+    tm_destroy(m);
+}
+END_TEST
+
+/* tests/unit/blobs/arm64_psci.s, 3 CPUs: PSCI 1.0 and SMCCC 1.1 as real firmware answers them
+ * (DEN 0022D, DEN 0028): the versions, PSCI_FEATURES and SMCCC_ARCH_FEATURES per function,
+ * SYSTEM_RESET2 refused as FEATURES says, AFFINITY_INFO's three states, CPU_ON's errors,
+ * CPU_SUSPEND (standby) and CPU_OFF. */
+static const uint64_t psci_expected[] = {
+    0x10000,                    /*  0 PSCI 1.0 */
+    0x10001,                    /*  1 SMCCC 1.1 */
+    0, 0, 0,                    /*  2-4 PSCI_FEATURES: SMCCC_VERSION, CPU_SUSPEND (original format), CPU_ON64 */
+    0xffffffff, 0xffffffff,     /*  5-6 ... SYSTEM_RESET2, SYSTEM_SUSPEND: NOT_SUPPORTED in W0 */
+    0xffffffff,                 /*  7 ... SMCCC_ARCH_FEATURES: not a PSCI function */
+    1, 0xfffffffe, 1,           /*  8-10 SMCCC_ARCH_FEATURES: workarounds not required (2: do not call) */
+    0xffffffff, 0,              /* 11-12 ... SOC_ID (SMCCC 1.2), ARCH_FEATURES itself */
+    0xffffffff,                 /* 13 SYSTEM_RESET2 */
+    2,                          /* 14 MIGRATE_INFO_TYPE: no Trusted OS */
+    0, 1, 0,                    /* 15-17 AFFINITY_INFO: cpu 0 ON, cpu 1 OFF, their cluster (level 1) ON */
+    (uint64_t)-2, (uint64_t)-9, /* 18-19 CPU_ON: no such MPIDR, an entry not word-aligned */
+    0, (uint64_t)-5,            /* 20-21 CPU_ON: SUCCESS, then ON_PENDING */
+    2,                          /* 22 AFFINITY_INFO: ON_PENDING */
+    0xfffffffe,                 /* 23 CPU_SUSPEND with a RES0 bit */
+    0,                          /* 24 CPU_ON(cpu 2) */
+    1,                          /* 25 cpu 2 is OFF after its CPU_OFF */
+    0,                          /* 26 cpu 1 suspended is ON */
+    0xfffffffe, (uint64_t)-2,   /* 27-28 AFFINITY_INFO: level 4, a cluster without CPUs: INVALID_PARAMETERS */
+};
+
+START_TEST(arm64_psci_and_smccc_answer_as_firmware)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_psci, blob_arm64_psci_len, 0x40080000, 0x40080000, 10000000, 3);
+    ck_assert_int_eq(tm_run(m), 0);
+    ck_assert_str_eq(m->exit_reason, "psci-system-off");
+    ck_assert_uint_eq(tm_read(m, 0x40100300, 8), 0);                        /* no exception */
+    for (unsigned i = 0; i < ARRAY_SIZE(psci_expected); i++)
+        ck_assert_msg(tm_read(m, 0x40100000 + 8 * i, 8) == psci_expected[i], "call %u: x0 0x%" PRIx64 ", expected 0x%"
+                      PRIx64, i, tm_read(m, 0x40100000 + 8 * i, 8), psci_expected[i]);
+    ck_assert_uint_eq(tm_read(m, 0x40100200, 8), 0x77);                     /* CPU_ON's context id in x0 */
+    ck_assert_int_eq(m->cl.cpus[1]->state, CPU_HALTED);
+    ck_assert_str_eq(m->cl.cpus[1]->stop_reason, "psci-cpu-suspend");
+    ck_assert_int_eq(m->cl.cpus[2]->state, CPU_OFF);
+    ck_assert_str_eq(m->cl.cpus[2]->stop_reason, "psci-cpu-off");
     tm_destroy(m);
 }
 END_TEST
@@ -530,6 +573,7 @@ int main(void)
     tcase_add_test(a, arm64_svc_enters_vbar_plus_0x200_with_syndrome);
     tcase_add_test(a, arm64_brk_udf_and_abort_syndromes);
     tcase_add_test(a, arm64_fixture_runs_to_psci_off);
+    tcase_add_test(a, arm64_psci_and_smccc_answer_as_firmware);
     tcase_add_test(a, arm64_unknown_firmware_call_is_not_supported);
     tcase_add_test(a, arm64_fiq_and_irq_pins_are_taken_at_the_unmasking_instruction_fiq_first);
     tcase_add_test(a, arm64_exceptions_from_el0_enter_the_lower_el_vector_on_sp_el1);

@@ -36,12 +36,22 @@ void tm_bare_cpu_free(Cpu *c, GuestMem *gm);
  * given DPL. */
 void tm_x86_gate(Machine *m, uint64_t idt, unsigned vec, uint64_t handler, unsigned dpl);
 
-/* Fixtures (generated from tests/unit/blobs/<name>.s). */
-extern const unsigned char blob_x86_64_exc[], blob_arm64_exc[], blob_ppc32_exc[], blob_x86_64_smc[],
-    blob_x86_64_pmu[], blob_x86_64_apic[], blob_ppc32_pmu[], blob_arm64_irq[], blob_arm64_el0[], blob_arm64_el0_sysreg[],
-    blob_arm64_el1_sysreg[], blob_arm64_unpriv[], blob_arm64_smccc[], blob_arm64_gic_timer[];
-extern const unsigned int blob_x86_64_exc_len, blob_arm64_exc_len, blob_ppc32_exc_len, blob_x86_64_smc_len,
-    blob_x86_64_pmu_len, blob_x86_64_apic_len, blob_ppc32_pmu_len, blob_arm64_irq_len, blob_arm64_el0_len,
-    blob_arm64_el0_sysreg_len, blob_arm64_el1_sysreg_len, blob_arm64_unpriv_len, blob_arm64_smccc_len, blob_arm64_gic_timer_len;
+/* Fixtures (generated from tests/unit/blobs/<name>.s), one line each. */
+#define TM_BLOB(name) extern const unsigned char blob_##name[]; extern const unsigned int blob_##name##_len
+TM_BLOB(x86_64_exc);
+TM_BLOB(arm64_exc);
+TM_BLOB(ppc32_exc);
+TM_BLOB(x86_64_smc);
+TM_BLOB(x86_64_pmu);
+TM_BLOB(x86_64_apic);
+TM_BLOB(ppc32_pmu);
+TM_BLOB(arm64_irq);
+TM_BLOB(arm64_el0);
+TM_BLOB(arm64_el0_sysreg);
+TM_BLOB(arm64_el1_sysreg);
+TM_BLOB(arm64_unpriv);
+TM_BLOB(arm64_smccc);
+TM_BLOB(arm64_gic_timer);
+TM_BLOB(arm64_psci);
 
 #endif

@@ -1,5 +1,5 @@
 /* link.ld.S (arm64) — preprocessed by the Makefile.  Loaded at 0x40080000 (RAM starts at
- * 0x40000000, where the DTB goes).  Code first, in its own pages (pmusim treats executable
+ * 0x40000000; the DTB goes above the image, as QEMU puts it for a Linux image).  Code first, in its own pages (pmusim treats executable
  * segments as code and slows down stores into them); data from the next page on.  With
  * -DKALLSYMS: _etext ends the code and the symbol table gets a segment of its own after the
  * image, as on x86_64. */

@@ -20,9 +20,9 @@ SITE(udf_site)
     ret
 
 FUNC(fire_dabt)
-    mov     x0, #0x70000000             /* no RAM or device there */
+    mov     x0, #0x0b000000             /* below RAM, no device there (QEMU virt: none either) */
 SITE(dabt_site)
-    ldr     x0, [x0]                    /* EC 0x25, FAR = 0x70000000 */
+    ldr     x0, [x0]                    /* EC 0x25, FAR = 0x0b000000 */
     ret
 
     .section .note.GNU-stack, "", %progbits

@@ -21,7 +21,7 @@ user:
     mov x3, #0x55
     str x3, [sp, #-16]!
     svc #0x17
-    ldr x6, =0x70000000
+    ldr x6, =0x0b000000
     ldr x5, [x6]                // nothing at that physical address: data abort, read
     str x5, [x6]                // ... write
     blr x6                      // instruction abort; the handler returns to x30

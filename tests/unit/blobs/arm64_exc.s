@@ -9,7 +9,7 @@ _start:
     svc #0x42
     brk #7
     .inst 0x00000000            // permanently undefined
-    ldr x6, =0x70000000
+    ldr x6, =0x0b000000
     ldr x5, [x6]                // nothing at that physical address: data abort
     ldr x0, =0x84000008
     hvc #0                      // PSCI SYSTEM_OFF

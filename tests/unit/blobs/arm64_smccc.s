@@ -9,7 +9,7 @@
 _start:
     a64_start
     ldr x19, =0x40100000
-    ldr x0, =0x80000000         // SMCCC_VERSION (SMC32): not implemented
+    ldr x0, =0x80000002         // SMCCC_ARCH_SOC_ID (SMC32, an SMCCC 1.2 call): not implemented
     hvc #0
     str x0, [x19]
     ldr x0, =0xc6001234         // a vendor-specific SMC64 call
