@@ -542,7 +542,9 @@ static bool pl011_load_line(Pl011 *u, BlobReader *r)
 {
     const DeviceHost *h = u->d.host;
     uint32_t tx_cpu = br_u32(r), rt_cpu = br_u32(r);
-    if (r->ok && (tx_cpu >= (uint32_t)h->ncpus || rt_cpu >= (uint32_t)h->ncpus))
+    if (!r->ok)
+        return false;
+    if (tx_cpu >= (uint32_t)h->ncpus || rt_cpu >= (uint32_t)h->ncpus)
         return br_fail(r, "PL011 event CPU: no such CPU");
     u->tx_cpu = (int)tx_cpu;
     u->rt_cpu = (int)rt_cpu;
