@@ -565,8 +565,9 @@ static uint64_t host_now(void *m, Cpu *cpu)
 
 /* Where every device interrupt is connected: the one place to change when a controller takes
  * them.  Entry n of the node's `interrupts` (dd->irqs[n], dd->irq_cells cells, parent
- * dd->irq_parent) names the input; the arm64 GIC's SPIs (type 0, number N: INTID 32 + N)
- * are not modelled yet, so every line is unconnected for now and raising it does nothing. */
+ * dd->irq_parent) names the input: with the GIC's node as parent, <0 N flags> is SPI N, INTID
+ * 32 + N (gic_spi_line).  Devices are not wired to the GIC yet: every line is unconnected for
+ * now, and raising it does nothing.  The devices ask at creation, after intc_create. */
 IrqLine mach_device_irq(Machine *m, const DevDesc *dd, unsigned n)
 {
     (void)m;
