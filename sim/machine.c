@@ -563,17 +563,25 @@ static uint64_t host_now(void *m, Cpu *cpu)
     return pc == UINT64_MAX ? cpu->cycles : vcpu_cycles_at(cpu, pc);
 }
 
+/* The `interrupts` specifier of an SPI on a GIC (bindings/interrupt-controller/arm,gic-v3.yaml,
+ * arm,gic.yaml): <0 N flags> is SPI N, INTID 32 + N. */
+enum { DT_GIC_CELLS = 3, DT_GIC_SPI = 0 };
+
 /* Where every device interrupt is connected: the one place to change when a controller takes
  * them.  Entry n of the node's `interrupts` (dd->irqs[n], dd->irq_cells cells, parent
- * dd->irq_parent) names the input: with the GIC's node as parent, <0 N flags> is SPI N, INTID
- * 32 + N (gic_spi_line).  Devices are not wired to the GIC yet: every line is unconnected for
- * now, and raising it does nothing.  The devices ask at creation, after intc_create. */
+ * dd->irq_parent) names the input: an SPI of the GIC goes to its SPI input (a level); anything
+ * else (no GIC, another parent, a PPI, an SPI beyond the GIC's) stays unconnected, and raising
+ * it does nothing.  The devices ask at creation, after intc_create made the GIC. */
 IrqLine mach_device_irq(Machine *m, const DevDesc *dd, unsigned n)
 {
-    (void)m;
-    (void)dd;
-    (void)n;
-    return irq_line(NULL, NULL, 0);
+    IrqLine none = irq_line(NULL, NULL, 0);
+    const Gic *g = m->cl.gic;
+    if (!g || n >= (unsigned)dd->nirqs || dd->irq_cells != DT_GIC_CELLS || strcmp(dd->irq_parent, g->node))
+        return none;
+    const DevIrq *q = &dd->irqs[n];
+    if (q->cell[0] != DT_GIC_SPI || q->cell[1] >= GIC_NR_SPIS)
+        return none;
+    return gic_spi_line(m->cl.gic, GIC_PRIV + q->cell[1]);
 }
 
 static IrqLine host_irq(void *m, const DevDesc *dd, unsigned n)

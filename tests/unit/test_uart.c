@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gic/gic.h"
 #include "sim/dev/device.h"
 #include "testutil.h"
 
@@ -569,6 +570,32 @@ START_TEST(uart16550_loopback_and_fifo_reset)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ on the board */
+
+/* The board's PL011 (interrupts = <0 1 4>) drives the GIC's SPI 1, INTID 33, as a level. */
+START_TEST(pl011_uartintr_is_the_gic_spi_1_on_the_board)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob_arm64_exc, blob_arm64_exc_len, 0x40080000, 0x40080000, 0, 1);
+    Device *u = NULL;
+    for (int i = 0; i < m->ndevs; i++)
+        if (!strcmp(m->devs[i]->name, "/pl011@9000000"))
+            u = m->devs[i];
+    ck_assert(u != NULL && m->cl.gic != NULL);
+    Cpu *c = m->cl.cpus[0];
+    const GicIrq *spi = gic_irq(m->cl.gic, 0, 33);
+    u->ops->write(u, c, IMSC, 4, INT_TX);
+    ck_assert(!gic_pending(spi));
+    u->ops->write(u, c, DR, 4, 'x');        /* no FIFOs, no divisor: sent at once, TXIS */
+    ck_assert_uint_eq(u->ops->read(u, c, MIS, 4), INT_TX);
+    ck_assert(gic_pending(spi));
+    u->ops->write(u, c, ICR, 4, INT_TX);
+    ck_assert(!gic_pending(spi));
+    ck_assert(!gic_pending(gic_irq(m->cl.gic, 0, 32)));
+    ck_assert(!gic_pending(gic_irq(m->cl.gic, 0, 34)));
+    tm_destroy(m);
+}
+END_TEST
+
 static Suite *uart_suite(void)
 {
     Suite *s = suite_create("uart");
@@ -601,6 +628,9 @@ static Suite *uart_suite(void)
     tcase_add_test(u, uart16550_receives_console_input_with_rts);
     tcase_add_test(u, uart16550_loopback_and_fifo_reset);
     suite_add_tcase(s, u);
+    TCase *b = tcase_create("board");
+    tcase_add_test(b, pl011_uartintr_is_the_gic_spi_1_on_the_board);
+    suite_add_tcase(s, b);
     return s;
 }
 
