@@ -118,7 +118,7 @@ typedef struct Pl011 {
     uint8_t tx_shift;
     bool level;                     /* UARTINTR as last driven */
     bool warned_disabled;           /* one diag for DR written while disabled, until CR is written */
-    int tx_cpu, rt_cpu;             /* whose clocks tx_done and rx_timeout run on */
+    int tx_cpu, rt_cpu;             /* the CPUs whose queues tx_done and rx_timeout were put on */
     Event tx_done;                  /* the shift register's character has left */
     Event rx_timeout;               /* 32 bit periods after the last arrival */
 } Pl011;
@@ -266,16 +266,18 @@ static bool pl011_tx_on(const Pl011 *u)
     return (u->cr & (CR_UARTEN | CR_TXE)) == (CR_UARTEN | CR_TXE);
 }
 
-/* A character left the shift register: in loopback it reaches the receiver (TRM, UARTCR.LBE). */
-static void pl011_tx_sent(Pl011 *u, uint8_t c, uint64_t when)
+/* A character left the shift register at `when` of CPU `cpu`: in loopback it reaches the
+ * receiver (TRM, UARTCR.LBE). */
+static void pl011_tx_sent(Pl011 *u, uint8_t c, int cpu, uint64_t when)
 {
     if (u->cr & CR_LBE)
-        pl011_rx_put(u, c, when, u->tx_cpu);
+        pl011_rx_put(u, c, when, cpu);
 }
 
 /* While the transmitter is enabled and idle, the next character moves from the FIFO into the
- * shift register (which can make TXRIS rise); without a divisor it is sent at once. */
-static void pl011_tx_next(Pl011 *u, uint64_t now)
+ * shift register (which can make TXRIS rise); without a divisor it is sent at once.  Its end is
+ * an event on CPU `cpu`'s queue (tx_cpu names the queue, for checkpoints). */
+static void pl011_tx_next(Pl011 *u, int cpu, uint64_t now)
 {
     const DeviceHost *h = u->d.host;
     while (!u->tx_shifting && u->tx_count && pl011_tx_on(u)) {
@@ -284,12 +286,13 @@ static void pl011_tx_next(Pl011 *u, uint64_t now)
         pl011_tx_level(u, u->tx_count - 1);
         uint64_t t = pl011_tx_cycles(u);
         if (!t) {
-            pl011_tx_sent(u, c, now);
+            pl011_tx_sent(u, c, cpu, now);
             continue;
         }
         u->tx_shifting = true;
         u->tx_shift = c;
-        h->cpu_schedule(h->opaque, u->tx_cpu, &u->tx_done, now + t);
+        u->tx_cpu = cpu;
+        h->cpu_schedule(h->opaque, cpu, &u->tx_done, now + t);
     }
 }
 
@@ -297,13 +300,13 @@ static void pl011_tx_finish(Event *ev, void *opaque)
 {
     Pl011 *u = opaque;
     u->tx_shifting = false;
-    pl011_tx_sent(u, u->tx_shift, ev->when);
-    pl011_tx_next(u, ev->when);
+    pl011_tx_sent(u, u->tx_shift, u->tx_cpu, ev->when);
+    pl011_tx_next(u, u->tx_cpu, ev->when);
     pl011_update(u);
 }
 
 /* The console gets the byte now, whatever happens to it on the line. */
-static void pl011_write_dr(Pl011 *u, Cpu *c, uint8_t ch, uint64_t now)
+static void pl011_write_dr(Pl011 *u, Cpu *c, int cpu, uint8_t ch, uint64_t now)
 {
     const DeviceHost *h = u->d.host;
     h->console_out(h->opaque, ch);
@@ -319,7 +322,7 @@ static void pl011_write_dr(Pl011 *u, Cpu *c, uint8_t ch, uint64_t now)
     }
     u->txf[(u->tx_head + u->tx_count) % PL011_FIFO_DEPTH] = ch;
     pl011_tx_level(u, u->tx_count + 1);
-    pl011_tx_next(u, now);
+    pl011_tx_next(u, cpu, now);
 }
 
 /* ------------------------------------------------------------------ registers */
@@ -431,7 +434,7 @@ static void pl011_write_lcrh(Pl011 *u, uint32_t v)
 }
 
 /* A transmitter or receiver that comes on starts where it stands. */
-static void pl011_write_cr(Pl011 *u, Cpu *c, uint32_t v, uint64_t now)
+static void pl011_write_cr(Pl011 *u, Cpu *c, int cpu, uint32_t v, uint64_t now)
 {
     const DeviceHost *h = u->d.host;
     if (v & CR_RESERVED)
@@ -439,7 +442,7 @@ static void pl011_write_cr(Pl011 *u, Cpu *c, uint32_t v, uint64_t now)
                 u->d.name, v, v & CR_RESERVED);
     u->cr = v & W_CR & ~CR_RESERVED;
     u->warned_disabled = false;
-    pl011_tx_next(u, now);
+    pl011_tx_next(u, cpu, now);
 }
 
 static void pl011_write_ifls(Pl011 *u, Cpu *c, uint32_t v)
@@ -461,17 +464,17 @@ static void pl011_write_dmacr(Pl011 *u, Cpu *c, uint32_t v)
                 "this board", u->d.name, u->dmacr);
 }
 
-static void pl011_write_reg(Pl011 *u, Cpu *c, uint64_t reg, uint32_t v, uint64_t now)
+static void pl011_write_reg(Pl011 *u, Cpu *c, int cpu, uint64_t reg, uint32_t v, uint64_t now)
 {
     const DeviceHost *h = u->d.host;
     switch (reg) {
-    case PL011_DR: pl011_write_dr(u, c, (uint8_t)(v & W_DR_DATA), now); break;
+    case PL011_DR: pl011_write_dr(u, c, cpu, (uint8_t)(v & W_DR_DATA), now); break;
     case PL011_RSR: u->rsr = 0; break;                  /* ECR: any value clears */
     case PL011_ILPR: u->ilpr = v & W_ILPR; break;
     case PL011_IBRD: u->ibrd = v & W_IBRD; break;
     case PL011_FBRD: u->fbrd = v & W_FBRD; break;
     case PL011_LCRH: pl011_write_lcrh(u, v); break;
-    case PL011_CR: pl011_write_cr(u, c, v, now); break;
+    case PL011_CR: pl011_write_cr(u, c, cpu, v, now); break;
     case PL011_IFLS: pl011_write_ifls(u, c, v); break;
     case PL011_IMSC: u->imsc = v & W_INT; break;
     case PL011_ICR: u->ris &= ~(v & W_INT); break;
@@ -498,9 +501,7 @@ static void pl011_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
     }
     int cpu = h->cpu_index(h->opaque, c);
     uint64_t now = h->now(h->opaque, c);
-    if (off == PL011_DR)
-        u->tx_cpu = cpu;
-    pl011_write_reg(u, c, off, (uint32_t)val, now);
+    pl011_write_reg(u, c, cpu, off, (uint32_t)val, now);
     pl011_update(u);
     uartrx_kick(&u->rx, cpu, now);
 }
