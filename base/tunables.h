@@ -54,4 +54,10 @@
  * fault into each other). */
 #define EXCEPTION_LOOP_LIMIT 64
 
+/* --console-input is read whole before the run: at most 16 MiB, far more than any scripted
+ * session types (at 115200 baud it takes 24 minutes of simulated time to arrive), and a bound
+ * for an endless input (/dev/zero). */
+#define CONSOLE_INPUT_MAX ((size_t)16 << 20)
+#define CONSOLE_INPUT_MAX_TEXT "16 MiB"
+
 #endif

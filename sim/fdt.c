@@ -622,7 +622,7 @@ uint64_t dt_finish(void *fdt)
 static const char *const interrupt_controllers[] = { "arm,gic-v3", "arm,cortex-a15-gic", "arm,gic-400" };
 /* Compatibles consumed by pmusim itself rather than by a device model. */
 static const char *const handled_elsewhere[] = { "arm,armv8-timer", "arm,armv8-pmuv3", "arm,psci-1.0",
-                                                 "arm,psci-0.2", "arm,psci", "isa", "pmusim,rom" };
+                                                 "arm,psci-0.2", "arm,psci", "isa", "pmusim,rom", "fixed-clock" };
 
 static bool in_list(const char *const *list, size_t n, const char *s)
 {
@@ -807,6 +807,79 @@ static bool check_interrupts(const void *fdt, const MachineDesc *d, Error *err)
     return true;
 }
 
+/* A node's interrupt parent: its interrupt-parent, else its parent's, up to the root (the
+ * Devicetree Specification v0.4, 2.4.1); a negative libfdt error if none names a node. */
+static int irq_parent(const void *fdt, int node)
+{
+    for (int n = node; n >= 0; n = fdt_parent_offset(fdt, n)) {
+        int len;
+        const fdt32_t *p = fdt_getprop(fdt, n, "interrupt-parent", &len);
+        if (p)
+            return len == 4 ? fdt_node_offset_by_phandle(fdt, fdt32_to_cpu(*p)) : -FDT_ERR_BADVALUE;
+    }
+    return -FDT_ERR_NOTFOUND;
+}
+
+/* `interrupts`: whole entries of the parent's #interrupt-cells, at most DEV_MAX_IRQS of them. */
+static bool parse_irqs(const void *fdt, int node, const char *path, DevDesc *dd, Error *err)
+{
+    int len, clen;
+    const fdt32_t *p = fdt_getprop(fdt, node, "interrupts", &len);
+    if (!p)
+        return true;
+    int parent = irq_parent(fdt, node);
+    if (parent < 0)
+        return err_set(err, "node %s: property interrupts: no interrupt-parent names the controller", path);
+    node_path(fdt, parent, dd->irq_parent, sizeof dd->irq_parent);
+    const fdt32_t *cells = fdt_getprop(fdt, parent, "#interrupt-cells", &clen);
+    uint32_t nc = cells && clen == 4 ? fdt32_to_cpu(*cells) : 0;
+    if (nc < 1 || nc > DEV_IRQ_CELLS_MAX)
+        return err_set(err, "node %s: property interrupts: the interrupt parent %s needs #interrupt-cells of 1 to %d",
+                       path, dd->irq_parent, DEV_IRQ_CELLS_MAX);
+    if (len % (int)(nc * 4) || len / (int)(nc * 4) > DEV_MAX_IRQS)
+        return err_set(err, "node %s: property interrupts: %d bytes are not 1 to %d entries of %u cells "
+                       "(#interrupt-cells of %s)", path, len, DEV_MAX_IRQS, nc, dd->irq_parent);
+    dd->irq_cells = nc;
+    dd->nirqs = len / (int)(nc * 4);
+    for (int i = 0; i < dd->nirqs; i++)
+        for (uint32_t k = 0; k < nc; k++)
+            dd->irqs[i].cell[k] = fdt32_to_cpu(p[i * nc + k]);
+    return true;
+}
+
+/* The largest #clock-cells of a provider pmusim steps over in a `clocks` list. */
+#define DT_CLOCK_CELLS_MAX 4
+
+/* Without clock-frequency, the rate of the clock `clocks` names (the one clock-names calls
+ * "uartclk", the PL011's, else the first): a fixed clock's clock-frequency (bindings/clock/
+ * fixed-clock.yaml). */
+static bool parse_clock(const void *fdt, int node, const char *path, DevDesc *dd, Error *err)
+{
+    int len;
+    const fdt32_t *p = fdt_getprop(fdt, node, "clocks", &len);
+    if (dd->clock_hz || !p)
+        return true;
+    int want = fdt_stringlist_search(fdt, node, "clock-names", "uartclk");
+    want = want < 0 ? 0 : want;
+    for (int at = 0, i = 0; at < len / 4; i++) {
+        int prov = fdt_node_offset_by_phandle(fdt, fdt32_to_cpu(p[at]));
+        uint64_t cc = 0;
+        bool bad = false;
+        if (prov < 0 || !prop_u64(fdt, prov, "#clock-cells", &cc, &bad, err) || cc > DT_CLOCK_CELLS_MAX)
+            return bad ? false : err_set(err, "node %s: property clocks: entry %d names no clock provider with "
+                                         "#clock-cells of 0 to %d", path, i, DT_CLOCK_CELLS_MAX);
+        if (i == want) {
+            char prov_path[128];
+            if (!prop_u64(fdt, prov, "clock-frequency", &dd->clock_hz, &bad, err) || !dd->clock_hz)
+                return bad ? false : err_set(err, "node %s: property clocks: %s has no clock-frequency (pmusim reads "
+                                             "fixed clocks)", path, node_path(fdt, prov, prov_path, sizeof prov_path));
+            return true;
+        }
+        at += 1 + (int)cc;
+    }
+    return true;
+}
+
 static bool add_dev(MachineDesc *d, const void *fdt, int node, const char *compat, uint64_t base, uint64_t size,
                     bool io, bool intc, Error *err)
 {
@@ -823,7 +896,21 @@ static bool add_dev(MachineDesc *d, const void *fdt, int node, const char *compa
     dd->intc = intc;
     bool bad = false;
     prop_u64(fdt, node, "clock-frequency", &dd->clock_hz, &bad, err);
-    return !bad;
+    return !bad && parse_clock(fdt, node, path, dd, err) && parse_irqs(fdt, node, path, dd, err);
+}
+
+/* /chosen stdout-path: a path or an alias, then ":options" (the console's node, for console
+ * input); "" when it names no node. */
+static void parse_stdout_path(const void *fdt, MachineDesc *d)
+{
+    int chosen = fdt_path_offset(fdt, "/chosen");
+    const char *sp = chosen < 0 ? NULL : fdt_getprop(fdt, chosen, "stdout-path", NULL);
+    if (!sp)
+        return;
+    const char *colon = strchr(sp, ':');
+    int node = fdt_path_offset_namelen(fdt, sp, colon ? (int)(colon - sp) : (int)strlen(sp));
+    if (node >= 0)
+        node_path(fdt, node, d->stdout_path, sizeof d->stdout_path);
 }
 
 static void add_mem(MachineDesc *d, const char *path, uint64_t base, uint64_t size, bool rom)
@@ -1068,6 +1155,7 @@ bool dt_parse(const void *fdt, Arch arch, MachineDesc *d, Error *err)
                 return false;
         }
     }
+    parse_stdout_path(fdt, d);
     if (!d->nmem)
         return err_set(err, "the tree has no memory node (device_type = \"memory\")");
     if (arch == ARCH_ARM64 && !d->timer_hz)

@@ -57,6 +57,7 @@ typedef struct MachineDesc {
     bool isa_window;                /* ppc32: ISA I/O space mapped into memory */
     uint64_t isa_base, isa_size;
     char isa_path[128];             /* the ISA node, if any */
+    char stdout_path[128];          /* the node /chosen stdout-path names, "" if none */
 } MachineDesc;
 
 typedef struct FdtOptions {

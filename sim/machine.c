@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/tunables.h"
@@ -662,13 +663,116 @@ static void host_cpu_schedule(void *m, int n, Event *ev, uint64_t cycle)
     vcpu_schedule(((Machine *)m)->cl.cpus[n], ev, cycle);
 }
 
+/* The accessing instruction's own time: the CPU's clock has counted its whole block. */
+static uint64_t host_now(void *m, Cpu *cpu)
+{
+    uint64_t pc = vcpu_access_current(cpu);
+    return pc == UINT64_MAX ? cpu->cycles : vcpu_cycles_at(cpu, pc);
+}
+
+/* The `interrupts` specifier of an SPI on a GIC (bindings/interrupt-controller/arm,gic-v3.yaml,
+ * arm,gic.yaml): <0 N flags> is SPI N, INTID 32 + N. */
+enum { DT_GIC_CELLS = 3, DT_GIC_SPI = 0 };
+
+/* Where every device interrupt is connected: the one place to change when a controller takes
+ * them.  Entry n of the node's `interrupts` (dd->irqs[n], dd->irq_cells cells, parent
+ * dd->irq_parent) names the input: an SPI of the GIC goes to its SPI input (a level); anything
+ * else (no GIC, another parent, a PPI, an SPI beyond the GIC's) stays unconnected, and raising
+ * it does nothing.  The devices ask at creation, after intc_create made the GIC. */
+IrqLine mach_device_irq(Machine *m, const DevDesc *dd, unsigned n)
+{
+    IrqLine none = irq_line(NULL, NULL, 0);
+    const Gic *g = m->cl.gic;
+    if (!g || n >= (unsigned)dd->nirqs || dd->irq_cells != DT_GIC_CELLS || strcmp(dd->irq_parent, g->node))
+        return none;
+    const DevIrq *q = &dd->irqs[n];
+    if (q->cell[0] != DT_GIC_SPI || q->cell[1] >= GIC_NR_SPIS)
+        return none;
+    return gic_spi_line(m->cl.gic, GIC_PRIV + q->cell[1]);
+}
+
+static IrqLine host_irq(void *m, const DevDesc *dd, unsigned n)
+{
+    return mach_device_irq(m, dd, n);
+}
+
+/* The console's UART takes the input: the node /chosen stdout-path names, or without one the
+ * first UART to ask (in tree order). */
+static const ConsoleInput *host_console_input(void *opaque, const DevDesc *dd)
+{
+    Machine *m = opaque;
+    if (!m->conin.data || m->conin_owner[0])
+        return NULL;
+    if (m->desc.stdout_path[0] && strcmp(m->desc.stdout_path, dd->path))
+        return NULL;
+    snprintf(m->conin_owner, sizeof m->conin_owner, "%s", dd->path);
+    return &m->conin;
+}
+
+/* A device's diagnostic names the instruction making the access (else the last retired). */
+static void host_diag(void *opaque, Cpu *cpu, const char *what, const char *fmt, ...)
+{
+    Machine *m = opaque;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint64_t pc = cpu ? vcpu_access_current(cpu) : UINT64_MAX;
+    if (cpu && pc == UINT64_MAX)
+        pc = vcpu_last_retired_pc(cpu);
+    mach_diag(m, cpu, pc, what, "%s", msg);
+}
+
 static void dev_host_init(Machine *m)
 {
     m->dev_host = (DeviceHost){
         .opaque = m, .arch = m->arch, .trace = &m->trace, .cpu_hz = m->clock.freq_hz, .ncpus = m->desc.ncpus,
         .console_out = host_putc, .exit = host_exit, .cpu_index = host_cpu_index, .cpu = host_cpu,
         .cpu_cycles = host_cpu_cycles, .cpu_events = host_cpu_events, .cpu_schedule = host_cpu_schedule,
+        .now = host_now, .irq = host_irq, .console_input = host_console_input, .diag = host_diag,
     };
+}
+
+/* --console-input: every byte, read before the run (standard input for "-", a pipe too). */
+static bool read_console_input(Machine *m, const char *path, Error *err)
+{
+    bool std = !strcmp(path, "-");
+    int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_set(err, "--console-input %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        return err_set(err, "--console-input %s: a directory", path);
+    }
+    size_t cap = 4096, n = 0;       /* grows to CONSOLE_INPUT_MAX + 1: a byte more is too much */
+    uint8_t *buf = xcalloc(1, cap);
+    for (;;) {
+        if (n == cap && cap > CONSOLE_INPUT_MAX)
+            break;
+        if (n == cap) {
+            cap = cap > CONSOLE_INPUT_MAX / 2 ? CONSOLE_INPUT_MAX + 1 : 2 * cap;
+            buf = xrealloc(buf, cap);
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            if (got < 0)
+                err_set(err, "--console-input %s: %s", std ? "standard input" : path, strerror(errno));
+            break;
+        }
+        n += (size_t)got;
+    }
+    if (!std)
+        close(fd);
+    if (err->msg[0] || n > CONSOLE_INPUT_MAX) {
+        free(buf);
+        return err->msg[0] ? false : err_set(err, "--console-input %s: larger than %s", path, CONSOLE_INPUT_MAX_TEXT);
+    }
+    m->conin = (ConsoleInput){ buf, n, path };
+    return true;
 }
 
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
@@ -743,6 +847,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
                        m->fdt_size, DTB_MAX_SIZE);
     memcpy(mem_ptr(&m->mem, m->fdt_addr, m->fdt_size), m->fdt, m->fdt_size);
 
+    if (cfg->console_input_file && !read_console_input(m, cfg->console_input_file, err))
+        return false;
     dev_host_init(m);
     IntcHost ih = { &m->dev_host, &m->trace, m->devs, &m->ndevs, MAX_DEVICES };
     if (!intc_create(&m->desc, &ih, &m->cl.gic, err)) {
@@ -769,6 +875,10 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         }
         m->devs[m->ndevs++] = d;
     }
+    if (m->conin.data && !m->conin_owner[0])
+        return err_set(err, "--console-input %s: the machine has no console UART to receive it (%s%s)",
+                       cfg->console_input_file, m->desc.stdout_path[0] ? "/chosen stdout-path names " : "no UART model",
+                       m->desc.stdout_path[0] ? m->desc.stdout_path : " in the tree");
 
     if (cfg->samples_file) {
         m->profile = xcalloc(1, sizeof *m->profile);
@@ -900,6 +1010,7 @@ void mach_destroy(Machine *m)
     mem_destroy(&m->mem);
     image_free(&m->image);
     free(m->fdt);
+    free((void *)m->conin.data);
     memset(m, 0, sizeof *m);
 }
 

@@ -55,6 +55,7 @@ typedef struct MachineConfig {
     bool strict;                    /* --strict: violations make the exit status 6 */
     bool icache_strict;             /* --icache=strict: stale fetch until cache maintenance */
     const char *console_file;
+    const char *console_input_file; /* --console-input FILE ("-": standard input) */
     bool stats;
     bool semihosting;
     const char *save_file;          /* --save-at CYCLE:FILE */
@@ -100,6 +101,8 @@ struct Machine {
     bool output_lost;               /* an output could not be written: exit status 7 */
     bool saved;                     /* --save-at done */
     DeviceHost dev_host;            /* what the devices see of the machine (mach_create) */
+    ConsoleInput conin;             /* --console-input, read whole (data NULL without it) */
+    char conin_owner[128];          /* the UART that takes it (its node), "" before one asked */
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;
 };
@@ -130,6 +133,9 @@ void mach_print_stats(Machine *m);
 void mach_exit(Machine *m, Cpu *cpu, int status, const char *reason);
 /* The same, naming the instruction that caused it (when the PC has already moved on). */
 void mach_exit_at(Machine *m, Cpu *cpu, uint64_t pc, int status, const char *reason);
+
+/* Device dd's interrupt output n, connected as its node's `interrupts` entry n says. */
+IrqLine mach_device_irq(Machine *m, const DevDesc *dd, unsigned n);
 
 /* Console output (a UART transmitted a byte). */
 void console_putc(Machine *m, uint8_t c);

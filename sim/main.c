@@ -76,6 +76,7 @@ static bool check_files(const MachineConfig *cfg, Error *err)
         { "--machine", cfg->machine_file, false },
         { "--initrd", cfg->initrd_file, false },
         { "--restore", cfg->restore_file, false },
+        { "--console-input", cfg->console_input_file, false },
         { "--trace", cfg->trace_file, true },
         { "--console", cfg->console_file, true },
         { "--samples", cfg->samples_file, true },

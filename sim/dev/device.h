@@ -14,11 +14,22 @@
 
 #include "base/clock.h"
 #include "base/common.h"
+#include "base/irq.h"
 #include "base/state.h"
 #include "base/trace.h"
 
 typedef struct Cpu Cpu;             /* opaque here: the CPU making an access */
 typedef struct Device Device;
+
+/* The `interrupts` of a node: at most DEV_MAX_IRQS specifiers of up to DEV_IRQ_CELLS_MAX cells
+ * each, as many cells as the interrupt parent's #interrupt-cells says (the GIC's three: type,
+ * number, flags; Documentation/devicetree/bindings/interrupt-controller/arm,gic-v3.yaml). */
+#define DEV_MAX_IRQS 4
+#define DEV_IRQ_CELLS_MAX 4
+
+typedef struct DevIrq {
+    uint32_t cell[DEV_IRQ_CELLS_MAX];
+} DevIrq;
 
 /* A device node of the tree, as the machine description parsed it (sim/fdt.c). */
 typedef struct DevDesc {
@@ -26,9 +37,21 @@ typedef struct DevDesc {
     char compatible[64];            /* the compatible string pmusim matched */
     uint64_t base, size;            /* MMIO address, or I/O port when io */
     bool io;
-    uint64_t clock_hz;              /* clock-frequency if present, else 0 */
+    uint64_t clock_hz;              /* the device's clock: clock-frequency, else the rate of the
+                                       fixed-clock its `clocks` names first; 0 if neither */
     bool intc;                      /* a window of the interrupt controller (sim/intc.c makes it) */
+    int nirqs;                      /* entries of `interrupts` (0: none) */
+    unsigned irq_cells;             /* cells per entry (the parent's #interrupt-cells) */
+    DevIrq irqs[DEV_MAX_IRQS];
+    char irq_parent[128];           /* the interrupt parent's path ("" without interrupts) */
 } DevDesc;
+
+/* The bytes of --console-input, read whole before the run; the console UART takes them. */
+typedef struct ConsoleInput {
+    const uint8_t *data;
+    size_t len;
+    const char *path;               /* for messages ("-": standard input) */
+} ConsoleInput;
 
 /* What a device may ask of the machine it is plugged into. */
 typedef struct DeviceHost {
@@ -49,6 +72,17 @@ typedef struct DeviceHost {
     uint64_t (*cpu_cycles)(void *opaque, int n);
     EventQueue *(*cpu_events)(void *opaque, int n);
     void (*cpu_schedule)(void *opaque, int n, Event *ev, uint64_t cycle);
+    /* The local time of `cpu` at the instruction making the access being dispatched (its
+     * cpu_cycles outside an access): when a register write happened, to the cycle. */
+    uint64_t (*now)(void *opaque, Cpu *cpu);
+    /* Interrupt output n of the device, entry n of its node's `interrupts`, connected to
+     * whatever that entry names; an unconnected line (base/irq.h) when there is none. */
+    IrqLine (*irq)(void *opaque, const DevDesc *dd, unsigned n);
+    /* The console input if this device is the console's UART (the node /chosen stdout-path
+     * names, else the first UART to ask), else NULL (nothing ever arrives). */
+    const ConsoleInput *(*console_input)(void *opaque, const DevDesc *dd);
+    /* A diagnostic about what the guest did with the access `cpu` is making (trace `diag`). */
+    void (*diag)(void *opaque, Cpu *cpu, const char *what, const char *fmt, ...) PMUSIM_PRINTF(4, 5);
 } DeviceHost;
 
 typedef struct DeviceOps {

@@ -1,43 +1,123 @@
-/* uart16550.c — NS16550A UART, transmit side (the console).
+/* uart16550.c — NS16550A UART: the console's transmitter, and a receiver for console input.
  *
  * Register map (byte registers; National Semiconductor PC16550D data sheet, table II):
- *   0 RBR (read) / THR (write) / DLL (LCR.DLAB=1)     4 MCR
- *   1 IER / DLM (LCR.DLAB=1)                          5 LSR: THRE 0x20, TEMT 0x40 (always empty)
- *   2 IIR (read: 0x01 no interrupt, 0xC1 with FIFOs)  6 MSR
- *     FCR (write)                                     7 SCR
- *   3 LCR: DLAB 0x80
- * Transmission is instantaneous; nothing is ever received; no interrupt line is modelled.
+ *   0 RBR (read: receive) / THR (write: transmit) / DLL (LCR.DLAB=1)
+ *   1 IER / DLM (LCR.DLAB=1)
+ *   2 IIR (read: 0x01 no interrupt, 0xC1 with FIFOs) / FCR (write: FE 0x01, clear RX 0x02, TX 0x04)
+ *   3 LCR: WLS 0x03 (5 + n data bits), STB 0x04 (2 stop bits), PEN 0x08, DLAB 0x80
+ *   4 MCR: DTR 0x01, RTS 0x02, OUT1 0x04, OUT2 0x08, LOOP 0x10
+ *   5 LSR: DR 0x01 (received data ready), THRE 0x20, TEMT 0x40 (the transmitter is always empty)
+ *   6 MSR: CTS, DSR, DCD asserted (0xB0): a terminal that is always ready
+ *   7 SCR
+ * Transmission is instantaneous (the console gets the byte; THRE and TEMT stay set).  Console
+ * input (uart_rx.h, shared with the PL011) arrives in the receiver: a 16-byte FIFO with FCR.FE,
+ * else the 1-byte RBR; one character time apart at the programmed rate (the divisor latch on
+ * the node's clock-frequency, else 1.8432 MHz; 115200 baud while the divisor is 0), while the
+ * guest asserts MCR.RTS and is not in loopback (the host honours flow control: Linux raises RTS
+ * when the tty is opened).  Changing FCR.FE clears both FIFOs (PC16550D, FCR bit 0).  No
+ * interrupt line is modelled: IIR always reads "none pending".
  */
+#include <stdlib.h>
+
 #include "base/state.h"
 #include "sim/dev/device.h"
+#include "sim/dev/uart_rx.h"
 
 enum { UART_THR = 0, UART_IER = 1, UART_IIR = 2, UART_LCR = 3, UART_MCR = 4, UART_LSR = 5, UART_MSR = 6, UART_SCR = 7 };
-enum { LCR_DLAB = 0x80, LSR_THRE = 0x20, LSR_TEMT = 0x40, FCR_ENABLE = 0x01 };
+enum { UART_NREGS = 8 };
+enum { LCR_WLS = 0x03, LCR_STB = 0x04, LCR_PEN = 0x08, LCR_DLAB = 0x80 };
+enum { LSR_DR = 0x01, LSR_THRE = 0x20, LSR_TEMT = 0x40 };
+enum { FCR_ENABLE = 0x01, FCR_CLEAR_RX = 0x02 };
+enum { MCR_RTS = 0x02, MCR_LOOP = 0x10, MCR_MASK = 0x1f, IER_MASK = 0x0f };
+enum { IIR_NONE = 0x01, IIR_FIFOS = 0xc0, MSR_READY = 0xb0, FLOATING_BUS = 0xff };
+
+#define UART_FIFO_DEPTH 16u
+#define UART_DEFAULT_CLK_HZ 1843200ull  /* the PC's 1.8432 MHz crystal */
+#define UART_DEFAULT_BAUD 115200ull     /* console input with the divisor latch at 0 */
+#define UART_OVERSAMPLE 16u             /* baud = clock / (16 * divisor) */
 
 typedef struct Uart16550 {
     Device d;
+    UartRx rx;
+    uint64_t clk_hz;
     uint8_t ier, lcr, mcr, scr, fcr, dll, dlm;
+    uint8_t rxf[UART_FIFO_DEPTH];
+    uint32_t rx_head, rx_count;
 } Uart16550;
+
+static uint32_t uart_depth(const Uart16550 *u)
+{
+    return u->fcr & FCR_ENABLE ? UART_FIFO_DEPTH : 1;
+}
+
+/* ------------------------------------------------------------------ receive */
+
+static bool uart_rx_ready(void *dev)
+{
+    const Uart16550 *u = dev;
+    return (u->mcr & (MCR_RTS | MCR_LOOP)) == MCR_RTS && u->rx_count < uart_depth(u);
+}
+
+static void uart_rx_put(void *dev, uint8_t c, uint64_t when)
+{
+    Uart16550 *u = dev;
+    u->rxf[(u->rx_head + u->rx_count++) % UART_FIFO_DEPTH] = c;
+}
+
+/* Start, 5 to 8 data, parity and stop bits at clock / (16 * divisor), in CPU cycles. */
+static uint64_t uart_rx_char_cycles(void *dev)
+{
+    const Uart16550 *u = dev;
+    unsigned bits = 1 + 5 + (u->lcr & LCR_WLS) + !!(u->lcr & LCR_PEN) + (u->lcr & LCR_STB ? 2 : 1);
+    uint64_t div = (uint64_t)u->dlm << 8 | u->dll, hz = u->d.host->cpu_hz;
+    uint64_t t = div ? muldiv64(hz, bits * div * UART_OVERSAMPLE, u->clk_hz) : muldiv64(hz, bits, UART_DEFAULT_BAUD);
+    return t ? t : 1;
+}
+
+static const UartRxOps uart_rx_ops = { uart_rx_ready, uart_rx_put, uart_rx_char_cycles };
+
+static uint8_t uart_rx_take(Uart16550 *u)
+{
+    if (!u->rx_count)
+        return 0;
+    uint8_t c = u->rxf[u->rx_head];
+    u->rx_head = (u->rx_head + 1) % UART_FIFO_DEPTH;
+    u->rx_count--;
+    return c;
+}
+
+/* ------------------------------------------------------------------ registers */
 
 static uint64_t uart_peek(Device *d, uint64_t off, unsigned size)
 {
     Uart16550 *u = (Uart16550 *)d;
     switch (off) {
-    case UART_THR: return u->lcr & LCR_DLAB ? u->dll : 0;
+    case UART_THR: return u->lcr & LCR_DLAB ? u->dll : u->rx_count ? u->rxf[u->rx_head] : 0;
     case UART_IER: return u->lcr & LCR_DLAB ? u->dlm : u->ier;
-    case UART_IIR: return u->fcr & FCR_ENABLE ? 0xc1 : 0x01;
+    case UART_IIR: return u->fcr & FCR_ENABLE ? IIR_FIFOS | IIR_NONE : IIR_NONE;
     case UART_LCR: return u->lcr;
     case UART_MCR: return u->mcr;
-    case UART_LSR: return LSR_THRE | LSR_TEMT;
-    case UART_MSR: return 0xb0;         /* CTS, DSR, DCD */
+    case UART_LSR: return LSR_THRE | LSR_TEMT | (u->rx_count ? LSR_DR : 0);
+    case UART_MSR: return MSR_READY;
     case UART_SCR: return u->scr;
-    default: return 0xff;
+    default: return FLOATING_BUS;
     }
 }
 
 static uint64_t uart_read(Device *d, Cpu *c, uint64_t off, unsigned size)
 {
-    return uart_peek(d, off, size);
+    Uart16550 *u = (Uart16550 *)d;
+    uint64_t v = off == UART_THR && !(u->lcr & LCR_DLAB) ? uart_rx_take(u) : uart_peek(d, off, size);
+    uartrx_access(&u->rx, c);     /* RBR read, MCR.RTS, FCR: the way may open */
+    return v;
+}
+
+/* FCR: changing FE clears both FIFOs, CLEAR_RX the receiver's (PC16550D, FCR bits 0 and 1). */
+static void uart_write_fcr(Uart16550 *u, uint8_t v)
+{
+    if ((v ^ u->fcr) & FCR_ENABLE || v & FCR_CLEAR_RX)
+        u->rx_head = u->rx_count = 0;
+    u->fcr = v;
 }
 
 static void uart_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t val)
@@ -55,50 +135,70 @@ static void uart_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t 
         if (u->lcr & LCR_DLAB)
             u->dlm = v;
         else
-            u->ier = v & 0x0f;
+            u->ier = v & IER_MASK;
         break;
-    case UART_IIR: u->fcr = v; break;
+    case UART_IIR: uart_write_fcr(u, v); break;
     case UART_LCR: u->lcr = v; break;
-    case UART_MCR: u->mcr = v & 0x1f; break;
+    case UART_MCR: u->mcr = v & MCR_MASK; break;
     case UART_SCR: u->scr = v; break;
     default: break;                     /* LSR, MSR: read-only */
     }
+    uartrx_access(&u->rx, c);     /* RBR read, MCR.RTS, FCR: the way may open */
 }
 
-/* Raise when a field is added (base/state.h). */
-#define UART_STATE_VERSION 1u
+/* ------------------------------------------------------------------ checkpoints */
+
+/* Raise when a field is added (base/state.h).  Version 2: the receiver and console input. */
+#define UART_STATE_VERSION 2u
 
 static const StateField uart_fields[] = {
-    STATE_FIELD(Uart16550, ier), STATE_FIELD(Uart16550, lcr), STATE_UPTO(Uart16550, mcr, 0x1f),
+    STATE_FIELD(Uart16550, ier), STATE_FIELD(Uart16550, lcr), STATE_UPTO(Uart16550, mcr, MCR_MASK),
     STATE_FIELD(Uart16550, scr), STATE_FIELD(Uart16550, fcr), STATE_FIELD(Uart16550, dll),
-    STATE_FIELD(Uart16550, dlm),
+    STATE_FIELD(Uart16550, dlm), STATE_ARRAY_V(Uart16550, rxf, 2),
+    STATE_UPTO_V(Uart16550, rx_head, UART_FIFO_DEPTH - 1, 2), STATE_UPTO_V(Uart16550, rx_count, UART_FIFO_DEPTH, 2),
 };
 
 /* The section is named after the device's path (there may be several). */
 static void uart_save(Device *d, Blob *b)
 {
+    Uart16550 *u = (Uart16550 *)d;
     size_t at = blob_begin(b, d->name, UART_STATE_VERSION);
     blob_fields(b, d, uart_fields, ARRAY_SIZE(uart_fields));
+    uartrx_save(&u->rx, b);
     blob_end(b, at);
 }
 
 static bool uart_load(Device *d, BlobReader *r)
 {
+    Uart16550 *u = (Uart16550 *)d;
     BrOuter outer;
-    return br_begin(r, &outer, d->name, UART_STATE_VERSION) && br_fields(r, d, uart_fields, ARRAY_SIZE(uart_fields)) &&
-           br_end(r, &outer);
+    if (!br_begin(r, &outer, d->name, UART_STATE_VERSION) || !br_fields(r, d, uart_fields, ARRAY_SIZE(uart_fields)))
+        return false;
+    if (r->version >= 2 && !uartrx_load(&u->rx, r))
+        return false;
+    return br_end(r, &outer);
+}
+
+static void uart_destroy(Device *d)
+{
+    Uart16550 *u = (Uart16550 *)d;
+    evq_remove(&u->rx.arrive);
+    free(u);
 }
 
 static const DeviceOps uart_ops = {
     .type = "ns16550a", .read = uart_read, .write = uart_write, .peek = uart_peek,
-    .save = uart_save, .load = uart_load,
+    .save = uart_save, .load = uart_load, .destroy = uart_destroy,
 };
 
 Device *uart16550_create(const DeviceHost *host, const DevDesc *dd, Error *err)
 {
-    if (dd->size < 8) {
+    if (dd->size < UART_NREGS) {
         err_set(err, "node %s: property reg: a 16550 needs 8 registers", dd->path);
         return NULL;
     }
-    return device_alloc(sizeof(Uart16550), &uart_ops, host, dd);
+    Uart16550 *u = device_alloc(sizeof(Uart16550), &uart_ops, host, dd);
+    u->clk_hz = dd->clock_hz ? dd->clock_hz : UART_DEFAULT_CLK_HZ;
+    uartrx_init(&u->rx, host, dd, &uart_rx_ops, u);
+    return &u->d;
 }

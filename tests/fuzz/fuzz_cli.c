@@ -65,6 +65,7 @@ static void check_config(const Cli *cli)
     inside("--samples", c->samples_file);
     inside("--guest-trace", c->guest_trace_file);
     inside("--console", c->console_file);
+    inside("--console-input", c->console_input_file);
     inside("--save-at", c->save_file);
     inside("--restore", c->restore_file);
     if (c->save_file && !c->save_file[0])

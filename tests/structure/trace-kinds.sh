@@ -6,7 +6,8 @@
 # Every kind of the registry must have a row of the table (a row may name several kinds, as
 # `a`, `b`) whose keys column lists its fields in order, an optional field in brackets
 # ("pc sym msr name [old] value [result]"); every kind the table names must be in the
-# registry.  Exit 0 when they agree, 1 with one line per difference.
+# registry.  And every diag `what` the sources write must be named in the document.  Exit 0
+# when they agree, 1 with one line per difference.
 set -u
 SRC=$1
 REG=$SRC/base/trace-events
@@ -42,4 +43,14 @@ while IFS="$(printf '\t')" read -r kind reg doc; do
     fi
 done <"$TMP/joined"
 echo "trace-kinds: $(wc -l <"$TMP/registry") kinds in the registry, $(wc -l <"$TMP/docs") in the table"
+
+# Every `what` of a diag line that the sources write as a literal (the first string of a call to
+# vcpu_diag, port_diag, mach_diag, trace_diagf, a DeviceHost's diag ...) is in the table's words.
+find "$SRC/base" "$SRC/cpu" "$SRC/sim" "$SRC/apic" "$SRC/pmu" "$SRC/gic" "$SRC/tracer" -name '*.c' 2>/dev/null |
+    sort | xargs cat | tr '\n' ' ' | grep -oE '(_diag|_diagf|->diag)\([^";]*"[a-z0-9-]+"' |
+    grep -oE '"[a-z0-9-]+"$' | tr -d '"' | sort -u >"$TMP/whats"
+while read -r what; do
+    grep -q "\`$what\`" "$DOC" || { echo "trace-kinds: diag what=$what is not in docs/trace-format.md"; rc=1; }
+done <"$TMP/whats"
+echo "trace-kinds: $(wc -l <"$TMP/whats") diag whats in the sources"
 exit $rc

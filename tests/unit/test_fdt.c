@@ -451,6 +451,90 @@ START_TEST(misaligned_memory_names_file_node_and_alignment)
 }
 END_TEST
 
+/* A PL011 with its interrupts and clocks, as QEMU virt describes them: the parent's three cells,
+ * the fixed clock clock-names calls uartclk; stdout-path through an alias, options dropped. */
+#define DTS_GIC "gic: intc@8000000 { compatible = \"arm,gic-v3\"; #interrupt-cells = <3>; interrupt-controller; " \
+                "reg = <0 0x8000000 0 0x10000>; };\n"
+#define DTS_CLOCKS                                                                                          \
+    "pclk: apb-pclk { compatible = \"fixed-clock\"; #clock-cells = <0>; clock-frequency = <24000000>; };\n" \
+    "uclk: uart-clk { compatible = \"fixed-clock\"; #clock-cells = <0>; clock-frequency = <7372800>; };\n"
+#define DTS_UART "pl011@9000000 { compatible = \"arm,pl011\"; reg = <0 0x9000000 0 0x1000>; "
+/* DTS_HEAD with the root's interrupt-parent (properties come before the nodes). */
+#define DTS_HEAD_GIC                                                                                \
+    "/dts-v1/;\n/ { compatible = \"pmusim,arm64\"; #address-cells = <2>; #size-cells = <2>;\n"     \
+    "interrupt-parent = <&gic>;\n"                                                                \
+    "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 0x1000000>; };\n"          \
+    "timer { compatible = \"arm,armv8-timer\"; clock-frequency = <1000000>; };\n"
+
+static const DevDesc *find_dev(const MachineDesc *d, const char *path)
+{
+    for (int i = 0; i < d->ndevs; i++)
+        if (!strcmp(d->devs[i].path, path))
+            return &d->devs[i];
+    ck_abort_msg("no device %s", path);
+    return NULL;
+}
+
+START_TEST(device_interrupts_clocks_and_stdout_path_are_read)
+{
+    FdtOptions o = { .machine_file = dts_file(
+        DTS_HEAD_GIC DTS_CPU DTS_GIC DTS_CLOCKS
+        "aliases { serial0 = \"/pl011@9000000\"; };\n"
+        "chosen { stdout-path = \"serial0:115200n8\"; };\n"
+        DTS_UART "interrupts = <0 1 4>, <0 7 1>;\n"
+        "  clocks = <&pclk>, <&uclk>; clock-names = \"apb_pclk\", \"uartclk\"; };\n"
+        "pl011@9040000 { compatible = \"arm,pl011\"; reg = <0 0x9040000 0 0x1000>; clocks = <&pclk>; };\n};\n") };
+    MachineDesc d = parse_ok(ARCH_ARM64, &o);
+    const DevDesc *u = find_dev(&d, "/pl011@9000000");
+    ck_assert_int_eq(u->nirqs, 2);
+    ck_assert_uint_eq(u->irq_cells, 3);
+    ck_assert_uint_eq(u->irqs[0].cell[1], 1);
+    ck_assert_uint_eq(u->irqs[1].cell[1], 7);
+    ck_assert_uint_eq(u->irqs[1].cell[2], 1);
+    ck_assert_str_eq(u->irq_parent, "/intc@8000000");
+    ck_assert_uint_eq(u->clock_hz, 7372800);    /* the one named uartclk, not the first */
+    const DevDesc *v = find_dev(&d, "/pl011@9040000");
+    ck_assert_int_eq(v->nirqs, 0);
+    ck_assert_uint_eq(v->clock_hz, 24000000);   /* no clock-names: the first */
+    ck_assert_str_eq(d.stdout_path, "/pl011@9000000");
+    remove(o.machine_file);
+
+    d = parse_ok(ARCH_ARM64, &(FdtOptions){ 0 });  /* the board: SPI 1, 24 MHz, stdout-path */
+    u = find_dev(&d, "/pl011@9000000");
+    ck_assert_int_eq(u->nirqs, 1);
+    ck_assert_uint_eq(u->irqs[0].cell[0], 0);
+    ck_assert_uint_eq(u->irqs[0].cell[1], 1);
+    ck_assert_uint_eq(u->clock_hz, 24000000);
+    ck_assert_str_eq(d.stdout_path, "/pl011@9000000");
+    d = parse_ok(ARCH_X86_64, &(FdtOptions){ 0 });
+    ck_assert_str_eq(d.stdout_path, "/isa/serial@i3f8");
+}
+END_TEST
+
+START_TEST(bad_interrupts_and_clocks_name_the_node)
+{
+    struct { const char *dts, *want; } cases[] = {
+        { DTS_HEAD DTS_CPU DTS_UART "interrupts = <0 1 4>; };\n};", "no interrupt-parent" },
+        { DTS_HEAD_GIC DTS_CPU DTS_GIC DTS_UART "interrupts = <0 1>; };\n};",
+          "#interrupt-cells of /intc@8000000" },
+        { DTS_HEAD DTS_CPU DTS_GIC DTS_UART
+          "interrupt-parent = <&gic>; interrupts = <0 1 4>, <0 2 4>, <0 3 4>, <0 4 4>, <0 5 4>; };\n};",
+          "1 to 4 entries" },
+        { DTS_HEAD DTS_CPU "nc: intc { interrupt-controller; };\n" DTS_UART
+          "interrupt-parent = <&nc>; interrupts = <1>; };\n};", "#interrupt-cells of 1 to 4" },
+        { DTS_HEAD DTS_CPU "c: clk { #clock-cells = <0>; };\n" DTS_UART "clocks = <&c>; };\n};",
+          "/clk has no clock-frequency" },
+        { DTS_HEAD DTS_CPU DTS_UART "clocks = <0x77>; };\n};", "names no clock provider" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        FdtOptions o = { .machine_file = dts_file(cases[i].dts) };
+        const char *msg = build_error(ARCH_ARM64, &o);
+        ck_assert_msg(strstr(msg, "/pl011@9000000") && strstr(msg, cases[i].want), "case %zu: %s", i, msg);
+        remove(o.machine_file);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fdt");
@@ -472,6 +556,8 @@ int main(void)
     tcase_add_test(t, unterminated_strings_are_refused);
     tcase_add_test(t, windows_that_cannot_be_mapped_name_node_and_window);
     tcase_add_test(t, misaligned_memory_names_file_node_and_alignment);
+    tcase_add_test(t, device_interrupts_clocks_and_stdout_path_are_read);
+    tcase_add_test(t, bad_interrupts_and_clocks_name_the_node);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }
