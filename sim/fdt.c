@@ -1,6 +1,8 @@
 /* fdt.c — building and parsing the machine's device tree (see fdt.h, docs/machines.md). */
 #include "sim/fdt.h"
 
+#include "gic/gic.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libfdt.h>
@@ -13,6 +15,7 @@
 #include "base/hostproc.h"
 #include "base/tunables.h"
 #include "cpu/cpu.h"
+#include "gic/gic.h"
 #include "sim/devices.h"
 
 extern const unsigned char board_x86_64_dtb[], board_arm64_dtb[], board_ppc32_dtb[];
@@ -784,6 +787,21 @@ static bool parse_local_irqs(const void *fdt, int node, const char *compat, cons
     return parse_ppi(fdt, node, path, 1, &d->timer_intid[0], err) && parse_ppi(fdt, node, path, 2, &d->timer_intid[1], err);
 }
 
+/* A device's interrupts: SPIs of the GIC (the only controller pmusim models). */
+static bool check_spis(const DevDesc *dd, const char *gic, Error *err)
+{
+    if (!dd->nirqs || dd->intc)
+        return true;
+    if (strcmp(dd->irq_parent, gic))
+        return err_set(err, "node %s: property interrupts: its interrupt parent %s is not the GIC %s", dd->path,
+                       dd->irq_parent, gic);
+    for (int k = 0; k < dd->nirqs; k++)
+        if (dd->irqs[k].cell[0] != GIC_SPEC_SPI || dd->irqs[k].cell[1] >= GIC_NR_SPIS)
+            return err_set(err, "node %s: property interrupts: entry %d is <%u %u ...>, not one of the GIC's SPIs "
+                           "(<0 0..%d ...>)", dd->path, k, dd->irqs[k].cell[0], dd->irqs[k].cell[1], GIC_NR_SPIS - 1);
+    return true;
+}
+
 /* With a GIC, the timer and the PMU must say which PPIs they raise; the GIC node must be an
  * interrupt controller with 3-cell specifiers. */
 static bool check_interrupts(const void *fdt, const MachineDesc *d, Error *err)
@@ -804,6 +822,9 @@ static bool check_interrupts(const void *fdt, const MachineDesc *d, Error *err)
                        d->timer_path);
     if (d->pmu_path[0] && !d->pmu_intid)
         return err_set(err, "node %s: property interrupts is missing (the PMU's PPI, which the GIC needs)", d->pmu_path);
+    for (int i = 0; i < d->ndevs; i++)
+        if (!check_spis(&d->devs[i], gic->path, err))
+            return false;
     return true;
 }
 

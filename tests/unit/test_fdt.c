@@ -234,6 +234,13 @@ START_TEST(gic_boards_need_their_interrupt_properties)
                    "};", 0, "/pmu", "not a PPI");
     expect_refused(ARCH_ARM64, DTS_HEAD DTS_CPU "pmu { compatible = \"arm,armv8-pmuv3\"; interrupts = <1 7>; };\n"
                    "};", 0, "/pmu", "property interrupts");
+    expect_refused(ARCH_ARM64, "/dts-v1/;\n/ { compatible = \"pmusim,arm64\"; #address-cells = <2>; "
+                   "#size-cells = <2>; interrupt-parent = <&gic>;\n"
+                   "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 0x1000000>; };\n"
+                   "timer { compatible = \"arm,armv8-timer\"; clock-frequency = <1000000>; "
+                   "interrupts = <1 13 4>, <1 14 4>, <1 11 4>, <1 10 4>; };\n" DTS_CPU
+                   "gic: " GIC_OK "pl011@9000000 { compatible = \"arm,pl011\"; reg = <0 0x9000000 0 0x1000>; "
+                   "interrupts = <1 1 4>; };\n};", 0, "/pl011@9000000", "not one of the GIC's SPIs");
     MachineDesc d;
     FdtOptions o = { 0 };
     d = parse_ok(ARCH_ARM64, &o);                                   /* the built-in board: QEMU virt's PPIs */
@@ -464,7 +471,8 @@ END_TEST
     "/dts-v1/;\n/ { compatible = \"pmusim,arm64\"; #address-cells = <2>; #size-cells = <2>;\n"     \
     "interrupt-parent = <&gic>;\n"                                                                \
     "memory@40000000 { device_type = \"memory\"; reg = <0 0x40000000 0 0x1000000>; };\n"          \
-    "timer { compatible = \"arm,armv8-timer\"; clock-frequency = <1000000>; };\n"
+    "timer { compatible = \"arm,armv8-timer\"; clock-frequency = <1000000>; "                     \
+    "interrupts = <1 13 4>, <1 14 4>, <1 11 4>, <1 10 4>; };\n"
 
 static const DevDesc *find_dev(const MachineDesc *d, const char *path)
 {
