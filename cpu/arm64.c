@@ -816,13 +816,17 @@ static bool a64_take_interrupt(Cpu *c)
 {
     uint64_t pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
     bool fiq = c->pins.fiq && !(pstate & PSTATE_F), irq = c->pins.irq && !(pstate & PSTATE_I);
+    /* A pending interrupt ends a WFI even while PSTATE masks it (DDI 0487, "Wait For Interrupt":
+     * a physical IRQ or FIQ is a wake-up event whatever PSTATE.I and .F say; the instruction's
+     * pseudocode waits only if !InterruptPending()); Linux's idle loop waits with interrupts
+     * masked and takes them after it.  A GIC masks by priority before it drives the pin. */
+    if (c->state == CPU_HALTED && (c->pins.fiq || c->pins.irq))
+        c->state = CPU_RUNNING, c->stop_reason = "running";
     if (!fiq && !irq)
         return false;
     *(fiq ? &c->pins.fiq : &c->pins.irq) = false;
     if (c->cl->gic)
         gic_redrive(c->cl->gic, c->index, fiq);
-    if (c->state == CPU_HALTED)
-        c->state = CPU_RUNNING, c->stop_reason = "running";
     a64_take(c, TK_INTERRUPT, vcpu_reg_read(c, UC_ARM64_REG_PC), fiq ? 0x100 : 0x80, 0, 0, false, 0);
     return true;
 }

@@ -1,10 +1,12 @@
 // AArch64 fixture: the physical generic timer through the GICv3 (PPI 30, INTID 30), loaded raw
 // at 0x40080000 on the built-in board (GICD 0x08000000, CPU 0's redistributor 0x080A0000 and its
-// SGI frame 0x080B0000).  Twice: first the timer fires into a busy loop, then it wakes a WFI.
-// The IRQ handler acknowledges (ICC_IAR1_EL1), reads the counter and CVAL, the running priority
-// and a second acknowledge (spurious), disables the timer and ends the interrupt.  Results at
-// 0x40100000: +0 +24 the INTIDs, +8 +32 CNTPCT at entry, +16 +40 CVAL, +48 the loop count,
-// +56 RPR in the handler, +64 the second IAR.  Vectors at 0x40081000.
+// SGI frame 0x080B0000).  Three times: the timer fires into a busy loop, then it wakes a WFI,
+// then it wakes a WFI with IRQs masked (taken once they are unmasked).  The IRQ handler
+// acknowledges (ICC_IAR1_EL1), reads the counter and CVAL, the running priority and a second
+// acknowledge (spurious), disables the timer and ends the interrupt.  Results at 0x40100000:
+// +24k the INTID of interrupt k, +24k+8 CNTPCT at entry, +24k+16 CVAL; +0x80 the loop count,
+// +0x88 RPR in the handler, +0x90 the second IAR, +0x98 CNTPCT right after the masked WFI.
+// Vectors at 0x40081000.
     .include "arm64_start.inc"
     .text
     .globl _start
@@ -39,12 +41,21 @@ _start:
 loop:
     add x22, x22, #1
     cbz x24, loop
-    str x22, [x19, #48]
+    str x22, [x19, #0x80]
     mov x2, #50
     msr cntp_tval_el0, x2
     mov x2, #1
     msr cntp_ctl_el0, x2
     wfi
+    msr daifset, #2             // masked: the WFI still wakes
+    mov x2, #50
+    msr cntp_tval_el0, x2
+    mov x2, #1
+    msr cntp_ctl_el0, x2
+    wfi
+    mrs x2, cntpct_el0
+    str x2, [x19, #0x98]
+    msr daifclr, #2             // taken here
     ldr x0, =0x84000008
     hvc #0                      // PSCI SYSTEM_OFF
     b .
@@ -61,9 +72,9 @@ loop:
     str x21, [x5, #8]
     str x23, [x5, #16]
     mrs x6, S3_0_C12_C11_3      // ICC_RPR_EL1
-    str x6, [x19, #56]
+    str x6, [x19, #0x88]
     mrs x6, S3_0_C12_C12_0      // a second acknowledge: nothing pending
-    str x6, [x19, #64]
+    str x6, [x19, #0x90]
     msr cntp_ctl_el0, xzr       // the timer's line goes low
     msr S3_0_C12_C12_1, x20     // ICC_EOIR1_EL1
     add x24, x24, #1
