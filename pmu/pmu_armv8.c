@@ -32,7 +32,10 @@
 
 #include "base/state.h"
 
-enum { PMCR_E = 1, PMCR_P = 2, PMCR_C = 4, PMCR_D = 8, PMCR_LC = 64, PMCR_WRITABLE = 0x79 };
+enum {
+    PMCR_E = 1, PMCR_P = 2, PMCR_C = 4, PMCR_D = 8, PMCR_X = 16, PMCR_DP = 32, PMCR_LC = 64,
+    PMCR_WRITABLE = PMCR_E | PMCR_D | PMCR_X | PMCR_DP | PMCR_LC,
+};
 enum { PMCR_N_SHIFT = 11, PMCR_IDCODE_SHIFT = 16, PMCR_IMP_SHIFT = 24, PMCR_IMP_ARM = 0x41 };
 enum {
     EV_SW_INCR = 0x00, EV_L1D_CACHE = 0x04, EV_INST_RETIRED = 0x08, EV_BR_MIS_PRED = 0x10,
@@ -299,6 +302,12 @@ void armv8_pmu_init(ArmPmu *p, const CpuPort *port, uint8_t idcode, IrqLine irq)
     configure(p);
 }
 
+void armv8_pmu_connect_irq(ArmPmu *p, IrqLine irq)
+{
+    p->irq = irq;
+    irq_set(&p->irq, p->irq_level);
+}
+
 /* The register an access really names: PMXEVTYPER/PMXEVCNTR are the counter PMSELR selects
  * (PMXEVTYPER with SEL = 31 is PMCCFILTR); R_NONE for a selection that names no register. */
 static uint32_t resolve(const ArmPmu *p, uint32_t k)
@@ -458,11 +467,23 @@ bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsign
     return true;
 }
 
+/* Does an enabled counter count at one of EL0 and EL1 and not at the other? */
+static bool el_matters(const ArmPmu *p)
+{
+    for (unsigned i = 0; i <= ARMV8_PMU_CCNT; i++) {
+        uint32_t filter = i == ARMV8_PMU_CCNT ? p->ccfiltr : p->evtyper[i];
+        if (enabled(p, i) && !(filter & FILTER_P) != !(filter & FILTER_U))
+            return true;
+    }
+    return false;
+}
+
 void armv8_pmu_set_el(ArmPmu *p, unsigned el)
 {
     if (el == p->el)
         return;
-    if (!(p->pmcr & PMCR_E)) {      /* nothing counts at any EL: nothing to bring up to date */
+    if (!el_matters(p)) {           /* every counter counts on as it did (a kernel's watchdog,
+                                       PMCR_EL0.E clear): nothing to bring up to date */
         p->el = (uint8_t)el;
         return;
     }

@@ -63,6 +63,8 @@ typedef struct ArmPmu {
 } ArmPmu;
 
 void armv8_pmu_init(ArmPmu *p, const CpuPort *port, uint8_t idcode, IrqLine irq);
+/* Connect the request to another line (a controller made after the CPU), driving its level. */
+void armv8_pmu_connect_irq(ArmPmu *p, IrqLine irq);
 /* Is (op0, op1, crn, crm, op2) a PMU register? */
 bool armv8_pmu_owns(unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2);
 /* An MRS or MSR of a PMU register by the instruction at the CPU's PC, with the CPU's counts

@@ -60,7 +60,7 @@ static Machine *fixture_irq(unsigned entry, uint64_t max_insns, int ncpus, bool 
 {
     Machine *m = tm_create(ARCH_ARM64, blob_arm64_pmu, blob_arm64_pmu_len, LOAD, LOAD + entry, max_insns, ncpus);
     for (int i = 0; irq && i < ncpus; i++)
-        vcpu_arm64_pmu(m->cl.cpus[i])->irq = vcpu_pin(m->cl.cpus[i], CPU_PIN_IRQ);
+        armv8_pmu_connect_irq(vcpu_arm64_pmu(m->cl.cpus[i]), vcpu_pin(m->cl.cpus[i], CPU_PIN_IRQ));
     return m;
 }
 
@@ -484,7 +484,9 @@ START_TEST(overflow_status_and_the_request_level)
     Cpu *c = m->cl.cpus[0];
     ArmPmu *p = vcpu_arm64_pmu(c);
     nlevels = 0;
-    p->irq = irq_line(record_level, NULL, 0);
+    armv8_pmu_connect_irq(p, irq_line(record_level, NULL, 0));
+    ck_assert(nlevels == 1 && !levels[0]);             /* connecting drives the level it has */
+    nlevels = 0;
     WR(p, PMEVTYPER(0), EV_INST_RETIRED);
     WR(p, PMEVCNTR(0), 0xffffff00u);
     WR(p, PMCNTENSET, 1);
