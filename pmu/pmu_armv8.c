@@ -130,12 +130,13 @@ static unsigned event_of(const ArmPmu *p, unsigned i)
     return p->evtyper[i] & EVTYPER_EVENT;
 }
 
-/* Is counter i (a bank index) enabled, and does its filter let it count at the CPU's EL? */
+/* Is counter i (a bank index) enabled: PMCR_EL0.E and its PMCNTENSET_EL0 bit? */
 static bool enabled(const ArmPmu *p, unsigned i)
 {
     return (p->pmcr & PMCR_E) && (p->cnten & status_bit(i));
 }
 
+/* ... and does its filter let it count at the CPU's EL? */
 static bool counts(const ArmPmu *p, unsigned i)
 {
     uint32_t filter = i == ARMV8_PMU_CCNT ? p->ccfiltr : p->evtyper[i];
@@ -309,23 +310,26 @@ void armv8_pmu_connect_irq(ArmPmu *p, IrqLine irq)
 }
 
 /* The register an access really names: PMXEVTYPER/PMXEVCNTR are the counter PMSELR selects
- * (PMXEVTYPER with SEL = 31 is PMCCFILTR); R_NONE for a selection that names no register. */
+ * (PMXEVTYPER with SEL = 31 is PMCCFILTR); R_NONE for a selection that names no register.
+ * Counter n's CRm (8 + n/8, 12 + n/8) and op2 (n%8) are the key's bits 4:3 and 2:0: its key is
+ * the first counter's plus n. */
 static uint32_t resolve(const ArmPmu *p, uint32_t k)
 {
     unsigned n = p->selr;
     if (k == R_PMXEVTYPER)
-        return n == SEL_CCNT ? R_PMCCFILTR : n < ARMV8_PMU_COUNTERS ? R_PMEVTYPER0 + (n / 8) * 8 + n % 8 : R_NONE;
+        return n == SEL_CCNT ? R_PMCCFILTR : n < ARMV8_PMU_COUNTERS ? R_PMEVTYPER0 + n : R_NONE;
     if (k == R_PMXEVCNTR)
-        return n < ARMV8_PMU_COUNTERS ? R_PMEVCNTR0 + (n / 8) * 8 + n % 8 : R_NONE;
+        return n < ARMV8_PMU_COUNTERS ? R_PMEVCNTR0 + n : R_NONE;
     return k;
 }
 
-/* PMEVCNTR<n> / PMEVTYPER<n>: n, or -1 (another register, or a counter this PMU lacks). */
+/* PMEVCNTR<n> / PMEVTYPER<n> (n < 31): n, or -1 (another register, or a counter this PMU
+ * lacks). */
 static int counter_index(uint32_t k, bool *typer)
 {
-    unsigned n = ((k >> 3) & 3) * 8 + (k & 7);
-    bool cnt = k >= R_PMEVCNTR0 && k < R_PMEVCNTR0 + 32;
+    bool cnt = k >= R_PMEVCNTR0 && k < R_PMEVTYPER0;
     *typer = k >= R_PMEVTYPER0 && k < R_PMCCFILTR;
+    unsigned n = k - (cnt ? R_PMEVCNTR0 : R_PMEVTYPER0);
     return (cnt || *typer) && n < ARMV8_PMU_COUNTERS ? (int)n : -1;
 }
 
