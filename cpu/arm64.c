@@ -5,7 +5,9 @@
  * and the system registers the engine gets wrong or makes nondeterministic: MPIDR_EL1 (per CPU, from the tree), MIDR_EL1
  * (per model), the generic timer (counts simulated time; D11), the PMUv3 registers
  * (pmu/pmu_armv8.c).  MRS/MSR reach us through the engine's sysreg hook, which syncs the PC, so
- * every access gets the exact time of its instruction.  WFI sleeps.  pmusim walks the guest's
+ * every access gets the exact time of its instruction; the PMU's are done at their trap sites
+ * instead, where the counts are exact and a counter's predicted overflow is seen before the
+ * next instruction (a64_pmu_site).  WFI sleeps.  pmusim walks the guest's
  * translation tables (cpu/arm64_paging.c) and delivers their aborts with ESR_EL1 and the exact
  * FAR_EL1 (a64_mmu_fault).
  *
@@ -99,6 +101,13 @@ static Arm64Cpu *A64(Cpu *c)
     return (Arm64Cpu *)c;
 }
 
+/* The CPU's PMU, for the unit tests (tests/unit/test_pmu_armv8.c). */
+ArmPmu *vcpu_arm64_pmu(Cpu *c);
+ArmPmu *vcpu_arm64_pmu(Cpu *c)
+{
+    return &A64(c)->pmu;
+}
+
 static uint64_t cp_read(Cpu *c, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2)
 {
     uc_arm64_cp_reg r = { crn, crm, op0, op1, op2, 0 };
@@ -173,17 +182,24 @@ static void sp_switch(Cpu *c, uint64_t from, uint64_t to)
     vcpu_reg_write(c, UC_ARM64_REG_SP, vcpu_reg_read(c, sp_bank(to)));
 }
 
-/* PSTATE is about to become `to`, the instructions before `upto` having retired at the old
- * EL: the PMU's counters catch up there (their EL filters, pmu_armv8.c). */
+/* PSTATE is about to become `to`, the counts being exact up to `upto`, where execution goes on
+ * (every caller has retired what ran: an exception entry): the PMU's counters catch up at the
+ * old EL (their EL filters, pmu_armv8.c), a branch that ended the block before it included. */
 static void pmu_el_switch(Cpu *c, uint64_t upto, uint64_t to)
 {
-    armv8_pmu_set_el(&A64(c)->pmu, vcpu_cycles_at(c, upto), vcpu_insns_at(c, upto), (unsigned)(to >> 2) & 3);
+    vcpu_branch_retire(c, upto);
+    armv8_pmu_set_el(&A64(c)->pmu, (unsigned)(to >> 2) & 3);
 }
 
-/* The same from the trap site of an ERET at pc, which retires at the EL it leaves. */
+/* The same from the trap site of an ERET at pc, which retires at the EL it leaves: counted here
+ * (hook_trap puts back the rest of the block when the engine executes the ERET), with its
+ * branch to ELR_EL1 (the last instruction of its block). */
 static void pmu_el_switch_eret(Cpu *c, uint64_t pc, uint64_t to)
 {
-    armv8_pmu_set_el(&A64(c)->pmu, vcpu_cycles_after(c, pc), vcpu_insns_after(c, pc), (unsigned)(to >> 2) & 3);
+    vcpu_retire_upto(c, pc, true);
+    if (c->pev.track_branches)
+        vcpu_branch_retire(c, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
+    armv8_pmu_set_el(&A64(c)->pmu, (unsigned)(to >> 2) & 3);
 }
 
 /* Exception entry to EL1h (DDI 0487 D1.10, "Exception entry"): ELR_EL1, SPSR_EL1 = the old
@@ -324,9 +340,7 @@ static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     case CNTP_TVAL_EL0: *v = (uint32_t)(a->ptimer.cval - counter_at(c, pc)); return true;
     case CNTV_TVAL_EL0: *v = (uint32_t)(a->vtimer.cval - counter_at(c, pc)); return true;
     }
-    if (armv8_pmu_owns(op0, op1, crn, crm, op2))
-        return armv8_pmu_read(&a->pmu, op0, op1, crn, crm, op2, vcpu_cycles_at(c, pc), vcpu_insns_at(c, pc), v);
-    return gic_icc_read(c->cl->gic, c->index, pc, op0, op1, crn, crm, op2, v);
+    return false;
 }
 
 /* A write of a timer register at counter value `now`; the timer's line and event follow. */
@@ -366,11 +380,6 @@ static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
         timer_write(c, key, counter_at(c, pc), v);
         return 1;
     }
-    if (armv8_pmu_owns(op0, op1, crn, crm, op2))
-        return armv8_pmu_write(&a->pmu, op0, op1, crn, crm, op2, vcpu_cycles_at(c, pc), vcpu_insns_at(c, pc), v) ? 1
-                                                                                                                : -1;
-    if (gic_icc_owns(op0, op1, crn, crm, op2))
-        return gic_icc_write(c->cl->gic, c->index, pc, op0, op1, crn, crm, op2, v) ? 1 : -1;
     return 0;
 }
 
@@ -448,6 +457,13 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
     if (!owns(key, r))
         return 0;
     uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    if (armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2)) {
+        /* Its trap site did it and moved the PC past it (a64_pmu_site): never here.  (Nor could
+         * it be done here: the counts are not exact in the middle of the block, and the engine
+         * re-executes forever a register it lacks, PMEVCNTR4/5 among them: docs/engine.md.) */
+        vcpu_internal_error(c, "PMU register access at 0x%" PRIx64 " without its trap site", pc);
+        return 1;
+    }
     if (sysreg_emulate(c, pc, key, reg, r, write))
         return 1;
     vcpu_retire_upto(c, pc, false);
@@ -479,7 +495,10 @@ static bool a64_init(Cpu *c, Error *err)
      * making it UNDEFINED first. */
     cp_write(c, 3, 6, 1, 1, 0, cp_read(c, 3, 6, 1, 1, 0) | 1u << 10 | 1u << 8);
     cp_write(c, 3, 4, 1, 1, 0, cp_read(c, 3, 4, 1, 1, 0) | 1ull << 31);
-    armv8_pmu_init(&A64(c)->pmu, c->model->pmu_idcode);
+    /* the PMU's overflow interrupt request on the PPI the tree gives it (QEMU virt's 23) */
+    Gic *g = c->cl->gic;
+    armv8_pmu_init(&A64(c)->pmu, &c->port, c->model->pmu_idcode,
+                   g && c->cl->pmu_intid ? gic_ppi_line(g, c->index, c->cl->pmu_intid) : irq_line(NULL, NULL, 0));
     A64(c)->mmfr0 = cp_read(c, 3, 0, 0, 7, 0);
     timer_init(c, &A64(c)->ptimer, "cntp", c->cl->timer_intid[0]);
     timer_init(c, &A64(c)->vtimer, "cntv", c->cl->timer_intid[1]);
@@ -526,10 +545,18 @@ static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
 
 static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r);
 
+/* Register number 31 of an MRS/MSR or a load/store's Rt: XZR. */
+#define A64_XZR 31
+
+/* The engine's id of Xn, n < 31. */
+static int xreg_id(unsigned n)
+{
+    return n < 29 ? UC_ARM64_REG_X0 + (int)n : n == 29 ? UC_ARM64_REG_X29 : UC_ARM64_REG_X30;
+}
+
 static uint64_t xreg(Cpu *c, unsigned n)
 {
-    return n < 29 ? vcpu_reg_read(c, UC_ARM64_REG_X0 + (int)n) : n == 29 ? vcpu_reg_read(c, UC_ARM64_REG_X29)
-         : n == 30 ? vcpu_reg_read(c, UC_ARM64_REG_X30) : 0;
+    return n < A64_XZR ? vcpu_reg_read(c, xreg_id(n)) : 0;
 }
 
 /* DC ZVA writes zeros to the naturally aligned block of 4 << DCZID_EL0.BS bytes holding Xt (DDI
@@ -627,60 +654,65 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     return TRAP_DONE;
 }
 
-/* Would this access of one of our registers at EL1 be UNDEFINED?  A write of a read-only
- * register, or a PMU access the model refuses (PMXEVCNTR with PMSELR naming no counter, a write
- * of PMCEIDn): the PMU's verdict comes from the access done on a copy of its state. */
-static bool sysreg_undefined_el1(Cpu *c, uint64_t pc, uint32_t key, const uc_arm64_cp_reg *r, bool write)
+/* An MRS/MSR of a PMU register the EL allows, done here at its trap site, where the counts are
+ * exact up to it and writing the PC leaves the block at once: a counter written or enabled
+ * here overflows on its exact instruction even inside the rest of the block, which the engine
+ * translates again.  One the model refuses (PMXEVCNTR with PMSELR naming no counter, a write of
+ * PMCEIDn, a read of PMSWINC) is UNDEFINED. */
+static TrapResult a64_pmu_site(Cpu *c, uint64_t pc, const uc_arm64_cp_reg *r, unsigned rt, bool write)
 {
-    if (write && read_only(key))
-        return true;
-    if (gic_icc_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
-        return !gic_icc_access_ok(c->cl->gic, r->op0, r->op1, r->crn, r->crm, r->op2, write);
-    if (!armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
-        return false;
-    ArmPmu probe = A64(c)->pmu;
-    uint64_t v = 0, cyc = vcpu_cycles_at(c, pc), ins = vcpu_insns_at(c, pc);
-    return write ? !armv8_pmu_write(&probe, r->op0, r->op1, r->crn, r->crm, r->op2, cyc, ins, 0)
-                 : !armv8_pmu_read(&probe, r->op0, r->op1, r->crn, r->crm, r->op2, cyc, ins, &v);
-}
-
-static void xreg_write(Cpu *c, unsigned n, uint64_t v)
-{
-    if (n < 29)
-        vcpu_reg_write(c, UC_ARM64_REG_X0 + (int)n, v);
-    else if (n < 31)
-        vcpu_reg_write(c, n == 29 ? UC_ARM64_REG_X29 : UC_ARM64_REG_X30, v);
+    ArmPmu *p = &A64(c)->pmu;
+    uint64_t v = write ? xreg(c, rt) : 0;
+    bool ok = write ? armv8_pmu_write(p, r->op0, r->op1, r->crn, r->crm, r->op2, v)
+                    : armv8_pmu_read(p, r->op0, r->op1, r->crn, r->crm, r->op2, &v);
+    if (!ok) {
+        a64_undef(c, pc);
+        return TRAP_FAULTED;
+    }
+    if (!write && rt != A64_XZR)
+        vcpu_reg_write(c, xreg_id(rt), v);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    return TRAP_DONE;
 }
 
 /* An MRS/MSR of a GIC CPU interface register at EL1, done here: the engine does not know these
  * registers, and an MSR/MRS its translator finds no register for loops forever even when the
  * sysreg hook has done it (the block ends in the UNDEFINED exception's code and the hook's
- * skip lands there with PC unchanged: docs/engine.md, AArch64). */
-static TrapResult a64_icc_site(Cpu *c, uint64_t pc, uint32_t w, const uc_arm64_cp_reg *r, bool write)
+ * skip lands there with PC unchanged: docs/engine.md, AArch64).  Without a GICv3, or a read of
+ * a write-only one or a write of a read-only one, it is UNDEFINED. */
+static TrapResult a64_icc_site(Cpu *c, uint64_t pc, const uc_arm64_cp_reg *r, unsigned rt, bool write)
 {
-    unsigned rt = w & 31;
-    uint64_t v = 0;
+    Gic *g = c->cl->gic;
+    uint64_t v = write ? xreg(c, rt) : 0;
+    if (!gic_icc_access_ok(g, r->op0, r->op1, r->crn, r->crm, r->op2, write)) {
+        a64_undef(c, pc);
+        return TRAP_FAULTED;
+    }
     if (write)
-        gic_icc_write(c->cl->gic, c->index, pc, r->op0, r->op1, r->crn, r->crm, r->op2, rt == 31 ? 0 : xreg(c, rt));
-    else if (gic_icc_read(c->cl->gic, c->index, pc, r->op0, r->op1, r->crn, r->crm, r->op2, &v))
-        xreg_write(c, rt, v);
+        gic_icc_write(g, c->index, pc, r->op0, r->op1, r->crn, r->crm, r->op2, v);
+    else if (gic_icc_read(g, c->index, pc, r->op0, r->op1, r->crn, r->crm, r->op2, &v) && rt != A64_XZR)
+        vcpu_reg_write(c, xreg_id(rt), v);
     vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     return TRAP_DONE;
 }
 
-/* An MRS/MSR of one of our registers (a trap site).  One that is UNDEFINED, or at EL0 one the
- * Arm ARM does not allow there (el0_access), takes its exception here, where writing the PC
- * redirects at once; from the sysreg hook the engine would go on with the rest of the block
- * first (docs/engine.md, AArch64).  The others are the engine's, and so the sysreg hook's. */
+/* An MRS/MSR of one of our registers (a trap site).  One that is UNDEFINED (at EL1 a write of
+ * a read-only register), or at EL0 one the Arm ARM does not allow there (el0_access), takes its
+ * exception here, where writing the PC redirects at once; from the sysreg hook the engine would
+ * go on with the rest of the block first (docs/engine.md, AArch64).  The PMU's registers are
+ * done here (a64_pmu_site), and the GIC's (a64_icc_site); the others are the engine's, and so the
+ * sysreg hook's. */
 static TrapResult a64_sysreg_site(Cpu *c, uint64_t pc, uint32_t w)
 {
     uc_arm64_cp_reg r = sysreg_of(w);
     bool write = !(w & INSN_SYSREG_READ);
     uint32_t key = SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2);
-    ArmEl0Access v = current_el(c) != 0 ? (sysreg_undefined_el1(c, pc, key, &r, write) ? ARMV8_EL0_UNDEF : ARMV8_EL0_OK)
+    ArmEl0Access v = current_el(c) != 0 ? (write && read_only(key) ? ARMV8_EL0_UNDEF : ARMV8_EL0_OK)
                                         : el0_access(c, key, &r, write);
+    if (v == ARMV8_EL0_OK && armv8_pmu_owns(r.op0, r.op1, r.crn, r.crm, r.op2))
+        return a64_pmu_site(c, pc, &r, w & 31, write);
     if (v == ARMV8_EL0_OK)
-        return gic_icc_owns(r.op0, r.op1, r.crn, r.crm, r.op2) ? a64_icc_site(c, pc, w, &r, write) : TRAP_NATIVE;
+        return gic_icc_owns(r.op0, r.op1, r.crn, r.crm, r.op2) ? a64_icc_site(c, pc, &r, w & 31, write) : TRAP_NATIVE;
     if (v == ARMV8_EL0_TRAP)
         a64_take(c, TK_EXCEPTION, pc, 0, EC_SYS64, sysreg_trap_iss(&r, w & 31, write), false, 0);
     else

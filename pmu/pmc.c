@@ -56,11 +56,23 @@ void pmc_bank_init(PmcBank *b, const CpuPort *c, unsigned n, PmcOverflowFn overf
 
 uint64_t pmc_left(const Pmc *p)
 {
-    uint64_t period = p->mask + 1;                  /* 0 for a 64-bit counter */
+    uint64_t period = p->mask + 1;                  /* 0 for a 64-bit counter: 2^64 */
     uint64_t trip = p->trip ? p->trip : period;
-    if (p->value < trip || !p->trip)
+    if (!p->trip) {
+        /* A 64-bit counter at 0 wraps after 2^64 increments, which no run reaches: the
+         * furthest point there is (not 0, which would mean "now"). */
+        uint64_t left = trip - p->value;
+        return left ? left : UINT64_MAX;
+    }
+    if (p->value < trip)
         return trip - p->value;
     return period - p->value + trip;                /* already past it: after the wrap */
+}
+
+/* base + n, or UINT64_MAX (never) where a 64-bit counter's distance would pass it. */
+static uint64_t at_or_never(uint64_t base, uint64_t n)
+{
+    return n > UINT64_MAX - base ? UINT64_MAX : base + n;
 }
 
 void pmc_sync(PmcBank *b)
@@ -115,7 +127,7 @@ static void pmc_mem_limits(PmcBank *b)
         if (!p->active || !is_mem_source(p->src))
             continue;
         any = true;
-        uint64_t at = b->at[p->src] + pmc_left(p);
+        uint64_t at = at_or_never(b->at[p->src], pmc_left(p));
         if (at < lim[p->src])
             lim[p->src] = at;
     }
@@ -136,7 +148,7 @@ static void pmc_branch_limits(PmcBank *b)
         const Pmc *p = &b->ctr[i];
         if (!p->active || (p->src != PMC_SRC_BRANCHES && p->src != PMC_SRC_BRMISS) || p->sub != PMC_SRC_NONE)
             continue;
-        uint64_t at = b->at[p->src] + pmc_left(p);
+        uint64_t at = at_or_never(b->at[p->src], pmc_left(p));
         if (at < lim[p->src])
             lim[p->src] = at;
     }
@@ -158,13 +170,13 @@ void pmc_arm(PmcBank *b)
         switch (pmc_queue(p)) {
         case 1:
             if (p->src == PMC_SRC_EXT && b->ext_cycle_at && p->sub == PMC_SRC_NONE) {
-                uint64_t at = b->ext_cycle_at(b, b->at[PMC_SRC_EXT] + left);
+                uint64_t at = b->ext_cycle_at(b, at_or_never(b->at[PMC_SRC_EXT], left));
                 port_schedule(c, &p->ev, at > now ? at : now);
             } else {
-                port_schedule(c, &p->ev, now + left);
+                port_schedule(c, &p->ev, at_or_never(now, left));
             }
             break;
-        case 2: c->schedule_insns(c->opaque, &p->ev, *c->insns + left); break;
+        case 2: c->schedule_insns(c->opaque, &p->ev, at_or_never(*c->insns, left)); break;
         default: break;
         }
     }

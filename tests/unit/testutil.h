@@ -53,5 +53,6 @@ TM_BLOB(arm64_unpriv);
 TM_BLOB(arm64_smccc);
 TM_BLOB(arm64_gic_timer);
 TM_BLOB(arm64_psci);
+TM_BLOB(arm64_pmu);
 
 #endif
