@@ -431,6 +431,45 @@ START_TEST(timer_interrupts_arrive_on_their_exact_cycle)
 }
 END_TEST
 
+static uint64_t ovf_pc, irq_from[4];
+static int nfrom;
+
+static bool nmi_sink_emit(TraceSink *s, const TraceEvent *ev, bool last)
+{
+    (void)s, (void)last;
+    if (!strcmp(ev->kind, "pmu-overflow"))
+        ovf_pc = ev->f[0].u;
+    if (!strcmp(ev->kind, "interrupt") && nfrom < 4)
+        irq_from[nfrom++] = ev->f[2].u;
+    return true;
+}
+
+static TraceSink nmi_sink = { nmi_sink_emit, sink_flush, sink_close };
+
+/* tests/unit/blobs/arm64_gic_nmi.s: Linux's pseudo-NMI.  With ICC_PMR_EL1 at 0x60 the timer (0xa0)
+ * stays pending while the PMU's overflow (0x20) is taken, on the instruction after the one that
+ * overflowed the counter; in its handler the running priority is 0x20 and HPPIR names the masked
+ * timer, which is taken right after the MSR that opens PMR. */
+START_TEST(pmu_overflow_is_a_pseudo_nmi_through_priority_masking)
+{
+    Machine *mm = tm_create(ARCH_ARM64, blob_arm64_gic_nmi, blob_arm64_gic_nmi_len, 0x40080000, 0x40080000, 100000, 1);
+    nfrom = 0;
+    ovf_pc = 0;
+    trace_add_sink(&mm->trace, &nmi_sink);
+    ck_assert_int_eq(tm_run(mm), 0);
+    ck_assert_int_eq(nfrom, 2);
+    ck_assert_uint_eq(tm_read(mm, 0x40100000, 8), GIC_PPI_PMU);
+    ck_assert_uint_eq(tm_read(mm, 0x40100008, 8), 0x20);
+    ck_assert_uint_eq(tm_read(mm, 0x40100010, 8), GIC_PPI_PTIMER);
+    ck_assert_uint_eq(tm_read(mm, 0x40100018, 8), GIC_PPI_PTIMER);
+    ck_assert_uint_ne(ovf_pc, 0);
+    ck_assert_uint_eq(irq_from[0], ovf_pc + 4);                     /* the exact instruction */
+    ck_assert_uint_eq(tm_read(mm, 0x40100028, 8), irq_from[1]);
+    ck_assert_uint_eq(irq_from[1], tm_read(mm, 0x40100030, 8));     /* right after the PMR write */
+    tm_destroy(mm);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gic");
@@ -446,6 +485,7 @@ int main(void)
     suite_add_tcase(s, t);
     TCase *cpu_case = tcase_create("cpu");
     tcase_add_test(cpu_case, timer_interrupts_arrive_on_their_exact_cycle);
+    tcase_add_test(cpu_case, pmu_overflow_is_a_pseudo_nmi_through_priority_masking);
     suite_add_tcase(s, cpu_case);
     return testutil_run(s);
 }

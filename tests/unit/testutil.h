@@ -54,5 +54,6 @@ TM_BLOB(arm64_smccc);
 TM_BLOB(arm64_gic_timer);
 TM_BLOB(arm64_psci);
 TM_BLOB(arm64_pmu);
+TM_BLOB(arm64_gic_nmi);
 
 #endif
