@@ -11,10 +11,15 @@
  *
  * EL0: ERET to it is the engine's; pmusim's entry from it switches the stack pointer banks and
  * makes the engine recompute its cached EL (a64_take; docs/engine.md, AArch64).
+ *
+ * Self-hosted debug (breakpoints, watchpoints, software step, the OS Lock) is cpu/arm64_debug.c's:
+ * this file hands it the debug registers and asks it at trap sites, TLB fills, ERETs and
+ * exception entries; the engine's own debug registers are never written (docs/engine.md).
  */
 #include <string.h>
 
 #include "base/state.h"
+#include "cpu/arm64_debug.h"
 #include "cpu/arm64_paging.h"
 #include "cpu/cpu.h"
 #include "pmu/pmu_armv8.h"
@@ -64,7 +69,7 @@ enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 enum { CNTKCTL_EL0PCTEN = 1 << 0, CNTKCTL_EL0VCTEN = 1 << 1, CNTKCTL_EL0VTEN = 1 << 8, CNTKCTL_EL0PTEN = 1 << 9 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT };
 /* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
 #define PFR0_EL0_EL1_MASK 0xffu
 #define PFR0_EL0_EL1_AA64_ONLY 0x11u
@@ -94,6 +99,7 @@ typedef struct Arm64Cpu {
     ArmTimer ptimer, vtimer;
     uint64_t cntkctl;
     uint64_t mmfr0;                 /* ID_AA64MMFR0_EL1 (constant: read once) */
+    A64Debug dbg;                   /* self-hosted debug (arm64_debug.c) */
 } Arm64Cpu;
 
 static Arm64Cpu *A64(Cpu *c)
@@ -204,7 +210,8 @@ static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigne
     pmu_el_switch(c, ret, to);              /* ret: the first instruction not retired */
     sp_switch(c, pstate, to);
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
-    spsr_write(c, pstate);                  /* after PSTATE: the engine's flags (above) */
+    /* after PSTATE: the engine's flags (above); PSTATE.SS is the debug model's */
+    spsr_write(c, (pstate & ~(uint64_t)A64DBG_PSTATE_SS) | (a64dbg_entry(&A64(c)->dbg, ret) ? A64DBG_PSTATE_SS : 0));
     if (vec == 0) {
         vcpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | ESR_IL | iss);
         if (far_valid)
@@ -218,6 +225,12 @@ static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigne
 static void a64_undef(Cpu *c, uint64_t pc)
 {
     a64_take(c, TK_EXCEPTION, pc, 0, EC_UNKNOWN, 0, false, 0);
+}
+
+/* The debug model's exceptions (A64DebugTake). */
+static void a64_debug_take(Cpu *c, uint64_t ret, unsigned ec, uint32_t iss, bool far_valid, uint64_t far)
+{
+    a64_take(c, TK_EXCEPTION, ret, 0, ec, iss, far_valid, far);
 }
 
 /* ------------------------------------------------------------------ PSCI */
@@ -389,6 +402,8 @@ static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     case CNTP_TVAL_EL0: *v = (uint32_t)(a->ptimer.cval - counter_at(c, pc)); return true;
     case CNTV_TVAL_EL0: *v = (uint32_t)(a->vtimer.cval - counter_at(c, pc)); return true;
     }
+    if (a64dbg_owns(op0, op1, crn, crm, op2))
+        return a64dbg_read(&a->dbg, op0, op1, crn, crm, op2, v);
     if (armv8_pmu_owns(op0, op1, crn, crm, op2))
         return armv8_pmu_read(&a->pmu, op0, op1, crn, crm, op2, vcpu_cycles_at(c, pc), vcpu_insns_at(c, pc), v);
     return false;
@@ -422,6 +437,8 @@ static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
         (key == CNTP_TVAL_EL0 ? &a->ptimer : &a->vtimer)->cval = now + (uint64_t)(int64_t)(int32_t)v;
         return 1;
     }
+    if (a64dbg_owns(op0, op1, crn, crm, op2))
+        return a64dbg_write(&a->dbg, pc, op0, op1, crn, crm, op2, v) ? 1 : -1;
     if (armv8_pmu_owns(op0, op1, crn, crm, op2))
         return armv8_pmu_write(&a->pmu, op0, op1, crn, crm, op2, vcpu_cycles_at(c, pc), vcpu_insns_at(c, pc), v) ? 1
                                                                                                                 : -1;
@@ -436,7 +453,7 @@ static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
     case CNTV_TVAL_EL0:
         return true;
     default:
-        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
+        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2) || a64dbg_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
     }
 }
 
@@ -457,6 +474,8 @@ static ArmEl0Access el0_access(Cpu *c, uint32_t key, const uc_arm64_cp_reg *r, b
     case CNTP_CTL_EL0: case CNTP_CVAL_EL0: case CNTP_TVAL_EL0: need = CNTKCTL_EL0PTEN; break;
     case CNTV_CTL_EL0: case CNTV_CVAL_EL0: case CNTV_TVAL_EL0: need = CNTKCTL_EL0VTEN; break;
     default:
+        if (a64dbg_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
+            return a64dbg_el0_access(&A64(c)->dbg, r->op0, r->op1, r->crn, r->crm, r->op2, write);
         return armv8_pmu_el0_access(&A64(c)->pmu, r->op0, r->op1, r->crn, r->crm, r->op2, write);
     }
     if (write && (key == CNTFRQ_EL0 || key == CNTPCT_EL0 || key == CNTVCT_EL0))
@@ -533,6 +552,7 @@ static bool a64_init(Cpu *c, Error *err)
     cp_write(c, 3, 4, 1, 1, 0, cp_read(c, 3, 4, 1, 1, 0) | 1ull << 31);
     armv8_pmu_init(&A64(c)->pmu, c->model->pmu_idcode);
     A64(c)->mmfr0 = cp_read(c, 3, 0, 0, 7, 0);
+    a64dbg_init(&A64(c)->dbg, c, a64_debug_take);
     return true;
 }
 
@@ -549,6 +569,7 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     vcpu_reg_write(c, UC_ARM64_REG_VBAR_EL1, 0);
     vcpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->desc->tpidr_el1);
     vcpu_reg_write(c, UC_ARM64_REG_PC, entry);
+    a64dbg_reset(&A64(c)->dbg);             /* a power-up: the OS Lock is set again */
 }
 
 /* The system register an MRS/MSR (register) names. */
@@ -558,7 +579,7 @@ static uc_arm64_cp_reg sysreg_of(uint32_t w)
     return r;
 }
 
-static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
+static int a64_insn_kind(Cpu *c, const uint8_t *bytes)
 {
     uint32_t w = (uint32_t)load_le(bytes, 4);
     if ((w & ~0xf00u) == INSN_MSR_DAIFCLR || (w & ~31u) == INSN_MSR_DAIF)
@@ -570,6 +591,16 @@ static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     if ((w & INSN_UNPRIV_MASK) == INSN_UNPRIV)
         return T_UNPRIV;
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
+}
+
+/* An instruction at an armed breakpoint's address is a trap site whatever it is (a64_trap checks
+ * the breakpoint first); a word Capstone cannot decode (insn NULL) is checked in a64_intr. */
+static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
+{
+    int kind = a64_insn_kind(c, bytes);
+    if (!kind && insn && a64dbg_bp_site(&A64(c)->dbg, insn->address))
+        kind = T_BKPT;
+    return kind;
 }
 
 static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r);
@@ -626,6 +657,7 @@ static TrapResult a64_daif(Cpu *c, uint64_t pc, uint32_t insn)
     vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     if (unmasks_pending(c, daif))
         vcpu_request_stop(c);
+    a64dbg_sync(&A64(c)->dbg, pc);          /* PSTATE.D may enable debug exceptions */
     return TRAP_DONE;
 }
 
@@ -663,14 +695,24 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
         pmu_el_switch_eret(c, pc, spsr);
         if (unmasks_pending(c, spsr))
             vcpu_request_stop(c);       /* ERET ends the block: taken right after it */
+        a64dbg_eret(&A64(c)->dbg, pc, spsr, false);     /* PSTATE.SS, a step it starts */
         return TRAP_NATIVE;
     }
     uint64_t keep = illegal ? pstate & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF) : spsr & SPSR_M_MASK;
     uint64_t to = keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL;
+    /* a pending step or a matching context breakpoint comes before the Illegal Execution state
+     * exception (DDI 0487 D1, "Synchronous exception prioritization"), which its handler's ERET
+     * then meets */
+    bool debug_first = a64dbg_eret(&A64(c)->dbg, pc, spsr, illegal);
     sp_switch(c, pstate, to);               /* a legal return to EL0 or EL1t */
     pmu_el_switch_eret(c, pc, to);
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
+    if (debug_first) {
+        engine_flags_refresh(c);
+        vcpu_reg_write(c, UC_ARM64_REG_PC, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
+        return TRAP_DONE;
+    }
     a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
 }
@@ -682,12 +724,35 @@ static bool sysreg_undefined_el1(Cpu *c, uint64_t pc, uint32_t key, const uc_arm
 {
     if (write && read_only(key))
         return true;
+    if (a64dbg_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
+        return a64dbg_undefined(r->op0, r->op1, r->crn, r->crm, r->op2, write);
     if (!armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
         return false;
     ArmPmu probe = A64(c)->pmu;
     uint64_t v = 0, cyc = vcpu_cycles_at(c, pc), ins = vcpu_insns_at(c, pc);
     return write ? !armv8_pmu_write(&probe, r->op0, r->op1, r->crn, r->crm, r->op2, cyc, ins, 0)
                  : !armv8_pmu_read(&probe, r->op0, r->op1, r->crn, r->crm, r->op2, cyc, ins, &v);
+}
+
+/* MRS/MSR of a debug register (arm64_debug.c), done at its trap site, where writing the PC ends
+ * the block: a breakpoint a write arms on the next instruction, a step or context breakpoint it
+ * makes due, are taken there; and MDCCSR_EL0, which EL0 may read, is EL1-only to the engine
+ * (its access check after the sysreg hook would end the block with no way out). */
+static TrapResult a64_debug_access(Cpu *c, uint64_t pc, uint32_t w, const uc_arm64_cp_reg *r, bool write)
+{
+    A64Debug *d = &A64(c)->dbg;
+    uint64_t v = 0;
+    unsigned rt = w & 31;
+    bool ok = write ? a64dbg_write(d, pc, r->op0, r->op1, r->crn, r->crm, r->op2, xreg(c, rt))
+                    : a64dbg_read(d, r->op0, r->op1, r->crn, r->crm, r->op2, &v);
+    if (!ok) {
+        a64_undef(c, pc);
+        return TRAP_FAULTED;
+    }
+    if (!write && rt != 31)
+        vcpu_reg_write(c, rt < 29 ? UC_ARM64_REG_X0 + (int)rt : rt == 29 ? UC_ARM64_REG_X29 : UC_ARM64_REG_X30, v);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    return TRAP_DONE;
 }
 
 /* An MRS/MSR of one of our registers (a trap site).  One that is UNDEFINED, or at EL0 one the
@@ -701,6 +766,8 @@ static TrapResult a64_sysreg_site(Cpu *c, uint64_t pc, uint32_t w)
     uint32_t key = SYSREG(r.op0, r.op1, r.crn, r.crm, r.op2);
     ArmEl0Access v = current_el(c) != 0 ? (sysreg_undefined_el1(c, pc, key, &r, write) ? ARMV8_EL0_UNDEF : ARMV8_EL0_OK)
                                         : el0_access(c, key, &r, write);
+    if (v == ARMV8_EL0_OK && a64dbg_owns(r.op0, r.op1, r.crn, r.crm, r.op2))
+        return a64_debug_access(c, pc, w, &r, write);
     if (v == ARMV8_EL0_OK)
         return TRAP_NATIVE;
     if (v == ARMV8_EL0_TRAP)
@@ -740,8 +807,22 @@ static TrapResult a64_unpriv(Cpu *c, uint64_t pc, uint32_t w)
     return TRAP_NATIVE;
 }
 
+/* An instruction at a breakpoint's address that no breakpoint stops: the engine's, or a stale
+ * word of --icache=strict (whose trap site this is too). */
+static TrapResult a64_bkpt_pass(Cpu *c, uint64_t pc)
+{
+    const ExecWatch *w = &c->cl->watch;
+    return w->trap ? (TrapResult)w->trap(w->opaque, c, pc) : TRAP_NATIVE;
+}
+
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
+    /* a Breakpoint exception comes before any other the instruction raises (DDI 0487 D1,
+     * "Synchronous exception prioritization") */
+    if (a64dbg_breakpoint(&A64(c)->dbg, pc))
+        return TRAP_FAULTED;
+    if (t->kind == T_BKPT)
+        return a64_bkpt_pass(c, pc);
     if (t->kind == T_SYSREG)
         return a64_sysreg_site(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_DC_ZVA)
@@ -797,6 +878,8 @@ static void a64_intr(Cpu *c, uint32_t intno)
             vcpu_retire_upto(c, pc, false);
         } else {
             vcpu_retire_upto(c, pc, false);
+            if (a64dbg_breakpoint(&A64(c)->dbg, pc))    /* a word Capstone cannot decode: no trap site */
+                return;
         }
         a64_undef(c, pc);
         return;
@@ -960,7 +1043,7 @@ static A64PagingRegs paging_regs(Cpu *c)
 static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r)
 {
     A64PagingRegs g = paging_regs(c);
-    return vcpu_a64_walk(c, &g, va, acc, current_el(c) == 0, r);
+    return vcpu_a64_walk(c, &g, va, acc, current_el(c) == 0, r) && a64dbg_fill(&A64(c)->dbg, va, acc, probe, r);
 }
 
 static const char *fsc_name(int kind)
@@ -981,6 +1064,10 @@ static const char *fsc_name(int kind)
 static void a64_mmu_fault(Cpu *c, const MmuResult *r)
 {
     uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    if (r->kind == A64DBG_WATCH_FILL) {         /* a page with watched bytes (a64dbg_fill) */
+        a64dbg_watch_fault(&A64(c)->dbg, pc, r->va);
+        return;
+    }
     bool low = current_el(c) == 0, fetch = r->acc == MMU_FETCH;
     uint64_t far = vcpu_fault_address(c, pc, r, "FAR_EL1");
     if (r->kind == A64_FSC_EXT_ABORT_WALK || r->kind == A64_FSC_ADDR_SIZE)
@@ -1017,8 +1104,9 @@ static const uint8_t a64_saved_sys[][5] = {
     { 3, 0, 2, 0, 2 }, { 3, 0, 13, 0, 1 }, { 3, 0, 10, 3, 0 }, { 3, 0, 7, 4, 0 },
 };
 
-/* Raise when a field is added (base/state.h).  2: the SP_EL1 bank (lost at EL0 and EL1t). */
-#define A64_STATE_VERSION 2u
+/* Raise when a field is added (base/state.h).  2: the SP_EL1 bank (lost at EL0 and EL1t).  3: the
+ * self-hosted debug state (section "arm64-debug"). */
+#define A64_STATE_VERSION 3u
 
 static const StateField a64_fields[] = {
     STATE_FIELD(Arm64Cpu, ptimer.ctl),
@@ -1053,6 +1141,7 @@ static void a64_save(Cpu *c, Blob *b)
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP_EL1));     /* since 2 */
     armv8_pmu_save(&a->pmu, b);
     blob_fields(b, a, a64_fields, ARRAY_SIZE(a64_fields));
+    a64dbg_save(&a->dbg, b);                /* since 3 */
     blob_end(b, at);
 }
 
@@ -1087,7 +1176,8 @@ static bool a64_load(Cpu *c, BlobReader *r)
     if (r->version >= 2)
         vcpu_reg_write(c, UC_ARM64_REG_SP_EL1, br_u64(r));
     a->pmu.el = (uint8_t)((pstate >> 2) & 3);   /* the PMU counts at the EL PSTATE holds */
-    return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) && br_end(r, &outer);
+    return armv8_pmu_load(&a->pmu, r) && br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) &&
+           (r->version < 3 || a64dbg_load(&a->dbg, r)) && br_end(r, &outer);
 }
 
 const CpuOps vcpu_arm64_ops = {
