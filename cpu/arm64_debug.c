@@ -738,8 +738,8 @@ bool a64dbg_eret(A64Debug *d, uint64_t pc, uint64_t spsr, bool illegal)
     unsigned el = illegal ? el_of(ps) : el_of(spsr);
     bool dmask = spsr & PSTATE_D, stepped = ss_bit(d, after - 1);
     bool ss = (spsr & A64DBG_PSTATE_SS) && !debug_enabled(d, el_of(ps), ps & PSTATE_D) && debug_enabled(d, el, dmask);
-    if (!(d->mdscr & MDSCR_SS) && !d->bp_ctx && !d->ss_on)
-        return false;
+    if ((!(d->mdscr & MDSCR_SS) && !d->bp_ctx && !d->ss_on) || el_of(ps) == 0)
+        return false;               /* (at EL0 the ERET is UNDEFINED: its entry saves PSTATE.SS) */
     return debug_after(d, after, el, dmask, ss, stepped, ss ? vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1) : pc);
 }
 

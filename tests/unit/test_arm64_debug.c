@@ -142,6 +142,23 @@ START_TEST(arm64_watchpoints_on_stores_and_loads)
 }
 END_TEST
 
+/* arm64_debug_mmu.s: with the MMU on and RAM mapped twice, breakpoints and watchpoints compare
+ * virtual addresses: the watched alias is taken (FAR the alias), the same physical bytes through
+ * the identity map are not; the breakpoint on func's alias stops only the call through it. */
+START_TEST(arm64_breakpoints_and_watchpoints_match_virtual_addresses)
+{
+    Machine *m = run_fixture(blob_arm64_debug_mmu, blob_arm64_debug_mmu_len, 2000);
+    ck_assert_str_eq(m->exit_reason, "psci-system-off");
+    ck_assert_uint_eq(tm_read(m, COUNT, 8), 2);
+    expect(m, 0, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG | ISS_WNR), label(m, 0), 0x80110008);
+    expect(m, 1, KIND_CUR, ESR(EC_BKPT_CUR, ISS_DEBUG), label(m, 1), 0);
+    ck_assert_uint_eq(label(m, 1) >> 28, 8);                    /* the alias */
+    ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X20), 0x22);
+    ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X21), 1);
+    tm_destroy(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ software step */
 
 /* arm64_debug_step.s: one instruction per step exception, each ELR the next instruction. */
@@ -228,6 +245,7 @@ int main(void)
     tcase_add_test(t, arm64_arming_a_breakpoint_does_not_reach_the_engine);
     tcase_add_test(t, arm64_breakpoints_follow_the_os_lock_mde_kde_d_and_pmc);
     tcase_add_test(t, arm64_watchpoints_on_stores_and_loads);
+    tcase_add_test(t, arm64_breakpoints_and_watchpoints_match_virtual_addresses);
     tcase_add_test(t, arm64_software_step_runs_one_instruction_per_exception);
     tcase_add_test(t, arm64_checkpoint_keeps_the_step_and_the_armed_debug_events);
     suite_add_tcase(s, t);

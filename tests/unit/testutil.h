@@ -40,10 +40,10 @@ void tm_x86_gate(Machine *m, uint64_t idt, unsigned vec, uint64_t handler, unsig
 extern const unsigned char blob_x86_64_exc[], blob_arm64_exc[], blob_ppc32_exc[], blob_x86_64_smc[],
     blob_x86_64_pmu[], blob_x86_64_apic[], blob_ppc32_pmu[], blob_arm64_irq[], blob_arm64_el0[], blob_arm64_el0_sysreg[],
     blob_arm64_el1_sysreg[], blob_arm64_unpriv[], blob_arm64_smccc[], blob_arm64_debug_bkpt[], blob_arm64_debug_watch[],
-    blob_arm64_debug_step[];
+    blob_arm64_debug_step[], blob_arm64_debug_mmu[];
 extern const unsigned int blob_x86_64_exc_len, blob_arm64_exc_len, blob_ppc32_exc_len, blob_x86_64_smc_len,
     blob_x86_64_pmu_len, blob_x86_64_apic_len, blob_ppc32_pmu_len, blob_arm64_irq_len, blob_arm64_el0_len,
     blob_arm64_el0_sysreg_len, blob_arm64_el1_sysreg_len, blob_arm64_unpriv_len, blob_arm64_smccc_len,
-    blob_arm64_debug_bkpt_len, blob_arm64_debug_watch_len, blob_arm64_debug_step_len;
+    blob_arm64_debug_bkpt_len, blob_arm64_debug_watch_len, blob_arm64_debug_step_len, blob_arm64_debug_mmu_len;
 
 #endif
