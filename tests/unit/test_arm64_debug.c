@@ -15,7 +15,7 @@ enum { LOAD = 0x40080000, LABELS = 0x40080f00, COUNT = 0x40100000, TABLE = 0x401
 enum { KIND_CUR = 4, KIND_LOWER = 8 };
 /* ESR_EL1.EC (DDI 0487 D17.2.37) */
 enum { EC_UNKNOWN = 0x00, EC_SVC64 = 0x15, EC_BKPT_LOW = 0x30, EC_BKPT_CUR = 0x31, EC_STEP_LOW = 0x32,
-       EC_STEP_CUR = 0x33, EC_WATCH_CUR = 0x35, EC_BRK64 = 0x3c };
+       EC_STEP_CUR = 0x33, EC_WATCH_LOW = 0x34, EC_WATCH_CUR = 0x35, EC_BRK64 = 0x3c };
 /* ISS: IFSC/DFSC "Debug exception", a Software Step's ISV and EX, a Watchpoint's WnR */
 #define ISS_DEBUG 0x22u
 #define ISS_ISV (1u << 24)
@@ -64,6 +64,27 @@ static Machine *run_fixture(const unsigned char *blob, unsigned len, uint64_t ma
     return m;
 }
 
+/* The same with a trace: its lines containing `what` are counted into *n. */
+static Machine *run_traced(const unsigned char *blob, unsigned len, const char *what, int *n)
+{
+    Machine *m = tm_create(ARCH_ARM64, blob, len, LOAD, LOAD, 0, 1);
+    const char *path = testutil_temp_file("", 0, ".trace");
+    Error err = { { 0 } };
+    TraceSink *sink = trace_text_sink_open(path, 0, &err);
+    ck_assert_msg(sink, "%s", err.msg);
+    trace_add_sink(&m->trace, sink);
+    tm_run(m);
+    ck_assert_msg(trace_close(&m->trace, &err), "%s", err.msg);     /* (mach_run has closed it) */
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    for (*n = 0; f && fgets(line, sizeof line, f);)
+        *n += strstr(line, what) != NULL;
+    if (f)
+        fclose(f);
+    remove(path);
+    return m;
+}
+
 /* ------------------------------------------------------------------ breakpoints */
 
 /* The engine's own DBGBCR0_EL1 (op0 2, op1 0, CRn 0, CRm 0, op2 5). */
@@ -90,12 +111,13 @@ END_TEST
 
 /* arm64_debug_bkpt.s: the OS Lock set out of reset, then MDE, KDE, PSTATE.D and PMC each keep a
  * breakpoint from being taken; the taken ones have EC 0x31 (EL1) or 0x30 (EL0), IFSC 0x22 and
- * ELR the instruction, which has not run (x22 stays 1), and leave FAR_EL1 alone. */
+ * ELR the instruction, which has not run (x22 stays 1), and leave FAR_EL1 alone.  At EL0 a
+ * watchpoint is EC 0x34, and MDSCR_EL1 is UNDEFINED while MDCCSR_EL0 reads 0. */
 START_TEST(arm64_breakpoints_follow_the_os_lock_mde_kde_d_and_pmc)
 {
     Machine *m = run_fixture(blob_arm64_debug_bkpt, blob_arm64_debug_bkpt_len, 2000);
     ck_assert_str_eq(m->exit_reason, "psci-system-off");
-    ck_assert_uint_eq(tm_read(m, COUNT, 8), 9);
+    ck_assert_uint_eq(tm_read(m, COUNT, 8), 10);
     expect(m, 0, KIND_CUR, ESR(EC_BKPT_CUR, ISS_DEBUG), label(m, 0), 0);
     ck_assert_uint_eq(rec(m, 0).spsr, 0x1c5);                   /* EL1h, A I F masked, D clear */
     expect(m, 1, KIND_CUR, ESR(EC_BKPT_CUR, ISS_DEBUG), label(m, 1), 0);     /* before the BRK */
@@ -104,8 +126,10 @@ START_TEST(arm64_breakpoints_follow_the_os_lock_mde_kde_d_and_pmc)
     expect(m, 4, KIND_CUR, ESR(EC_BKPT_CUR, ISS_DEBUG), label(m, 4), 0);     /* linked, context 0x55 */
     expect(m, 5, KIND_LOWER, ESR(EC_BKPT_LOW, ISS_DEBUG), label(m, 5), 0);   /* unlinked context, EL0 */
     expect(m, 6, KIND_LOWER, ESR(EC_BKPT_LOW, ISS_DEBUG), label(m, 6), 0);   /* address, EL0 */
-    expect(m, 7, KIND_LOWER, ESR(EC_UNKNOWN, 0), label(m, 7), 0);            /* MRS MDSCR_EL1 at EL0 */
-    expect(m, 8, KIND_LOWER, ESR(EC_SVC64, 1), label(m, 7) + 8, 0);
+    expect(m, 7, KIND_LOWER, ESR(EC_WATCH_LOW, ISS_DEBUG | ISS_WNR), label(m, 8), 0x40110000);
+    expect(m, 8, KIND_LOWER, ESR(EC_UNKNOWN, 0), label(m, 7), 0);            /* MRS MDSCR_EL1 at EL0 */
+    expect(m, 9, KIND_LOWER, ESR(EC_SVC64, 1), label(m, 7) + 8, 0);
+    ck_assert_uint_eq(tm_read(m, 0x40110000, 8), 0);            /* the watched store did not complete */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X20), 0xa);          /* OSLSR_EL1: OSLM 0b10, locked */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X21), 0x8);          /* unlocked */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X22), 1);
@@ -122,10 +146,12 @@ END_TEST
 /* ------------------------------------------------------------------ watchpoints */
 
 /* arm64_debug_watch.s: EC 0x35 from EL1, WnR for the stores, FAR the access's first byte, ELR the
- * access, which does not complete; the accesses no watchpoint matches run, on the same page. */
+ * access, which does not complete; the accesses no watchpoint matches run, on the same page; a
+ * reserved watchpoint or breakpoint is disabled, with a debug-reserved diag. */
 START_TEST(arm64_watchpoints_on_stores_and_loads)
 {
-    Machine *m = run_fixture(blob_arm64_debug_watch, blob_arm64_debug_watch_len, 2000);
+    int reserved;
+    Machine *m = run_traced(blob_arm64_debug_watch, blob_arm64_debug_watch_len, "what=debug-reserved", &reserved);
     ck_assert_str_eq(m->exit_reason, "psci-system-off");
     ck_assert_uint_eq(tm_read(m, COUNT, 8), 7);
     expect(m, 0, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG | ISS_WNR), label(m, 0), 0x40110008);
@@ -137,7 +163,9 @@ START_TEST(arm64_watchpoints_on_stores_and_loads)
     expect(m, 6, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG), label(m, 6), 0x40110ffc);              /* MASK */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X22), 0x11);         /* the watched store did not complete */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X20), 0x3311);       /* only the unwatched byte store did */
-    ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X21), 0x22);         /* the store beside it ran */
+    ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X21), 0x33);         /* the stores beside it ran, the last under a
+                                                                   reserved (disabled) watchpoint */
+    ck_assert_int_eq(reserved, 2);                              /* LSC 0b00; BT 0b0010 on breakpoint 1 */
     tm_destroy(m);
 }
 END_TEST

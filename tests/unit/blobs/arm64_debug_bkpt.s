@@ -5,7 +5,7 @@
 // and PSTATE.D clear, on the ELs its PMC names.  A breakpoint comes before the BRK it is on;
 // a BRK is taken whatever the debug state.  A linked breakpoint matches only while CONTEXTIDR_EL1
 // holds its context breakpoint's ID; an unlinked context breakpoint (EL0) is taken at the first
-// EL0 instruction.  x22 stays 1 (the breakpointed MOV did not run), x23..x25 read back
+// EL0 instruction; a watchpoint on EL0 stores takes the user's store (EC 0x34).  x22 stays 1 (the breakpointed MOV did not run), x23..x25 read back
 // DBGBCR5_EL1, ID_AA64DFR0_EL1 and DBGBVR5_EL1, and the user program sets x7 and reads MDCCSR_EL0
 // into x6 (MDSCR_EL1 is UNDEFINED at EL0).  The label table at
 // 0x40080f00 gives the addresses the test expects in ELR_EL1.
@@ -116,6 +116,10 @@ bp10:
     msr dbgbvr0_el1, x1
     mov x1, #BCR_EL0
     msr dbgbcr0_el1, x1
+    ldr x1, =0x40110000
+    msr dbgwvr0_el1, x1
+    ldr x1, =(0xff << 5) | (2 << 3) | (2 << 1) | 1     // watchpoint 0: stores at EL0
+    msr dbgwcr0_el1, x1
     ldr x1, =0x40180000
     msr sp_el0, x1
     ldr x1, =user
@@ -128,13 +132,16 @@ user:
 ubp:
     mov x7, #1                  // record 6: EC 0x30, skipped
     mov x7, #7
+    ldr x8, =0x40110000
+ust:
+    str x7, [x8]                // record 7: EC 0x34, WnR, FAR 0x40110000; skipped
     mrs x6, mdccsr_el0          // readable at EL0 (MDSCR_EL1.TDCC clear): 0
 undef:
-    mrs x6, mdscr_el1           // record 7: UNDEFINED at EL0 (EC 0)
-    svc #1                      // record 8: powers off
+    mrs x6, mdscr_el1           // record 8: UNDEFINED at EL0 (EC 0)
+    svc #1                      // record 9: powers off
     b .
     .ltorg
 
     .org 0xf00                  // the labels, for the test
-    .quad bp2, bp7, brk1, bp8, bp10, user, ubp, undef
+    .quad bp2, bp7, brk1, bp8, bp10, user, ubp, undef, ust
     .include "arm64_debug_vectors.inc"

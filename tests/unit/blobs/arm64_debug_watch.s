@@ -10,6 +10,8 @@
 //   EL0 only (PAC 0b10):       an EL1 load runs, LDTR (an unprivileged access) is taken
 //   MASK 12 (a 4 KiB block):   a load anywhere in the page is taken
 //   PSTATE.D set:              nothing
+//   LSC 0b00 (reserved):       disabled (a store to its doubleword runs), with a debug-reserved
+//                              diag, as a context ID breakpoint type on breakpoint 1
 // Results: x20 the doubleword at 0x40110008 at the end, x21 the one at 0x40110000, x22 the load
 // of the watched doubleword under the store watchpoint.  The label table at 0x40080f00 gives the
 // accesses' addresses.
@@ -19,6 +21,8 @@
     .equ WCR_BYTES23, (0x0c << 5) | (3 << 3) | (1 << 1) | 1 // loads and stores
     .equ WCR_EL0, (0xff << 5) | (3 << 3) | (2 << 1) | 1
     .equ WCR_MASK12, (12 << 24) | (0xff << 5) | (3 << 3) | (3 << 1) | 1
+    .equ WCR_LSC0, (0xff << 5) | (1 << 1) | 1                 // LSC 0b00: reserved
+    .equ BCR_BT_CTX, (2 << 20) | 0x1e3                        // BT 0b0010 on breakpoint 1
     .text
     .globl _start
 _start:
@@ -70,7 +74,17 @@ ld3:
     ldr w3, [x5, #0xffc]        // record 6: the last word of the page, FAR 0x40110ffc
     msr daifset, #8
     ldr w3, [x5, #0x800]        // PSTATE.D set: runs
+    msr daifclr, #8
     msr dbgwcr0_el1, xzr
+    ldr x1, =WCR_LSC0           // reserved: disabled, a debug-reserved diag
+    msr dbgwvr1_el1, x5
+    msr dbgwcr1_el1, x1
+    ldr x1, =BCR_BT_CTX         // reserved on a breakpoint that is not context-aware: the same
+    msr dbgbcr1_el1, x1
+    isb
+    str x2, [x5]                // runs: 0x33 at 0x40110000
+    msr dbgwcr1_el1, xzr
+    msr dbgbcr1_el1, xzr
     ldr x20, [x5, #8]
     ldr x21, [x5]
     ldr x0, =0x84000008
