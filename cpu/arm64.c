@@ -453,7 +453,8 @@ static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
     case CNTV_TVAL_EL0:
         return true;
     default:
-        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2) || a64dbg_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
+        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2) ||
+               a64dbg_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
     }
 }
 
@@ -945,14 +946,15 @@ static uint64_t a64_reg(Cpu *c, arm64_reg r)
     }
 }
 
-/* Bytes a load/store transfers, from its mnemonic and first register. */
+/* Bytes a load/store transfers, from its mnemonic and first data register (a store-exclusive's
+ * first operand is its status register, Ws). */
 static unsigned a64_access_size(const cs_insn *insn)
 {
     const char *mn = insn->mnemonic;
     const cs_arm64 *d = &insn->detail->arm64;
-    unsigned size = 8;
-    if (d->op_count && d->operands[0].type == ARM64_OP_REG) {
-        arm64_reg r = d->operands[0].reg;
+    unsigned size = 8, rt = !strncmp(mn, "stx", 3) || !strncmp(mn, "stlx", 4);
+    if (d->op_count > rt && d->operands[rt].type == ARM64_OP_REG) {
+        arm64_reg r = d->operands[rt].reg;
         if ((r >= ARM64_REG_W0 && r <= ARM64_REG_W30) || r == ARM64_REG_WZR || (r >= ARM64_REG_S0 && r <= ARM64_REG_S31))
             size = 4;
         else if (r >= ARM64_REG_Q0 && r <= ARM64_REG_Q31)

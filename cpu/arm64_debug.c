@@ -476,9 +476,9 @@ static void wb_write(A64Debug *d, uint64_t pc, int which, unsigned n, uint64_t v
     else if (which != OP2_BVR)      /* a BVR's bits 1:0 are a context ID's when BT says so */
         v = which == OP2_BCR ? (v & BCR_BITS) | BCR_BAS_RES1 : v & WCR_BITS;
     *wb_slot(d, which, n) = v;
-    if (which == OP2_BCR)
-        bcr_check(d, pc, n);
-    else if (which != OP2_BVR)
+    if (which == OP2_BCR)               /* (checked when the control register arms it: a value */
+        bcr_check(d, pc, n);            /* register written first may not fit the old control) */
+    else if (which == OP2_WCR)
         wcr_check(d, pc, n);
 }
 
@@ -595,8 +595,8 @@ typedef struct WatchQuery {
 static bool watch_visit(Cpu *c, void *ctx, uint64_t ea, uint64_t len)
 {
     WatchQuery *q = ctx;
-    uint64_t last = ea + len - 1;
-    if (((ea ^ q->page) & ~VA_TOP_BYTE & ~(GUEST_PAGE - 1)) == 0 || ((last ^ q->page) & ~VA_TOP_BYTE & ~(GUEST_PAGE - 1)) == 0)
+    uint64_t page_bits = ~VA_TOP_BYTE & ~(GUEST_PAGE - 1);
+    if (!((ea ^ q->page) & page_bits) || !(((ea + len - 1) ^ q->page) & page_bits))
         q->on_page = true;
     for (unsigned n = 0; n < A64DBG_WRPS && !q->hit; n++)
         if (wp_match(q->d, n, ea, len, q->write, q->el)) {
@@ -830,7 +830,8 @@ void a64dbg_save(const A64Debug *d, Blob *b)
 bool a64dbg_load(A64Debug *d, BlobReader *r)
 {
     BrOuter outer;
-    if (!br_begin(r, &outer, "arm64-debug", A64DBG_STATE_VERSION) || !br_fields(r, d, dbg_fields, ARRAY_SIZE(dbg_fields)))
+    if (!br_begin(r, &outer, "arm64-debug", A64DBG_STATE_VERSION) ||
+        !br_fields(r, d, dbg_fields, ARRAY_SIZE(dbg_fields)))
         return false;
     br_event(r, &d->due, &d->cpu->insn_events);
     br_event(r, &d->pass, &d->cpu->insn_events);

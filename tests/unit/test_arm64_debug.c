@@ -53,8 +53,9 @@ static void expect(Machine *m, unsigned i, uint64_t kind, uint64_t esr, uint64_t
 {
     Rec r = rec(m, i);
     ck_assert_msg(r.kind == kind && r.esr == esr && r.elr == elr && r.far == far,
-                  "record %u: kind %" PRIu64 " esr 0x%" PRIx64 " elr 0x%" PRIx64 " far 0x%" PRIx64 "; want kind %" PRIu64
-                  " esr 0x%" PRIx64 " elr 0x%" PRIx64 " far 0x%" PRIx64, i, r.kind, r.esr, r.elr, r.far, kind, esr, elr, far);
+                  "record %u: kind %" PRIu64 " esr 0x%" PRIx64 " elr 0x%" PRIx64 " far 0x%" PRIx64
+                  "; want kind %" PRIu64 " esr 0x%" PRIx64 " elr 0x%" PRIx64 " far 0x%" PRIx64,
+                  i, r.kind, r.esr, r.elr, r.far, kind, esr, elr, far);
 }
 
 static Machine *run_fixture(const unsigned char *blob, unsigned len, uint64_t max_insns)
@@ -153,7 +154,7 @@ START_TEST(arm64_watchpoints_on_stores_and_loads)
     int reserved;
     Machine *m = run_traced(blob_arm64_debug_watch, blob_arm64_debug_watch_len, "what=debug-reserved", &reserved);
     ck_assert_str_eq(m->exit_reason, "psci-system-off");
-    ck_assert_uint_eq(tm_read(m, COUNT, 8), 7);
+    ck_assert_uint_eq(tm_read(m, COUNT, 8), 8);
     expect(m, 0, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG | ISS_WNR), label(m, 0), 0x40110008);
     expect(m, 1, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG), label(m, 1), 0x40110008);
     expect(m, 2, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG | ISS_WNR), label(m, 2), 0x4011000a);    /* byte 2 */
@@ -161,6 +162,7 @@ START_TEST(arm64_watchpoints_on_stores_and_loads)
     expect(m, 4, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG | ISS_WNR), label(m, 4), 0x40110000);    /* STP */
     expect(m, 5, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG), label(m, 5), 0x40110008);              /* LDTR */
     expect(m, 6, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG), label(m, 6), 0x40110ffc);              /* MASK */
+    expect(m, 7, KIND_CUR, ESR(EC_WATCH_CUR, ISS_DEBUG | ISS_WNR), label(m, 7), 0x40110008);    /* STXR */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X22), 0x11);         /* the watched store did not complete */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X20), 0x3311);       /* only the unwatched byte store did */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X21), 0x33);         /* the stores beside it ran, the last under a
@@ -230,8 +232,8 @@ static void checkpoint_at(const unsigned char *blob, unsigned len, uint64_t at, 
     Machine *n = tm_create(ARCH_ARM64, blob, len, LOAD, LOAD, 0, 1);
     ck_assert_msg(checkpoint_restore(n, path, &err), "checkpoint_restore: %s", err.msg);
     mach_run(n);
-    ck_assert_msg(n->cl.cpus[0]->insns == whole->cl.cpus[0]->insns, "restored at %" PRIu64 ": %" PRIu64 " instructions, "
-                  "not %" PRIu64, at, n->cl.cpus[0]->insns, whole->cl.cpus[0]->insns);
+    ck_assert_msg(n->cl.cpus[0]->insns == whole->cl.cpus[0]->insns, "restored at %" PRIu64 ": %" PRIu64
+                  " instructions, not %" PRIu64, at, n->cl.cpus[0]->insns, whole->cl.cpus[0]->insns);
     ck_assert_msg(!memcmp(mem_ptr(&n->mem, COUNT, 64 * 33), mem_ptr((GuestMem *)&whole->mem, COUNT, 64 * 33), 64 * 33),
                   "restored at %" PRIu64 ": the records differ", at);
     unlink(path);

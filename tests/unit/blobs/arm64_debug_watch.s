@@ -9,6 +9,7 @@
 //                              store over it is taken with FAR the store's first byte; STP too
 //   EL0 only (PAC 0b10):       an EL1 load runs, LDTR (an unprivileged access) is taken
 //   MASK 12 (a 4 KiB block):   a load anywhere in the page is taken
+//   BAS 0xf0, stores:          STXR of the doubleword is taken (its data is 8 bytes, not Ws's 4)
 //   PSTATE.D set:              nothing
 //   LSC 0b00 (reserved):       disabled (a store to its doubleword runs), with a debug-reserved
 //                              diag, as a context ID breakpoint type on breakpoint 1
@@ -21,6 +22,7 @@
     .equ WCR_BYTES23, (0x0c << 5) | (3 << 3) | (1 << 1) | 1 // loads and stores
     .equ WCR_EL0, (0xff << 5) | (3 << 3) | (2 << 1) | 1
     .equ WCR_MASK12, (12 << 24) | (0xff << 5) | (3 << 3) | (3 << 1) | 1
+    .equ WCR_HIGH_STORE, (0xf0 << 5) | (2 << 3) | (1 << 1) | 1    // bytes 4..7, stores
     .equ WCR_LSC0, (0xff << 5) | (1 << 1) | 1                 // LSC 0b00: reserved
     .equ BCR_BT_CTX, (2 << 20) | 0x1e3                        // BT 0b0010 on breakpoint 1
     .text
@@ -72,6 +74,14 @@ ld2:
     isb
 ld3:
     ldr w3, [x5, #0xffc]        // record 6: the last word of the page, FAR 0x40110ffc
+    add x23, x5, #8
+    msr dbgwvr0_el1, x23
+    ldr x1, =WCR_HIGH_STORE
+    msr dbgwcr0_el1, x1
+    isb
+    ldxr x3, [x23]              // a load: not watched
+stx:
+    stxr w4, x2, [x23]          // record 7: bytes 4..7 of its doubleword (Ws is not the data)
     msr daifset, #8
     ldr w3, [x5, #0x800]        // PSTATE.D set: runs
     msr daifclr, #8
@@ -93,5 +103,5 @@ ld3:
     .ltorg
 
     .org 0xf00                  // the labels, for the test
-    .quad st1, ld1, st2, st3, st4, ld2, ld3
+    .quad st1, ld1, st2, st3, st4, ld2, ld3, stx
     .include "arm64_debug_vectors.inc"
