@@ -16,6 +16,9 @@
  *   2 0  0 2 2   MDSCR_EL1         RW   SS 0, TDCC 12, KDE 13, MDE 15; the EDSCR save/restore
  *                                       bits (ERR, HDE, TDA, INTdis, TXU, RXO, TXfull, RXfull)
  *                                       are written only while the OS Lock is locked
+ *   2 0  0 0 2   OSDTRRX_EL1       RW   the external debugger's DTR and exception catch state, saved
+ *   2 0  0 3 2   OSDTRTX_EL1       RW   and restored by an OS around a powerdown: 32-bit storage
+ *   2 0  0 6 2   OSECCR_EL1        RW   here (there is no external debugger)
  *   2 3  0 1 0   MDCCSR_EL0        RO   0 (no DCC traffic); EL0 may read it unless MDSCR_EL1.TDCC
  *   2 0  1 0 4   OSLAR_EL1         WO   OSLK 0: lock (1) or unlock (0) the OS Lock
  *   2 0  1 1 4   OSLSR_EL1         RO   OSLM 3,0 = 0b10 (implemented), OSLK 1; 0xa after reset
@@ -48,6 +51,7 @@ enum {
     DBGPRCR_EL1 = DBGREG(2, 0, 1, 4, 4), DBGCLAIMSET_EL1 = DBGREG(2, 0, 7, 8, 6),
     DBGCLAIMCLR_EL1 = DBGREG(2, 0, 7, 9, 6), DBGAUTHSTATUS_EL1 = DBGREG(2, 0, 7, 14, 6),
     ID_AA64DFR0_EL1 = DBGREG(3, 0, 0, 5, 0), CONTEXTIDR_EL1 = DBGREG(3, 0, 13, 0, 1),
+    OSDTRRX_EL1 = DBGREG(2, 0, 0, 0, 2), OSDTRTX_EL1 = DBGREG(2, 0, 0, 3, 2), OSECCR_EL1 = DBGREG(2, 0, 0, 6, 2),
 };
 /* DBG{B,W}{V,C}R<n>_EL1: op0 2, op1 0, CRn 0, CRm n, op2 ... */
 enum { OP2_BVR = 4, OP2_BCR = 5, OP2_WVR = 6, OP2_WCR = 7 };
@@ -232,14 +236,14 @@ static bool bp_match(const A64Debug *d, unsigned n, uint64_t pc, unsigned el)
 }
 
 /* An unlinked context ID breakpoint matches every instruction while CONTEXTIDR_EL1 holds its ID. */
-static int ctx_bp_hit(const A64Debug *d, unsigned el, bool dmask)
+static bool ctx_bp_hit(const A64Debug *d, unsigned el, bool dmask)
 {
     if (!d->bp_ctx || !bkpt_enabled(d, el, dmask))
-        return -1;
+        return false;
     for (unsigned n = 0; n < A64DBG_BRPS; n++)
         if ((d->bp_ctx >> n & 1) && state_match(d->bcr[n], el) && ctx_value_match(d, n))
-            return (int)n;
-    return -1;
+            return true;
+    return false;
 }
 
 static bool bas_contiguous(unsigned bas)
@@ -300,7 +304,8 @@ static bool page_watched(const A64Debug *d, uint64_t page)
 
 /* ------------------------------------------------------------------ arming */
 
-/* The instruction word at va, under every virtual address: decoded blocks and trap sites go. */
+/* The instruction word at virtual va: this CPU's decoded blocks, trap sites and translations of
+ * it go, so that the next fetch decodes it again (and finds or drops a breakpoint's site). */
 static void forget_insn(Cpu *c, uint64_t va)
 {
     uint64_t end = va <= UINT64_MAX - 4 ? va + 4 : UINT64_MAX;
@@ -423,7 +428,7 @@ bool a64dbg_owns(unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigne
     switch (DBGREG(op0, op1, crn, crm, op2)) {
     case MDCCINT_EL1: case MDSCR_EL1: case MDCCSR_EL0: case OSLAR_EL1: case OSLSR_EL1: case OSDLR_EL1:
     case DBGPRCR_EL1: case DBGCLAIMSET_EL1: case DBGCLAIMCLR_EL1: case DBGAUTHSTATUS_EL1: case ID_AA64DFR0_EL1:
-    case CONTEXTIDR_EL1:
+    case CONTEXTIDR_EL1: case OSDTRRX_EL1: case OSDTRTX_EL1: case OSECCR_EL1:
         return true;
     default:
         return wb_reg(op0, op1, crn, crm, op2, &n) >= 0;
@@ -465,6 +470,9 @@ bool a64dbg_read(A64Debug *d, unsigned op0, unsigned op1, unsigned crn, unsigned
     case DBGAUTHSTATUS_EL1: *v = AUTH_NONSECURE_ENABLED; return true;
     case ID_AA64DFR0_EL1: *v = dfr0(d); return true;
     case CONTEXTIDR_EL1: *v = engine_sysreg(d->cpu, 3, 0, 13, 0, 1); return true;
+    case OSDTRRX_EL1: *v = d->os_save[OS_DTRRX]; return true;
+    case OSDTRTX_EL1: *v = d->os_save[OS_DTRTX]; return true;
+    case OSECCR_EL1: *v = d->os_save[OS_ECCR]; return true;
     default: return false;                                 /* OSLAR_EL1: write-only */
     }
 }
@@ -498,6 +506,9 @@ static void reg_write(A64Debug *d, unsigned key, uint64_t v)
     case DBGCLAIMSET_EL1: d->claim |= (uint8_t)(v & CLAIM_TAGS); break;
     case DBGCLAIMCLR_EL1: d->claim &= (uint8_t)~(v & CLAIM_TAGS); break;
     case CONTEXTIDR_EL1: uc_reg_write(d->cpu->uc, UC_ARM64_REG_CP_REG, &ctx); break;
+    case OSDTRRX_EL1: d->os_save[OS_DTRRX] = (uint32_t)v; break;
+    case OSDTRTX_EL1: d->os_save[OS_DTRTX] = (uint32_t)v; break;
+    case OSECCR_EL1: d->os_save[OS_ECCR] = (uint32_t)v; break;
     default: break;
     }
 }
@@ -700,7 +711,7 @@ static void due_fn(Event *ev, void *opaque)
         d->ss_on = step = false;
     if (step) {
         step_take(d, el);
-    } else if (ctx_bp_hit(d, el, ps & PSTATE_D) >= 0) {
+    } else if (ctx_bp_hit(d, el, ps & PSTATE_D)) {
         bp_take(d, c->ops->get_pc(c), el);
     } else if (d->ss_on) {
         vcpu_schedule_insns(c, &d->due, d->ss_until);
@@ -787,6 +798,7 @@ void a64dbg_reset(A64Debug *d)
     d->oslk = true;
     d->dlk = d->corenpdrq = false;
     d->claim = 0;
+    memset(d->os_save, 0, sizeof d->os_save);
     d->ss_on = false;
     evq_remove(&d->due);
     pass_end(d);
@@ -809,6 +821,7 @@ static const StateField dbg_fields[] = {
     STATE_BOOL(A64Debug, dlk),
     STATE_BOOL(A64Debug, corenpdrq),
     STATE_FIELD(A64Debug, claim),
+    STATE_ARRAY(A64Debug, os_save),
     STATE_BOOL(A64Debug, ss_on),
     STATE_FIELD(A64Debug, ss_until),
     STATE_BOOL(A64Debug, ss_isv),

@@ -34,6 +34,9 @@
 #define A64DBG_WRPS 4
 #define A64DBG_CTX_CMPS 2
 
+/* The OS save/restore registers of the external debug state: OSDTRRX_EL1, OSDTRTX_EL1, OSECCR_EL1 */
+enum { OS_DTRRX, OS_DTRTX, OS_ECCR, A64DBG_OS_SAVE };
+
 /* MmuResult.kind of a data access refused because its page holds watched bytes (not an FSC). */
 #define A64DBG_WATCH_FILL 0x100
 /* PSTATE.SS and SPSR_EL1.SS, bit 21: the engine's PSTATE never holds it (the model's does) */
@@ -55,6 +58,7 @@ typedef struct A64Debug {
     bool dlk;                               /* OSDLR_EL1.DLK, the OS Double Lock */
     bool corenpdrq;                         /* DBGPRCR_EL1.CORENPDRQ */
     uint8_t claim;                          /* DBGCLAIMSET_EL1 / DBGCLAIMCLR_EL1 tags */
+    uint32_t os_save[A64DBG_OS_SAVE];       /* OSDTRRX_EL1, OSDTRTX_EL1, OSECCR_EL1 */
     /* derived from the registers (a64dbg_rearm) */
     uint8_t bp_sites;                       /* address breakpoints with E set: trap sites */
     uint64_t site_va[A64DBG_BRPS];          /* ... at these addresses */

@@ -138,6 +138,7 @@ START_TEST(arm64_breakpoints_follow_the_os_lock_mde_kde_d_and_pmc)
     uint64_t dfr0 = xreg(m, UC_ARM64_REG_X24);                  /* DebugVer, BRPs, WRPs, CTX_CMPs */
     ck_assert_uint_eq(dfr0 & 0xf0f0f00f, 0x10305006);
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X25), 0x55);
+    ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X26), 0x34567855);  /* OSECCR_EL1 */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X6), 0);             /* MDCCSR_EL0 */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X7), 7);
     tm_destroy(m);

@@ -6,7 +6,7 @@
 // a BRK is taken whatever the debug state.  A linked breakpoint matches only while CONTEXTIDR_EL1
 // holds its context breakpoint's ID; an unlinked context breakpoint (EL0) is taken at the first
 // EL0 instruction; a watchpoint on EL0 stores takes the user's store (EC 0x34).  x22 stays 1 (the breakpointed MOV did not run), x23..x25 read back
-// DBGBCR5_EL1, ID_AA64DFR0_EL1 and DBGBVR5_EL1, and the user program sets x7 and reads MDCCSR_EL0
+// DBGBCR5_EL1, ID_AA64DFR0_EL1 and DBGBVR5_EL1, x26 OSECCR_EL1 (32 bits of a 40-bit write), and the user program sets x7 and reads MDCCSR_EL0
 // into x6 (MDSCR_EL1 is UNDEFINED at EL0).  The label table at
 // 0x40080f00 gives the addresses the test expects in ELR_EL1.
     .include "arm64_start.inc"
@@ -112,6 +112,9 @@ bp10:
     mrs x23, dbgbcr5_el1
     mrs x24, id_aa64dfr0_el1
     mrs x25, dbgbvr5_el1
+    ldr x1, =0x1234567855
+    msr oseccr_el1, x1
+    mrs x26, oseccr_el1         // a 32-bit register: 0x34567855
     ldr x1, =ubp
     msr dbgbvr0_el1, x1
     mov x1, #BCR_EL0
