@@ -15,7 +15,9 @@ enum { LOAD = 0x40080000, LABELS = 0x40080f00, COUNT = 0x40100000, TABLE = 0x401
 enum { KIND_CUR = 4, KIND_LOWER = 8 };
 /* ESR_EL1.EC (DDI 0487 D17.2.37) */
 enum { EC_UNKNOWN = 0x00, EC_SVC64 = 0x15, EC_BKPT_LOW = 0x30, EC_BKPT_CUR = 0x31, EC_STEP_LOW = 0x32,
-       EC_STEP_CUR = 0x33, EC_WATCH_LOW = 0x34, EC_WATCH_CUR = 0x35, EC_BRK64 = 0x3c };
+       EC_STEP_CUR = 0x33, EC_WATCH_LOW = 0x34, EC_WATCH_CUR = 0x35, EC_BRK64 = 0x3c, EC_DABT_LOW = 0x24 };
+/* DFSC of a synchronous external abort (nothing at the physical address) */
+#define DFSC_EXTERNAL 0x10u
 /* ISS: IFSC/DFSC "Debug exception", a Software Step's ISV and EX, a Watchpoint's WnR */
 #define ISS_DEBUG 0x22u
 #define ISS_ISV (1u << 24)
@@ -192,14 +194,17 @@ END_TEST
 
 /* ------------------------------------------------------------------ software step */
 
-/* arm64_debug_step.s: one instruction per step exception, each ELR the next instruction. */
+/* arm64_debug_step.s: one instruction per step exception, each ELR the next instruction; an SVC
+ * completes (SPSR.SS 0, then a step with ISV clear), an aborted load does not (SPSR.SS 1, the
+ * next instruction stepped); the kernel steps itself with KDE; clearing PSTATE.D with the step
+ * enabled takes it at once. */
 START_TEST(arm64_software_step_runs_one_instruction_per_exception)
 {
     Machine *m = run_fixture(blob_arm64_debug_step, blob_arm64_debug_step_len, 2000);
     uint64_t user = label(m, 0), kstep = label(m, 2), dclr = label(m, 3);
     uint64_t step = ESR(EC_STEP_LOW, ISS_DEBUG | ISS_ISV);
     ck_assert_str_eq(m->exit_reason, "psci-system-off");
-    ck_assert_uint_eq(tm_read(m, COUNT, 8), 11);
+    ck_assert_uint_eq(tm_read(m, COUNT, 8), 13);
     expect(m, 0, KIND_LOWER, step, user + 4, 0);
     expect(m, 1, KIND_LOWER, step, user + 8, 0);
     expect(m, 2, KIND_LOWER, step, user + 12, 0);
@@ -208,11 +213,14 @@ START_TEST(arm64_software_step_runs_one_instruction_per_exception)
     expect(m, 4, KIND_LOWER, ESR(EC_STEP_LOW, ISS_DEBUG), user + 16, 0);          /* active-pending: no ISV */
     expect(m, 5, KIND_LOWER, ESR(EC_STEP_LOW, ISS_DEBUG | ISS_ISV | ISS_EX), user + 20, 0);  /* LDXR */
     expect(m, 6, KIND_LOWER, step, user + 24, 0);
-    expect(m, 7, KIND_LOWER, ESR(EC_SVC64, 2), user + 28, 0);
-    expect(m, 8, KIND_CUR, ESR(EC_STEP_CUR, ISS_DEBUG | ISS_ISV), kstep + 4, 0);
-    ck_assert_uint_eq(rec(m, 8).spsr, 0x1c5);
-    expect(m, 9, KIND_CUR, ESR(EC_STEP_CUR, ISS_DEBUG | ISS_ISV), kstep + 8, 0);
-    expect(m, 10, KIND_CUR, ESR(EC_STEP_CUR, ISS_DEBUG), dclr + 4, 0);          /* D cleared by the MSR */
+    expect(m, 7, KIND_LOWER, step, user + 28, 0);
+    expect(m, 8, KIND_LOWER, ESR(EC_DABT_LOW, DFSC_EXTERNAL), user + 28, 0x70000000);
+    ck_assert_uint_eq(rec(m, 8).spsr & SPSR_SS, SPSR_SS);       /* the load did not complete: SS 1 */
+    expect(m, 9, KIND_LOWER, ESR(EC_SVC64, 2), user + 36, 0);   /* the SVC after it was stepped */
+    expect(m, 10, KIND_CUR, ESR(EC_STEP_CUR, ISS_DEBUG | ISS_ISV), kstep + 4, 0);
+    ck_assert_uint_eq(rec(m, 10).spsr, 0x1c5);
+    expect(m, 11, KIND_CUR, ESR(EC_STEP_CUR, ISS_DEBUG | ISS_ISV), kstep + 8, 0);
+    expect(m, 12, KIND_CUR, ESR(EC_STEP_CUR, ISS_DEBUG), dclr + 4, 0);          /* D cleared by the MSR */
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X4), 0x44);
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X8), 8);
     ck_assert_uint_eq(xreg(m, UC_ARM64_REG_X19), 20);
@@ -243,12 +251,13 @@ static void checkpoint_at(const unsigned char *blob, unsigned len, uint64_t at, 
 }
 
 /* The step state (PSTATE.SS, the pending step, its ISV) and the armed breakpoints and
- * watchpoints survive a checkpoint: taken right after the ERETs that start a step at EL0 (20, 74)
- * and at EL1 (264, 293), with its exception due after the next instruction, inside a handler (30),
- * with watchpoints and breakpoints armed (watch 20, 40; bkpt 70, 110). */
+ * watchpoints survive a checkpoint: taken right after the ERETs that start a step at EL0 (20, 74,
+ * and 276, the return from the abort), and at EL1 (323, 352), with its exception due after the
+ * next instruction, inside a handler (30), with watchpoints and breakpoints armed (watch 20, 40;
+ * bkpt 70, 110). */
 START_TEST(arm64_checkpoint_keeps_the_step_and_the_armed_debug_events)
 {
-    static const uint64_t step_at[] = { 20, 30, 74, 264, 293 }, watch_at[] = { 20, 40 }, bkpt_at[] = { 70, 110 };
+    static const uint64_t step_at[] = { 20, 30, 74, 276, 323, 352 }, watch_at[] = { 20, 40 }, bkpt_at[] = { 70, 110 };
     static const struct {
         const unsigned char *blob;
         const unsigned *len;

@@ -5,7 +5,8 @@
 // instruction, then the Software Step exception (EC 0x32, ISV) is taken before the next: the user
 // program is stepped instruction by instruction.  A stepped SVC completes: its exception saves
 // SPSR.SS 0, and its return takes the step exception at once, with ISV clear (active-pending).
-// A stepped LDXR sets ISS.EX.  At EL1 (svc #2 continues at `part2`) with MDSCR_EL1.KDE the kernel
+// A stepped LDXR sets ISS.EX.  A stepped load that aborts saves SPSR.SS 1: the instruction after
+// it is stepped when the handler returns.  At EL1 (svc #2 continues at `part2`) with MDSCR_EL1.KDE the kernel
 // steps itself (EC 0x33) after an ERET to EL1 with PSTATE.D clear; without KDE nothing is stepped;
 // an MSR DAIFClr that clears PSTATE.D with the step enabled makes it pending at once (ISV clear,
 // ELR the instruction after the MSR).  x4 = the LDXR's load, x8 = 8, x19 = 20 at the end.  The
@@ -40,7 +41,9 @@ user:
     svc #0                      // record 3: the SVC; record 4: step, ISV clear, ELR user + 16
     ldxr x4, [x6]               // record 5: step, EX
     mov x5, #5                  // record 6
-    svc #2                      // record 7: to part2
+    ldr x24, =0x70000000        // record 7
+    ldr x25, [x24]              // record 8: a data abort (nothing there): SPSR.SS 1, skipped
+    svc #2                      // stepped again: record 9, the SVC, to part2
     b .
 part2:
     mov x1, #(MDSCR_SS | MDSCR_KDE)
@@ -51,8 +54,8 @@ part2:
     msr spsr_el1, x1
     eret
 kstep:
-    mov x8, #8                  // record 8: EC 0x33, ELR kstep + 4
-    mov x26, #0                 // record 9: the last step
+    mov x8, #8                  // record 10: EC 0x33, ELR kstep + 4
+    mov x26, #0                 // record 11: the last step
     mov x1, #MDSCR_SS           // SS without KDE: EL1 is not stepped
     msr mdscr_el1, x1
     ldr x1, =k2
@@ -66,7 +69,7 @@ k2:
     mov x1, #(MDSCR_SS | MDSCR_KDE)
     msr mdscr_el1, x1           // PSTATE.D set: nothing yet
 dclr:
-    msr daifclr, #8             // record 10: EC 0x33, ISV clear, ELR dclr + 4
+    msr daifclr, #8             // record 12: EC 0x33, ISV clear, ELR dclr + 4
     mov x19, #20
     ldr x0, =0x84000008
     hvc #0                      // PSCI SYSTEM_OFF
