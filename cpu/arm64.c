@@ -13,11 +13,16 @@
  *
  * EL0: ERET to it is the engine's; pmusim's entry from it switches the stack pointer banks and
  * makes the engine recompute its cached EL (a64_take; docs/engine.md, AArch64).
+ *
+ * Self-hosted debug (breakpoints, watchpoints, software step, the OS Lock) is cpu/arm64_debug.c's:
+ * this file hands it the debug registers and asks it at trap sites, TLB fills, ERETs and
+ * exception entries; the engine's own debug registers are never written (docs/engine.md).
  */
 #include <string.h>
 
 #include "base/state.h"
 #include "cpu/arm64_firmware.h"
+#include "cpu/arm64_debug.h"
 #include "cpu/arm64_paging.h"
 #include "cpu/cpu.h"
 #include "gic/gic.h"
@@ -58,7 +63,7 @@ enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 enum { CNTKCTL_EL0PCTEN = 1 << 0, CNTKCTL_EL0VCTEN = 1 << 1, CNTKCTL_EL0VTEN = 1 << 8, CNTKCTL_EL0PTEN = 1 << 9 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT };
 /* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
 #define PFR0_EL0_EL1_MASK 0xffu
 #define PFR0_EL0_EL1_AA64_ONLY 0x11u
@@ -94,6 +99,7 @@ typedef struct Arm64Cpu {
     ArmTimer ptimer, vtimer;
     uint64_t cntkctl;
     uint64_t mmfr0;                 /* ID_AA64MMFR0_EL1 (constant: read once) */
+    A64Debug dbg;                   /* self-hosted debug (arm64_debug.c) */
 } Arm64Cpu;
 
 static Arm64Cpu *A64(Cpu *c)
@@ -218,7 +224,8 @@ static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigne
     pmu_el_switch(c, ret, to);              /* ret: the first instruction not retired */
     sp_switch(c, pstate, to);
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
-    spsr_write(c, pstate);                  /* after PSTATE: the engine's flags (above) */
+    /* after PSTATE: the engine's flags (above); PSTATE.SS is the debug model's */
+    spsr_write(c, (pstate & ~(uint64_t)A64DBG_PSTATE_SS) | (a64dbg_entry(&A64(c)->dbg, ret) ? A64DBG_PSTATE_SS : 0));
     if (vec == 0) {
         vcpu_reg_write(c, UC_ARM64_REG_ESR_EL1, (uint64_t)ec << 26 | ESR_IL | iss);
         if (far_valid)
@@ -232,6 +239,12 @@ static void a64_take(Cpu *c, TraceKind kind, uint64_t ret, unsigned vec, unsigne
 static void a64_undef(Cpu *c, uint64_t pc)
 {
     a64_take(c, TK_EXCEPTION, pc, 0, EC_UNKNOWN, 0, false, 0);
+}
+
+/* The debug model's exceptions (A64DebugTake). */
+static void a64_debug_take(Cpu *c, uint64_t ret, unsigned ec, uint32_t iss, bool far_valid, uint64_t far)
+{
+    a64_take(c, TK_EXCEPTION, ret, 0, ec, iss, far_valid, far);
 }
 
 /* ------------------------------------------------------------------ semihosting */
@@ -340,6 +353,8 @@ static bool sysreg_read(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
     case CNTP_TVAL_EL0: *v = (uint32_t)(a->ptimer.cval - counter_at(c, pc)); return true;
     case CNTV_TVAL_EL0: *v = (uint32_t)(a->vtimer.cval - counter_at(c, pc)); return true;
     }
+    if (a64dbg_owns(op0, op1, crn, crm, op2))
+        return a64dbg_read(&a->dbg, op0, op1, crn, crm, op2, v);
     return false;
 }
 
@@ -380,6 +395,8 @@ static int sysreg_write(Cpu *c, uint64_t pc, uint32_t key, unsigned op0, unsigne
         timer_write(c, key, counter_at(c, pc), v);
         return 1;
     }
+    if (a64dbg_owns(op0, op1, crn, crm, op2))
+        return a64dbg_write(&a->dbg, pc, op0, op1, crn, crm, op2, v) ? 1 : -1;
     return 0;
 }
 
@@ -391,7 +408,8 @@ static bool owns(uint32_t key, const uc_arm64_cp_reg *r)
     case CNTV_TVAL_EL0:
         return true;
     default:
-        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2) || gic_icc_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
+        return armv8_pmu_owns(r->op0, r->op1, r->crn, r->crm, r->op2) ||
+               gic_icc_owns(r->op0, r->op1, r->crn, r->crm, r->op2) || a64dbg_owns(r->op0, r->op1, r->crn, r->crm, r->op2);
     }
 }
 
@@ -414,6 +432,8 @@ static ArmEl0Access el0_access(Cpu *c, uint32_t key, const uc_arm64_cp_reg *r, b
     default:
         if (gic_icc_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
             return ARMV8_EL0_UNDEF;         /* the ICC_*_EL1 registers: EL1 only */
+        if (a64dbg_owns(r->op0, r->op1, r->crn, r->crm, r->op2))
+            return a64dbg_el0_access(&A64(c)->dbg, r->op0, r->op1, r->crn, r->crm, r->op2, write);
         return armv8_pmu_el0_access(&A64(c)->pmu, r->op0, r->op1, r->crn, r->crm, r->op2, write);
     }
     if (write && (key == CNTFRQ_EL0 || key == CNTPCT_EL0 || key == CNTVCT_EL0))
@@ -504,6 +524,7 @@ static bool a64_init(Cpu *c, Error *err)
     timer_init(c, &A64(c)->vtimer, "cntv", c->cl->timer_intid[1]);
     if (c->cl->gic)
         gic_connect_cpu(c->cl->gic, c->index, &c->port, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_FIQ));
+    a64dbg_init(&A64(c)->dbg, c, a64_debug_take);
     return true;
 }
 
@@ -520,6 +541,7 @@ static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
     vcpu_reg_write(c, UC_ARM64_REG_VBAR_EL1, 0);
     vcpu_reg_write(c, UC_ARM64_REG_TPIDR_EL1, c->desc->tpidr_el1);
     vcpu_reg_write(c, UC_ARM64_REG_PC, entry);
+    a64dbg_reset(&A64(c)->dbg);             /* a power-up: the OS Lock is set again */
 }
 
 /* The system register an MRS/MSR (register) names. */
@@ -529,7 +551,7 @@ static uc_arm64_cp_reg sysreg_of(uint32_t w)
     return r;
 }
 
-static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
+static int a64_insn_kind(Cpu *c, const uint8_t *bytes)
 {
     uint32_t w = (uint32_t)load_le(bytes, 4);
     if ((w & ~0xf00u) == INSN_MSR_DAIFCLR || (w & ~31u) == INSN_MSR_DAIF)
@@ -541,6 +563,16 @@ static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     if ((w & INSN_UNPRIV_MASK) == INSN_UNPRIV)
         return T_UNPRIV;
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
+}
+
+/* An instruction at an armed breakpoint's address is a trap site whatever it is (a64_trap checks
+ * the breakpoint first); a word Capstone cannot decode (insn NULL) is checked in a64_intr. */
+static int a64_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
+{
+    int kind = a64_insn_kind(c, bytes);
+    if (!kind && insn && a64dbg_bp_site(&A64(c)->dbg, insn->address))
+        kind = T_BKPT;
+    return kind;
 }
 
 static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r);
@@ -605,6 +637,7 @@ static TrapResult a64_daif(Cpu *c, uint64_t pc, uint32_t insn)
     vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     if (unmasks_pending(c, daif))
         vcpu_request_stop(c);
+    a64dbg_sync(&A64(c)->dbg, pc);          /* PSTATE.D may enable debug exceptions */
     return TRAP_DONE;
 }
 
@@ -642,14 +675,24 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
         pmu_el_switch_eret(c, pc, spsr);
         if (unmasks_pending(c, spsr))
             vcpu_request_stop(c);       /* ERET ends the block: taken right after it */
+        a64dbg_eret(&A64(c)->dbg, pc, spsr, false);     /* PSTATE.SS, a step it starts */
         return TRAP_NATIVE;
     }
     uint64_t keep = illegal ? pstate & ~(uint64_t)(PSTATE_NZCV | PSTATE_DAIF) : spsr & SPSR_M_MASK;
     uint64_t to = keep | (spsr & (PSTATE_NZCV | PSTATE_DAIF)) | PSTATE_IL;
+    /* a pending step or a matching context breakpoint comes before the Illegal Execution state
+     * exception (DDI 0487 D1, "Synchronous exception prioritization"), which its handler's ERET
+     * then meets */
+    bool debug_first = a64dbg_eret(&A64(c)->dbg, pc, spsr, illegal);
     sp_switch(c, pstate, to);               /* a legal return to EL0 or EL1t */
     pmu_el_switch_eret(c, pc, to);
     vcpu_reg_write(c, UC_ARM64_REG_PSTATE, to);
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
+    if (debug_first) {
+        engine_flags_refresh(c);
+        vcpu_reg_write(c, UC_ARM64_REG_PC, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
+        return TRAP_DONE;
+    }
     a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
 }
@@ -696,12 +739,33 @@ static TrapResult a64_icc_site(Cpu *c, uint64_t pc, const uc_arm64_cp_reg *r, un
     return TRAP_DONE;
 }
 
+/* MRS/MSR of a debug register (arm64_debug.c), done at its trap site, where writing the PC ends
+ * the block: a breakpoint a write arms on the next instruction, a step or context breakpoint it
+ * makes due, are taken there; and MDCCSR_EL0, which EL0 may read, is EL1-only to the engine
+ * (its access check after the sysreg hook would end the block with no way out). */
+static TrapResult a64_debug_access(Cpu *c, uint64_t pc, uint32_t w, const uc_arm64_cp_reg *r, bool write)
+{
+    A64Debug *d = &A64(c)->dbg;
+    uint64_t v = 0;
+    unsigned rt = w & 31;
+    bool ok = write ? a64dbg_write(d, pc, r->op0, r->op1, r->crn, r->crm, r->op2, xreg(c, rt))
+                    : a64dbg_read(d, r->op0, r->op1, r->crn, r->crm, r->op2, &v);
+    if (!ok) {
+        a64_undef(c, pc);
+        return TRAP_FAULTED;
+    }
+    if (!write && rt != 31)
+        vcpu_reg_write(c, rt < 29 ? UC_ARM64_REG_X0 + (int)rt : rt == 29 ? UC_ARM64_REG_X29 : UC_ARM64_REG_X30, v);
+    vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+    return TRAP_DONE;
+}
+
 /* An MRS/MSR of one of our registers (a trap site).  One that is UNDEFINED (at EL1 a write of
  * a read-only register), or at EL0 one the Arm ARM does not allow there (el0_access), takes its
  * exception here, where writing the PC redirects at once; from the sysreg hook the engine would
  * go on with the rest of the block first (docs/engine.md, AArch64).  The PMU's registers are
- * done here (a64_pmu_site), and the GIC's (a64_icc_site); the others are the engine's, and so the
- * sysreg hook's. */
+ * done here (a64_pmu_site), the GIC's (a64_icc_site) and the debug registers (a64_debug_access);
+ * the others are the engine's, and so the sysreg hook's. */
 static TrapResult a64_sysreg_site(Cpu *c, uint64_t pc, uint32_t w)
 {
     uc_arm64_cp_reg r = sysreg_of(w);
@@ -711,6 +775,8 @@ static TrapResult a64_sysreg_site(Cpu *c, uint64_t pc, uint32_t w)
                                         : el0_access(c, key, &r, write);
     if (v == ARMV8_EL0_OK && armv8_pmu_owns(r.op0, r.op1, r.crn, r.crm, r.op2))
         return a64_pmu_site(c, pc, &r, w & 31, write);
+    if (v == ARMV8_EL0_OK && a64dbg_owns(r.op0, r.op1, r.crn, r.crm, r.op2))
+        return a64_debug_access(c, pc, w, &r, write);
     if (v == ARMV8_EL0_OK)
         return gic_icc_owns(r.op0, r.op1, r.crn, r.crm, r.op2) ? a64_icc_site(c, pc, &r, w & 31, write) : TRAP_NATIVE;
     if (v == ARMV8_EL0_TRAP)
@@ -750,8 +816,22 @@ static TrapResult a64_unpriv(Cpu *c, uint64_t pc, uint32_t w)
     return TRAP_NATIVE;
 }
 
+/* An instruction at a breakpoint's address that no breakpoint stops: the engine's, or a stale
+ * word of --icache=strict (whose trap site this is too). */
+static TrapResult a64_bkpt_pass(Cpu *c, uint64_t pc)
+{
+    const ExecWatch *w = &c->cl->watch;
+    return w->trap ? (TrapResult)w->trap(w->opaque, c, pc) : TRAP_NATIVE;
+}
+
 static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
+    /* a Breakpoint exception comes before any other the instruction raises (DDI 0487 D1,
+     * "Synchronous exception prioritization") */
+    if (a64dbg_breakpoint(&A64(c)->dbg, pc))
+        return TRAP_FAULTED;
+    if (t->kind == T_BKPT)
+        return a64_bkpt_pass(c, pc);
     if (t->kind == T_SYSREG)
         return a64_sysreg_site(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_DC_ZVA)
@@ -807,6 +887,8 @@ static void a64_intr(Cpu *c, uint32_t intno)
             vcpu_retire_upto(c, pc, false);
         } else {
             vcpu_retire_upto(c, pc, false);
+            if (a64dbg_breakpoint(&A64(c)->dbg, pc))    /* a word Capstone cannot decode: no trap site */
+                return;
         }
         a64_undef(c, pc);
         return;
@@ -880,14 +962,15 @@ static uint64_t a64_reg(Cpu *c, arm64_reg r)
     }
 }
 
-/* Bytes a load/store transfers, from its mnemonic and first register. */
+/* Bytes a load/store transfers, from its mnemonic and first data register (a store-exclusive's
+ * first operand is its status register, Ws). */
 static unsigned a64_access_size(const cs_insn *insn)
 {
     const char *mn = insn->mnemonic;
     const cs_arm64 *d = &insn->detail->arm64;
-    unsigned size = 8;
-    if (d->op_count && d->operands[0].type == ARM64_OP_REG) {
-        arm64_reg r = d->operands[0].reg;
+    unsigned size = 8, rt = !strncmp(mn, "stx", 3) || !strncmp(mn, "stlx", 4);
+    if (d->op_count > rt && d->operands[rt].type == ARM64_OP_REG) {
+        arm64_reg r = d->operands[rt].reg;
         if ((r >= ARM64_REG_W0 && r <= ARM64_REG_W30) || r == ARM64_REG_WZR || (r >= ARM64_REG_S0 && r <= ARM64_REG_S31))
             size = 4;
         else if (r >= ARM64_REG_Q0 && r <= ARM64_REG_Q31)
@@ -978,7 +1061,7 @@ static A64PagingRegs paging_regs(Cpu *c)
 static bool a64_translate_op(Cpu *c, uint64_t va, MmuAccess acc, bool probe, MmuResult *r)
 {
     A64PagingRegs g = paging_regs(c);
-    return vcpu_a64_walk(c, &g, va, acc, current_el(c) == 0, r);
+    return vcpu_a64_walk(c, &g, va, acc, current_el(c) == 0, r) && a64dbg_fill(&A64(c)->dbg, va, acc, probe, r);
 }
 
 static const char *fsc_name(int kind)
@@ -999,6 +1082,10 @@ static const char *fsc_name(int kind)
 static void a64_mmu_fault(Cpu *c, const MmuResult *r)
 {
     uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
+    if (r->kind == A64DBG_WATCH_FILL) {         /* a page with watched bytes (a64dbg_fill) */
+        a64dbg_watch_fault(&A64(c)->dbg, pc, r->va);
+        return;
+    }
     bool low = current_el(c) == 0, fetch = r->acc == MMU_FETCH;
     uint64_t far = vcpu_fault_address(c, pc, r, "FAR_EL1");
     if (r->kind == A64_FSC_EXT_ABORT_WALK || r->kind == A64_FSC_ADDR_SIZE)
@@ -1035,8 +1122,9 @@ static const uint8_t a64_saved_sys[][5] = {
     { 3, 0, 2, 0, 2 }, { 3, 0, 13, 0, 1 }, { 3, 0, 10, 3, 0 }, { 3, 0, 7, 4, 0 },
 };
 
-/* Raise when a field is added (base/state.h).  2: the SP_EL1 bank (lost at EL0 and EL1t). */
-#define A64_STATE_VERSION 2u
+/* Raise when a field is added (base/state.h).  2: the SP_EL1 bank (lost at EL0 and EL1t).  3: the
+ * self-hosted debug state (section "arm64-debug"). */
+#define A64_STATE_VERSION 3u
 
 static const StateField a64_fields[] = {
     STATE_FIELD(Arm64Cpu, ptimer.ctl),
@@ -1071,6 +1159,7 @@ static void a64_save(Cpu *c, Blob *b)
     blob_u64(b, vcpu_reg_read(c, UC_ARM64_REG_SP_EL1));     /* since 2 */
     armv8_pmu_save(&a->pmu, b);
     blob_fields(b, a, a64_fields, ARRAY_SIZE(a64_fields));
+    a64dbg_save(&a->dbg, b);                /* since 3 */
     blob_end(b, at);
 }
 
@@ -1105,7 +1194,8 @@ static bool a64_load(Cpu *c, BlobReader *r)
     if (r->version >= 2)
         vcpu_reg_write(c, UC_ARM64_REG_SP_EL1, br_u64(r));
     a->pmu.el = (uint8_t)((pstate >> 2) & 3);   /* the PMU counts at the EL PSTATE holds */
-    if (!armv8_pmu_load(&a->pmu, r) || !br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) || !br_end(r, &outer))
+    if (!armv8_pmu_load(&a->pmu, r) || !br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) ||
+        (r->version >= 3 && !a64dbg_load(&a->dbg, r)) || !br_end(r, &outer))
         return false;
     uint64_t now = muldiv64(c->cycles, c->cl->timer_hz, c->cl->clock->freq_hz);
     timer_update(c, &a->ptimer, now);           /* their lines and events follow their state */

@@ -55,5 +55,9 @@ TM_BLOB(arm64_gic_timer);
 TM_BLOB(arm64_psci);
 TM_BLOB(arm64_pmu);
 TM_BLOB(arm64_gic_nmi);
+TM_BLOB(arm64_debug_bkpt);
+TM_BLOB(arm64_debug_watch);
+TM_BLOB(arm64_debug_step);
+TM_BLOB(arm64_debug_mmu);
 
 #endif
