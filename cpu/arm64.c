@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "base/a64sysreg.h"
 #include "base/state.h"
 #include "cpu/arm64_firmware.h"
 #include "cpu/arm64_debug.h"
@@ -49,7 +50,7 @@ enum { VEC_CUR_SP0 = 0x000, VEC_CUR_SPX = 0x200, VEC_LOWER_A64 = 0x400 };
 /* SPSR_EL1.M[4:0]: M[4] AArch32; M[3:2] the EL, M[1] reserved, M[0] SP_ELx */
 enum { SPSR_M_MASK = 0x1f, SPSR_M_AARCH32 = 0x10, SPSR_M_RES = 0x2, SPSR_M_EL0_SPX = 0x1 };
 
-#define SYSREG(op0, op1, crn, crm, op2) ((op0) << 14 | (op1) << 11 | (crn) << 7 | (crm) << 3 | (op2))
+#define SYSREG A64_SYSREG
 enum {
     MIDR_EL1 = SYSREG(3, 0, 0, 0, 0), MPIDR_EL1 = SYSREG(3, 0, 0, 0, 5), ID_AA64PFR0_EL1 = SYSREG(3, 0, 0, 4, 0),
     CNTKCTL_EL1 = SYSREG(3, 0, 14, 1, 0), CNTFRQ_EL0 = SYSREG(3, 3, 14, 0, 0),

@@ -25,7 +25,9 @@
  */
 #include "gic/gic.h"
 
-#define SYSREG(op0, op1, crn, crm, op2) ((op0) << 14 | (op1) << 11 | (crn) << 7 | (crm) << 3 | (op2))
+#include "base/a64sysreg.h"
+
+#define SYSREG A64_SYSREG
 enum {
     ICC_PMR = SYSREG(3, 0, 4, 6, 0), ICC_IAR0 = SYSREG(3, 0, 12, 8, 0), ICC_EOIR0 = SYSREG(3, 0, 12, 8, 1),
     ICC_HPPIR0 = SYSREG(3, 0, 12, 8, 2), ICC_BPR0 = SYSREG(3, 0, 12, 8, 3), ICC_AP0R0 = SYSREG(3, 0, 12, 8, 4),

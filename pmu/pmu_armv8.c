@@ -30,6 +30,7 @@
 
 #include <string.h>
 
+#include "base/a64sysreg.h"
 #include "base/state.h"
 
 enum {
@@ -72,9 +73,9 @@ static uint64_t pmceid(unsigned half)
 
 static uint32_t key(unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2)
 {
-    return op0 << 14 | op1 << 11 | crn << 7 | crm << 3 | op2;
+    return A64_SYSREG(op0, op1, crn, crm, op2);
 }
-#define K(op0, op1, crn, crm, op2) ((op0) << 14 | (op1) << 11 | (crn) << 7 | (crm) << 3 | (op2))
+#define K A64_SYSREG
 enum {
     R_PMCR = K(3, 3, 9, 12, 0), R_PMCNTENSET = K(3, 3, 9, 12, 1), R_PMCNTENCLR = K(3, 3, 9, 12, 2),
     R_PMOVSCLR = K(3, 3, 9, 12, 3), R_PMSWINC = K(3, 3, 9, 12, 4), R_PMSELR = K(3, 3, 9, 12, 5),
