@@ -277,15 +277,16 @@ static __attribute__((noinline)) __noreturn void lockup_spin(void)
     __builtin_unreachable();
 }
 
-/* Deterministic busy work: xorshift steps with a PAUSE each.  Never HLT: CPU_CLK_UNHALTED does
- * not count halted cycles, so a halted CPU's NMIs would stop. */
+/* Deterministic busy work: xorshift steps with a PAUSE each (a NOP on arm64: watchdog_arch.h).
+ * Never HLT or WFI: CPU_CLK_UNHALTED does not count halted cycles, so a halted CPU's NMIs would
+ * stop. */
 static __attribute__((noinline)) u64 busy_work(u64 x, unsigned steps)
 {
     for (unsigned i = 0; i < steps; i++) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        cpu_relax();
+        wd_relax();
     }
     return x;
 }

@@ -19,7 +19,10 @@
 #define WD_CLOCK_LINE       "watchdog: cpu clock %lu.%03lu MHz (cpu node clock-frequency)\n"
 #define WD_NO_CLOCK_LINE    "watchdog: no cpu clock-frequency in the device tree\n"
 #define WD_TIMER_NAME       "arch timer"
-#define WD_SPIN_ASM         "1:\tb 1b"
+/* lkdtm's `for (;;) cpu_relax();` shape, two instructions, with NOP for cpu_relax's YIELD: the
+ * engine ends a translated block at every YIELD and leaves its CPU loop (QEMU's DISAS_YIELD ->
+ * EXCP_YIELD), which makes a YIELD loop several times slower to simulate (as x86's PAUSE). */
+#define WD_SPIN_ASM         "1:\tnop\n\tb 1b"
 #define wd_timer_hz         arch_timer_rate
 #define wd_timer_set_periodic   arch_timer_set_periodic
 #define HZ_PER_KHZ          1000
@@ -31,6 +34,8 @@ static inline u64 wd_cycles_to_clock(u64 cycles, unsigned long khz)
     return cycles * arch_timer_rate / ((u64)khz * HZ_PER_KHZ);
 }
 static inline unsigned wd_nmi_count(unsigned cpu) { return per_cpu(gic_irq_stat, cpu).nmis; }
+/* busy_work's pause between steps: NOP, not YIELD, for the reason above. */
+static inline void wd_relax(void) { asm volatile("nop" ::: "memory"); }
 /* CVAL is 64 bits: any period of at least a tick. */
 static inline bool wd_timer_period_ok(u64 ticks) { return ticks != 0; }
 

@@ -23,6 +23,7 @@
 
 static inline u64 wd_clock(void) { return rdtsc(); }
 static inline u64 wd_cycles_to_clock(u64 cycles, unsigned long khz) { return cycles; }
+static inline void wd_relax(void) { cpu_relax(); }     /* busy_work's PAUSE */
 static inline unsigned wd_nmi_count(unsigned cpu) { return per_cpu(irq_stat, cpu).__nmi_count; }
 
 /* lapic_timer_set_periodic's range: 32 bits of count, divided by 1 or 16 */
