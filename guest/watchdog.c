@@ -1,10 +1,12 @@
-/* watchdog (x86_64): Linux's NMI hard-lockup detector on the local APIC and the architectural
- * PMU, and a CPU that locks up under it.
+/* watchdog (x86_64, arm64): Linux's NMI hard-lockup detector and a CPU that locks up under it.
+ * x86_64: the local APIC and the architectural PMU's overflow as an NMI; arm64: the GICv3 with
+ * the PMUv3's overflow as a pseudo-NMI (irqchip.gicv3_pseudo_nmi=1).  What differs is behind
+ * arch/<arch>/watchdog_arch.h.
  *
  * Each CPU runs the detector as Linux does (kernel/watchdog.c, kernel/watchdog_hld.c,
- * arch/x86/kernel/apic/hw_nmi.c): a periodic timer (Linux's watchdog hrtimer, here the LAPIC
- * timer) counts hrtimer_interrupts every watchdog_thresh * 2/5; a pinned perf event counting CPU
- * cycles overflows every watchdog_thresh worth of cycles into an NMI (arch/x86_64/perf.c), whose
+ * arch/x86/kernel/apic/hw_nmi.c, arch/arm64/watchdog_hld.c): a periodic timer (Linux's watchdog
+ * hrtimer, here the LAPIC timer or the generic timer) counts hrtimer_interrupts every watchdog_thresh * 2/5; a pinned perf event counting CPU
+ * cycles overflows every watchdog_thresh worth of cycles into an NMI (arch/<arch>/perf.c), whose
  * callback reports a hard lockup when the count has not moved since the previous NMI.  One CPU
  * then disables interrupts and spins; the others keep busy.  CPU 0 ends the run after
  * watchdog_runs thresholds with a per-CPU summary.
@@ -26,13 +28,9 @@
 #include "guest.h"
 #include "cmdline.h"
 #include "fdt.h"
-#include "kallsyms.h"
-#include "lapic.h"
-#include "nmi.h"
 #include "percpu.h"
-#include "perf.h"
 #include "smp.h"
-#include "x86.h"
+#include "watchdog_arch.h"
 
 #define MIN_RUNS            3
 #define START_TIMEOUT_MS    100         /* for the secondaries to start their detectors */
@@ -109,8 +107,8 @@ static const struct kernel_param setup_params[] = {
 static unsigned long cpu_khz;
 
 /* Linux: tsc_init (arch/x86/kernel/tsc.c).  Linux measures the clock; the board states it: the
- * first cpu node's clock-frequency, which is also the rate of RDTSC and of the cycles the PMU
- * counts. */
+ * first cpu node's clock-frequency, which is also the rate of the cycles the PMU counts (and on
+ * x86 of RDTSC). */
 static int tsc_init(void)
 {
     int node = boot_fdt ? fdt_first_cpu(boot_fdt) : -1, len;
@@ -119,22 +117,23 @@ static int tsc_init(void)
     if (p && (len == 4 || len == 8))
         cpu_khz = fdt_read_cells(p, len / 4) / 1000;
     if (!cpu_khz) {
-        printf("tsc: no cpu clock-frequency in the device tree\n");
+        printf(WD_NO_CLOCK_LINE);
         return -1;
     }
-    printf("tsc: Detected %lu.%03lu MHz processor\n", cpu_khz / 1000, cpu_khz % 1000);
+    printf(WD_CLOCK_LINE, cpu_khz / 1000, cpu_khz % 1000);
     return 0;
 }
 
-/* Linux: hw_nmi_get_sample_period (arch/x86/kernel/apic/hw_nmi.c), cpu_khz * 1000 *
- * watchdog_thresh for a threshold in seconds; cycles per threshold in any unit. */
+/* Linux: hw_nmi_get_sample_period (arch/x86/kernel/apic/hw_nmi.c, arch/arm64/watchdog_hld.c),
+ * cpu_khz * 1000 * watchdog_thresh for a threshold in seconds; cycles per threshold in any
+ * unit. */
 static u64 hw_nmi_get_sample_period(unsigned thresh)
 {
     return (u64)cpu_khz * 1000 * thresh / units[watchdog_unit].per_second;
 }
 
 /* Linux: set_sample_period (kernel/watchdog.c), watchdog_thresh * 2 / 5 (get_softlockup_thresh()
- * * NSEC_PER_SEC / 5), in ns and in ticks of the LAPIC timer's clock. */
+ * * NSEC_PER_SEC / 5), in ns and in ticks of the timer's clock. */
 static u64 watchdog_sample_period_ns(void)
 {
     return (u64)watchdog_thresh * 400000000 / units[watchdog_unit].per_second;
@@ -142,7 +141,7 @@ static u64 watchdog_sample_period_ns(void)
 
 static u64 watchdog_sample_period_ticks(void)
 {
-    return lapic_bus_hz * watchdog_thresh * 2 / 5 / units[watchdog_unit].per_second;
+    return wd_timer_hz * watchdog_thresh * 2 / 5 / units[watchdog_unit].per_second;
 }
 
 /* ---- the detector (kernel/watchdog.c, kernel/watchdog_hld.c) */
@@ -180,26 +179,13 @@ static bool is_hardlockup(void)
     return false;
 }
 
-/* Linux: show_regs -> show_ip (arch/x86/kernel/dumpstack.c), "RIP: %04x:%pS" of the
- * interrupted frame. */
-static void show_ip(const struct trap_frame *regs)
-{
-    unsigned long size, offset;
-    const char *name = kallsyms_lookup(regs->rip, &size, &offset);
-
-    if (name)
-        printf_nmi("RIP: %04lx:%s+0x%lx/0x%lx\n", regs->cs, name, offset, size);
-    else
-        printf_nmi("RIP: %04lx:0x%lx\n", regs->cs, regs->rip);
-}
-
 /* Linux: watchdog_overflow_callback (kernel/watchdog_hld.c), the event's overflow handler, in
  * NMI context.  A lockup is reported once until the CPU's timer runs again.  The tsc line is
- * pmusim's addition: the exact simulated time of the NMI that found it. */
+ * pmusim's addition: the exact simulated time of the NMI that found it (the TSC, or CNTPCT). */
 static void watchdog_overflow_callback(struct perf_event *event, struct perf_sample_data *data,
                                        struct trap_frame *regs)
 {
-    u64 tsc = rdtsc();
+    u64 tsc = wd_clock();
 
     if (!is_hardlockup()) {
         this_cpu_write(hard_watchdog_warn, false);
@@ -210,7 +196,8 @@ static void watchdog_overflow_callback(struct perf_event *event, struct perf_sam
     unsigned cpu = smp_processor_id();
     printf_nmi("NMI watchdog: Watchdog detected hard LOCKUP on cpu %u\n", cpu);
     show_ip(regs);
-    printf_nmi("NMI watchdog: cpu %u: lockup NMI at tsc=%llu\n", cpu, (unsigned long long)tsc);
+    printf_nmi("NMI watchdog: cpu %u: lockup NMI at " WD_CLOCK_NAME "=%llu\n", cpu,
+               (unsigned long long)tsc);
     this_cpu_inc(hardlockup_reports);
     this_cpu_write(hard_watchdog_warn, true);
 }
@@ -260,7 +247,7 @@ static void hardlockup_detector_perf_enable(void)
  * it running. */
 static void watchdog_enable(void)
 {
-    lapic_timer_set_periodic(watchdog_sample_period_ticks());
+    wd_timer_set_periodic(watchdog_sample_period_ticks());
     hardlockup_detector_perf_enable();
 }
 
@@ -269,12 +256,10 @@ static void watchdog_enable(void)
 static unsigned cpus_started;
 static DEFINE_PER_CPU(u64, work_result);
 
-/* Each CPU: its local APIC (PMIs as NMIs, as Linux's setup_local_APIC does), the detector,
- * then interrupts on. */
+/* Each CPU: its interrupt controller and PMU interrupt, the detector, then interrupts on. */
 static void watchdog_cpu_start(void)
 {
-    setup_local_APIC();
-    perf_events_lapic_init();
+    wd_arch_cpu_start();
     watchdog_enable();
     local_irq_enable();
 }
@@ -283,23 +268,25 @@ static void watchdog_cpu_start(void)
  * noinline so that the NMI's RIP falls in its own symbol.  lkdtm spins on cpu_relax(); the
  * engine ends a translated block at every PAUSE and leaves its CPU loop (QEMU's helper_pause),
  * which makes a PAUSE loop about 7 times slower to simulate than a bare jump to itself, so this
- * is the bare jump, written in asm so that the compiler keeps it as it is. */
+ * is the bare jump, written in asm so that the compiler keeps it as it is.  On arm64 the
+ * interrupts go off as Linux's pseudo-NMI local_irq_disable does it: ICC_PMR_EL1. */
 static __attribute__((noinline)) __noreturn void lockup_spin(void)
 {
     local_irq_disable();
-    asm volatile("1:\tjmp 1b");
+    asm volatile(WD_SPIN_ASM);
     __builtin_unreachable();
 }
 
-/* Deterministic busy work: xorshift steps with a PAUSE each.  Never HLT: CPU_CLK_UNHALTED does
- * not count halted cycles, so a halted CPU's NMIs would stop. */
+/* Deterministic busy work: xorshift steps with a PAUSE each (a NOP on arm64: watchdog_arch.h).
+ * Never HLT or WFI: CPU_CLK_UNHALTED does not count halted cycles, so a halted CPU's NMIs would
+ * stop. */
 static __attribute__((noinline)) u64 busy_work(u64 x, unsigned steps)
 {
     for (unsigned i = 0; i < steps; i++) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        cpu_relax();
+        wd_relax();
     }
     return x;
 }
@@ -309,10 +296,10 @@ static void busy_step(void)
     this_cpu_write(work_result, busy_work(this_cpu_read(work_result) | 1, 1000));
 }
 
-/* Busy until `cycles` have passed since start, by this CPU's TSC. */
-static void busy_until(u64 start, u64 cycles)
+/* Busy until `ticks` of the clock have passed since start, by this CPU's clock. */
+static void busy_until(u64 start, u64 ticks)
 {
-    while (rdtsc() - start < cycles)
+    while (wd_clock() - start < ticks)
         busy_step();
 }
 
@@ -336,26 +323,17 @@ static int watchdog_setup(void)
     if (tsc_init())
         return GUEST_EXIT_FAIL;
     smp_init();
-    if (!lapic_init()) {
-        printf("watchdog: no local APIC\n");
-        return GUEST_EXIT_FAIL;
-    }
-    nmi_init();
-    lapic_timer_event_handler = watchdog_timer_fn;
-    if (init_hw_perf_events()) {
-        printf("NMI watchdog: Perf NMI watchdog permanently disabled\n");
-        return GUEST_EXIT_FAIL;
-    }
+    int err = wd_arch_setup(watchdog_timer_fn);
+    if (err)
+        return err;
     parse_bootargs(cmdline_bootargs(), setup_params, sizeof(setup_params) / sizeof(setup_params[0]),
                    "watchdog");
     if (nolockup || nr_cpus == 1)
         lockup_cpu = -1;
     else if (lockup_cpu < 0)
         lockup_cpu = nr_cpus - 1;
-    /* lapic_timer_set_periodic's range: 32 bits of count, divided by 1 or 16 */
-    u64 ticks = watchdog_sample_period_ticks();
-    if (!ticks || ticks / 16 > 0xffffffffu) {
-        printf("watchdog: the APIC timer cannot tick every %llu ns\n",
+    if (!wd_timer_period_ok(watchdog_sample_period_ticks())) {
+        printf("watchdog: the " WD_TIMER_NAME " cannot tick every %llu ns\n",
                (unsigned long long)watchdog_sample_period_ns());
         return GUEST_EXIT_FAIL;
     }
@@ -377,7 +355,7 @@ static int watchdog_summary(void)
     int failed = 0;
 
     for (unsigned cpu = 0; cpu < nr_cpus; cpu++) {
-        unsigned nmis = per_cpu(irq_stat, cpu).__nmi_count;
+        unsigned nmis = wd_nmi_count(cpu);
         unsigned lockups = per_cpu(hardlockup_reports, cpu);
         bool locked_up = (int)cpu == lockup_cpu;
 
@@ -395,22 +373,22 @@ int main(void)
 
     if (err)
         return err;
-    u64 thresh_cycles = hw_nmi_get_sample_period(watchdog_thresh);
+    u64 thresh_ticks = wd_cycles_to_clock(hw_nmi_get_sample_period(watchdog_thresh), cpu_khz);
     /* Secondaries start within a scheduling round; waiting longer means one never will. */
-    u64 start_timeout = (u64)cpu_khz * START_TIMEOUT_MS;
+    u64 start_timeout = wd_cycles_to_clock((u64)cpu_khz * START_TIMEOUT_MS, cpu_khz);
 
     watchdog_cpu_start();
     smp_boot_secondaries(secondary_main);
-    u64 start = rdtsc();
+    u64 start = wd_clock();
     while (__atomic_load_n(&cpus_started, __ATOMIC_ACQUIRE) < nr_cpus - 1) {
-        if (rdtsc() - start >= start_timeout) {
+        if (wd_clock() - start >= start_timeout) {
             printf("watchdog: only %u of %u cpus started\n",
                    __atomic_load_n(&cpus_started, __ATOMIC_ACQUIRE) + 1, nr_cpus);
             return GUEST_EXIT_FAIL;
         }
         busy_step();
     }
-    busy_until(rdtsc(), watchdog_runs * thresh_cycles);
+    busy_until(wd_clock(), watchdog_runs * thresh_ticks);
     if (watchdog_summary()) {
         printf("watchdog: FAILED\n");
         return GUEST_EXIT_FAIL;

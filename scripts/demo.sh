@@ -5,7 +5,9 @@
 #           kernel at Linux's address, 0xffffffff80100000 (watchdog-high.elf, docs/guest-abi.md)
 #   ppc32   oprofile-style sampling on the MPC7450 (issue 4): 10000 samples of PMC1 through the
 #           0xF00 exception, then `pmusim report --truth` (samples beside the exact shares)
-#   arm64   every CPU of a 4-CPU machine reports in (smp guest)
+#   arm64   the same hard-lockup watchdog as Linux runs it with irqchip.gicv3_pseudo_nmi=1
+#           (issue 13): 2 CPUs, CPU 1 masks interrupts with ICC_PMR_EL1 and spins, the PMUv3's
+#           overflow at NMI priority through the GICv3 reports it, the same cycle and pc every run
 # each with per-CPU instruction and cycle counts.
 set -u
 BUILD=$1
@@ -17,6 +19,7 @@ for a in $ARCHES; do
     x86_64) args="--cpus 2 --stats" guest=watchdog-high ;;
     ppc32) samples=$(mktemp "${TMPDIR:-/tmp}/pmusim-demo.XXXXXX")
            args="--stats --samples $samples" guest=oprofile ;;
+    arm64) args="--cpus 2 --stats" guest=watchdog ;;
     *) args="--cpus 4 --stats" guest=smp ;;
     esac
     echo "=== $a: build/pmusim run $args build/guest/$a/$guest.elf"
