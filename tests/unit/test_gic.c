@@ -360,6 +360,7 @@ START_TEST(state_round_trips_through_a_checkpoint)
     blob_init(&b);
     gic_save(&gic, &b);
     Gic saved = gic;
+    teardown();
     make(GIC_V3);
     BlobReader r;
     br_init(&r, b.data, b.len, 0);
