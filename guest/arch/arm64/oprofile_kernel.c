@@ -6,7 +6,9 @@
  * with Linux's pseudo-NMI (gic.h: PMR 0x60/0xe0, the PMU's PPI at priority 0x20), the physical
  * generic timer for the HZ tick (arch_timer.h), the PMUv3 perf driver (perf.h), and oprofile on
  * top of perf as ARM's oprofile was (oprofile_perf.h).  The kernel starts the counters, the tick,
- * and drops to the user program at EL0 (user.S), which calls into the kernel with SVC.  Each
+ * and drops to the user program at EL0 (user.S), which calls into the kernel with SVC; the
+ * kernel computes the checksum with interrupts masked by ICC_PMR_EL1 (spin_lock_irq), where
+ * only the NMI gets in, and its samples land there all the same.  Each
  * counter overflow is a pseudo-NMI whose handler re-arms the counter with -period
  * (armpmu_event_set_period) and records the interrupted PC (ELR_EL1) and whether EL0 was
  * interrupted.  When the buffer holds `samples` samples the counters stop, the program exits and
@@ -163,7 +165,11 @@ static void system_call(struct trap_frame *f)
     switch (f->x[8]) {
     case SYS_checksum: {
         extern unsigned long do_checksum(const void *buf, unsigned long len);
+        /* as under a spin_lock_irq(): masked by PMR, where only the NMI gets in, so that its
+         * samples land in do_checksum and not where the mask is lifted */
+        local_irq_disable();
         f->x[0] = do_checksum((const void *)f->x[0], f->x[1]);
+        local_irq_enable();
         break;
     }
     case SYS_profiling:
