@@ -472,12 +472,17 @@ bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsign
     return true;
 }
 
-/* Does an enabled counter count at one of EL0 and EL1 and not at the other? */
+/* Does an enabled counter count at one of EL0 and EL1 and not at the other, or raise an
+ * interrupt on overflow?  The latter's overflow on the instruction that changes the EL (an SVC,
+ * an ERET) is a sample of the EL that instruction ran at: it must be found before p->el moves
+ * on (the sample's mode=, docs/profiling.md). */
 static bool el_matters(const ArmPmu *p)
 {
     for (unsigned i = 0; i <= ARMV8_PMU_CCNT; i++) {
         uint32_t filter = i == ARMV8_PMU_CCNT ? p->ccfiltr : p->evtyper[i];
         if (enabled(p, i) && !(filter & FILTER_P) != !(filter & FILTER_U))
+            return true;
+        if (enabled(p, i) && (p->inten & status_bit(i)))
             return true;
     }
     return false;

@@ -2,8 +2,8 @@
  * PMU's interrupt request connected straight to the CPU's IRQ pin where the machine will put the
  * GIC's PPI 23): overflows of INST_RETIRED, CPU_CYCLES, the 64-bit cycle counter, a CHAIN pair,
  * BR_PRED, MEM_ACCESS and SW_INCR on their exact instruction, the interrupt taken before the
- * next one; the EL filters; the branch and memory events of a known loop; a checkpoint in the
- * middle of a count.  At register level, on a CPU that does not run (its clock set by hand):
+ * next one; the EL filters; an overflow on the SVC that leaves EL0 as a user sample; the branch
+ * and memory events of a known loop; a checkpoint in the middle of a count.  At register level, on a CPU that does not run (its clock set by hand):
  * enables, filters, the indirect registers, the request's level, PMCEID against what counts,
  * the one-time diagnostic, CHAIN, PMCR_EL0.LC and .D, resets, counters that do not exist, and a
  * checkpoint section of the first (counting-only) model. */
@@ -27,7 +27,7 @@ ArmPmu *vcpu_arm64_pmu(Cpu *c);
 enum { R_ELR = 0, R_OVS = 8, R_X2 = 16, R_CCNT = 24, R_OVS_AFTER = 32, R_IRQS = 40, R_EXPECT = 0x40, R_ESR = 0x48,
        R_COUNTERS = 0x50 };
 enum { E_INSNS = 0x000, E_CYCLES = 0x200, E_CCNT64 = 0x400, E_CHAIN = 0x600, E_FILTER = 0x800, E_EVENTS = 0xa00,
-       E_BRANCH = 0xc00, E_MEM = 0xe00, E_LONG = 0x1a00, E_SWINC = 0x1c00 };
+       E_BRANCH = 0xc00, E_MEM = 0xe00, E_LONG = 0x1a00, E_SWINC = 0x1c00, E_SVC = 0x1e00 };
 /* Entries B and C: where the MSR that sets PMCR_EL0.E is, how many instructions come before it,
  * and on which cycle counted the counter wraps (its preset). */
 enum { CYC_EN = 0x300, CYC_EN_INSNS = 16, CCNT_EN = 0x500, CCNT_EN_INSNS = 14, TO_WRAP = 42 };
@@ -261,6 +261,30 @@ START_TEST(u_filter_does_not_count_an_el0_stretch)
     Machine *m = run_to_interrupt(E_FILTER, trace, sizeof trace);
     ck_assert_uint_eq(result(m, R_ELR), result(m, R_EXPECT));
     ck_assert_uint_eq(result(m, R_OVS), 1);
+    tm_destroy(m);
+    unlink(trace);
+}
+END_TEST
+
+/* An overflow on the SVC that leaves EL0 is a user sample at the SVC (the EL it ran at), though
+ * no counter filters by EL; the interrupt waits for the EL1 handler's DAIFClr. */
+START_TEST(an_overflow_on_the_svc_is_a_user_sample)
+{
+    char trace[64];
+    Machine *m = fixture(E_SVC, 0, 1);
+    m->profile = xcalloc(1, sizeof *m->profile);
+    profile_init(m->profile);
+    m->cfg.samples_file = "/dev/null";                 /* written at the end of the run */
+    trace_to(m, trace, sizeof trace);
+    ck_assert_int_eq(tm_run(m), 0);
+    ck_assert_uint_eq(result(m, R_ELR), result(m, R_COUNTERS));
+    ck_assert_uint_eq(result(m, R_OVS), 1);
+    ck_assert_uint_eq(m->profile->nsamples, 1);
+    ck_assert_uint_eq(m->profile->samples[0].pc, result(m, R_EXPECT));
+    ck_assert(m->profile->samples[0].user);
+    profile_destroy(m->profile);
+    free(m->profile);
+    m->profile = NULL;
     tm_destroy(m);
     unlink(trace);
 }
@@ -817,6 +841,7 @@ int main(void)
     tcase_add_test(g, cycle_counter_with_lc_overflows_at_64_bits);
     tcase_add_test(g, chain_pair_overflows_on_the_same_instruction);
     tcase_add_test(g, u_filter_does_not_count_an_el0_stretch);
+    tcase_add_test(g, an_overflow_on_the_svc_is_a_user_sample);
     tcase_add_test(g, branch_and_memory_events_on_a_known_loop);
     tcase_add_test(g, branch_overflow_is_taken_where_the_branch_went);
     tcase_add_test(g, memory_overflow_inside_a_block);

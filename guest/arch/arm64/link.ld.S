@@ -39,6 +39,11 @@ SECTIONS
         *(.text.head)
         *(.text.boot)
         *(.text .text.*)
+        /* the code a guest runs at EL0 (oprofile_user.c); its data (.data.user, .bss.user) go
+         * with the kernel's.  Linux tells user from kernel samples by the EL (user_mode()). */
+        __user_text_start = .;
+        *(.user.text)
+        __user_text_end = .;
 #ifdef KALLSYMS
         _etext = .;
 #endif

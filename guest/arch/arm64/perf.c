@@ -238,6 +238,25 @@ int perf_event_enable(struct perf_event *event)
     return err;
 }
 
+/* Linux: armpmu_del -> armv8pmu_disable_event, then the count brought up to date.  Also from
+ * the event's own overflow handler, which runs on its CPU with the PMU stopped
+ * (armv8pmu_handle_irq): Linux defers that case to irq_work (perf_event_disable_inatomic); here
+ * the counter stops at once, so that its last overflow is the last one handled. */
+void perf_event_disable(struct perf_event *event)
+{
+    if (!event->active)
+        return;
+    u32 bit = 1u << event->hw.idx;
+
+    write_sysreg(bit, pmcntenclr_el0);
+    write_sysreg(bit, pmintenclr_el1);
+    asm volatile("isb");
+    armpmu_event_update(event);
+    this_cpu_write(hw_events[event->hw.idx], NULL);
+    event->hw.idx = -1;
+    event->active = false;
+}
+
 void perf_event_release_kernel(struct perf_event *event)
 {
     if (event->active)

@@ -85,6 +85,8 @@ struct perf_event *perf_event_create_kernel_counter(const struct perf_event_attr
                                                     perf_overflow_handler_t overflow_handler,
                                                     void *context);
 int perf_event_enable(struct perf_event *event);
+/* Stops the counter and frees it (Linux: perf_event_disable); also from the overflow handler. */
+void perf_event_disable(struct perf_event *event);
 void perf_event_release_kernel(struct perf_event *event);
 
 #endif

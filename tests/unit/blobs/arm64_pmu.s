@@ -265,6 +265,7 @@ poweroff:
 
 el0_sync:                       // entry E, at EL1 with DAIF masked; the vector's B was the 3rd
     msr daifclr, #2             // 4th
+el0_unmasked:                   // entry K's interrupt is taken here
     .rept 5
     nop                         // 5th .. 9th
     .endr
@@ -315,5 +316,36 @@ el0_expect:
     msr pmcr_el0, x3
     msr pmswinc_el0, x1
 9:  nop
+    b .
+    .ltorg
+
+// ---- K (0x40081e00): counter 0 counting at both ELs with its interrupt, 23 to the wrap: the
+// MSR and the ERET at EL1, 20 NOPs at EL0, then the SVC (23rd), which overflows it at EL0 as it
+// enters EL1.  +0x40: the SVC's address; +0x50: where the interrupt is taken (el0_sync unmasks).
+    .org 0x1e00
+    a64_start
+    ldr x19, =RESULTS
+    adr x1, 9f
+    str x1, [x19, #EXPECT]
+    adr x1, el0_unmasked
+    str x1, [x19, #0x50]
+    mov x1, #0x08               // INST_RETIRED, no filter
+    msr pmevtyper0_el0, x1
+    ldr x1, =0xffffffe9
+    msr pmevcntr0_el0, x1
+    mov x1, #1
+    msr pmintenset_el1, x1
+    msr pmcntenset_el0, x1
+    ldr x2, =0x40180000
+    msr sp_el0, x2
+    adr x2, 1f
+    msr elr_el1, x2
+    msr spsr_el1, xzr           // EL0t, DAIF clear
+    msr pmcr_el0, x1            // 1st
+    eret                        // 2nd: retires at EL1
+1:  .rept 20
+    nop                         // EL0: 3rd .. 22nd
+    .endr
+9:  svc #0                      // 23rd, at EL0: wraps
     b .
     .ltorg
