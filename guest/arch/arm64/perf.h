@@ -16,7 +16,8 @@
  * counter, anything else on an event counter.  A sampling event overflows every sample_period
  * events into the PMU's PPI (entry 0 of the pmu node's `interrupts`), requested as a pseudo-NMI
  * (gic.h); armv8pmu_handle_irq re-arms the counter and calls the event's overflow_handler in
- * NMI context. */
+ * NMI context.  init_hw_perf_events (perf_event.h), on the boot CPU after gic_init, prints Linux's
+ * "hw perfevents: ..." line and requests the PPI as an NMI. */
 #ifndef GUEST_PERF_H
 #define GUEST_PERF_H
 
@@ -28,31 +29,6 @@
 #define ARMV8_PMUV3_PERFCTR_INST_RETIRED 0x08
 #define ARMV8_PMUV3_PERFCTR_CPU_CYCLES  0x11
 
-enum perf_type_id { PERF_TYPE_HARDWARE = 0, PERF_TYPE_RAW = 4 };
-
-enum perf_hw_id {
-    PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CACHE_REFERENCES,
-    PERF_COUNT_HW_CACHE_MISSES, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, PERF_COUNT_HW_BRANCH_MISSES,
-    PERF_COUNT_HW_BUS_CYCLES, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
-    PERF_COUNT_HW_STALLED_CYCLES_BACKEND, PERF_COUNT_HW_REF_CPU_CYCLES, PERF_COUNT_HW_MAX,
-};
-
-struct perf_event_attr {
-    u32 type;                   /* PERF_TYPE_HARDWARE (config: perf_hw_id) or _RAW (event number) */
-    u64 config;
-    u64 sample_period;          /* events per overflow; 0: counting only */
-    bool pinned;                /* always on its counter (the only kind here) */
-    bool disabled;              /* created off: perf_event_enable() starts it */
-    bool exclude_user, exclude_kernel;
-};
-
-struct perf_event;
-struct perf_sample_data {
-    u64 period;                 /* events since the previous sample */
-};
-typedef void (*perf_overflow_handler_t)(struct perf_event *event, struct perf_sample_data *data,
-                                        struct trap_frame *regs);
-
 struct hw_perf_event {
     u32 config_base;            /* PMEVTYPER / PMCCFILTR value: event number and EL filters */
     int idx;                    /* the counter, -1 while not scheduled */
@@ -62,31 +38,13 @@ struct hw_perf_event {
     u64 prev_count;             /* the counter value at the last update */
 };
 
-struct perf_event {
-    struct perf_event_attr attr;
-    struct hw_perf_event hw;
-    u64 count;                  /* events counted, as of the last update */
-    unsigned cpu;
-    bool active;
-    perf_overflow_handler_t overflow_handler;
-    void *overflow_handler_context;
-};
+#include "perf_event.h"
 
-/* Boot CPU, after gic_init: probes the PMU, prints Linux's "hw perfevents: ..." line, requests
- * its PPI as an NMI.  0, or -1 without a usable PMU. */
-int init_hw_perf_events(void);
 /* Each CPU, once its GIC CPU interface is up: resets the PMU and enables the NMI (Linux:
  * armv8pmu_reset, arm_perf_starting_cpu). */
 void armv8pmu_cpu_init(void);
 
-/* As in arch/x86_64/perf.h. */
-struct perf_event *perf_event_create_kernel_counter(const struct perf_event_attr *attr,
-                                                    unsigned cpu,
-                                                    perf_overflow_handler_t overflow_handler,
-                                                    void *context);
-int perf_event_enable(struct perf_event *event);
 /* Stops the counter and frees it (Linux: perf_event_disable); also from the overflow handler. */
 void perf_event_disable(struct perf_event *event);
-void perf_event_release_kernel(struct perf_event *event);
 
 #endif

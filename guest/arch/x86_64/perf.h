@@ -6,7 +6,8 @@
  * counts its event, else on a general-purpose one.  A sampling event (sample_period > 0)
  * overflows every sample_period events into a PMI, delivered as an NMI through the local APIC's
  * LVTPC entry; intel_pmu_handle_irq re-arms the counter and calls the event's overflow_handler
- * in NMI context. */
+ * in NMI context.  init_hw_perf_events (perf_event.h), on the boot CPU, prints "Performance Events:
+ * ..." and registers the PMI handler on NMI_LOCAL (nmi_init() must have run). */
 #ifndef GUEST_PERF_H
 #define GUEST_PERF_H
 
@@ -49,31 +50,6 @@
 #define INTEL_PMC_MAX_FIXED             3
 #define INTEL_PMC_FIXED_RDPMC_BASE      (1u << 30)      /* RDPMC ECX of a fixed counter */
 
-enum perf_type_id { PERF_TYPE_HARDWARE = 0, PERF_TYPE_RAW = 4 };
-
-enum perf_hw_id {
-    PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CACHE_REFERENCES,
-    PERF_COUNT_HW_CACHE_MISSES, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, PERF_COUNT_HW_BRANCH_MISSES,
-    PERF_COUNT_HW_BUS_CYCLES, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
-    PERF_COUNT_HW_STALLED_CYCLES_BACKEND, PERF_COUNT_HW_REF_CPU_CYCLES, PERF_COUNT_HW_MAX,
-};
-
-struct perf_event_attr {
-    u32 type;                   /* PERF_TYPE_HARDWARE (config: perf_hw_id) or _RAW (EVENTSEL) */
-    u64 config;
-    u64 sample_period;          /* events per overflow; 0: counting only */
-    bool pinned;                /* always on its counter (the only kind here) */
-    bool disabled;              /* created off: perf_event_enable() starts it */
-    bool exclude_user, exclude_kernel;
-};
-
-struct perf_event;
-struct perf_sample_data {
-    u64 period;                 /* events since the previous sample */
-};
-typedef void (*perf_overflow_handler_t)(struct perf_event *event, struct perf_sample_data *data,
-                                        struct trap_frame *regs);
-
 struct hw_perf_event {
     u64 config;                 /* IA32_PERFEVTSELx bits: event, umask, USR, OS, INT */
     int idx;                    /* the counter, -1 while not scheduled */
@@ -86,15 +62,7 @@ struct hw_perf_event {
     u64 prev_count;             /* the raw counter value at the last update */
 };
 
-struct perf_event {
-    struct perf_event_attr attr;
-    struct hw_perf_event hw;
-    u64 count;                  /* events counted, as of the last update */
-    unsigned cpu;
-    bool active;
-    perf_overflow_handler_t overflow_handler;
-    void *overflow_handler_context;
-};
+#include "perf_event.h"
 
 /* What CPUID leaf 0xA says (Linux: struct x86_pmu, the parts used here). */
 struct x86_pmu {
@@ -108,23 +76,9 @@ struct x86_pmu {
 };
 extern struct x86_pmu x86_pmu;
 
-/* Boot CPU: probes the PMU, prints "Performance Events: ...", registers the PMI handler on
- * NMI_LOCAL (nmi_init() must have run).  0, or -1 without a usable PMU. */
-int init_hw_perf_events(void);
 /* Each CPU, once its local APIC is enabled: PMIs are NMIs.  (Linux calls this from
  * setup_local_APIC.) */
 void perf_events_lapic_init(void);
 
-/* Creates an event on cpu, which must be the calling CPU; NULL if the PMU cannot count it.
- * Unless attr->disabled, it starts at once.  overflow_handler runs in NMI context. */
-struct perf_event *perf_event_create_kernel_counter(const struct perf_event_attr *attr,
-                                                    unsigned cpu,
-                                                    perf_overflow_handler_t overflow_handler,
-                                                    void *context);
-/* On the event's CPU.  -1 if no counter can take it (Linux leaves such an event in error
- * state instead). */
-int perf_event_enable(struct perf_event *event);
-/* Frees an event that was never enabled (an enabled one stays: nothing here stops them). */
-void perf_event_release_kernel(struct perf_event *event);
 
 #endif
