@@ -75,7 +75,7 @@ const char *trace_describe(const Trace *t, uint64_t addr, char *buf, size_t len)
 void trace_emit(Trace *t, const TraceEvent *ev)
 {
     bool last = !strcmp(ev->kind, "exit");
-    if (t->ended || (t->full && !last))
+    if (t->ended || (t->full && !last) || (t->muted && !last))
         return;
     TraceEvent out = *ev;
     char text[TRACE_MAX_FIELDS][TRACE_SYM_LEN];

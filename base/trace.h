@@ -66,9 +66,10 @@ typedef struct Trace {
     void *full_opaque;
     bool full;                      /* a sink refused an event: only the exit event goes on */
     bool ended;                     /* the exit event is written: nothing follows it */
+    bool muted;                     /* a debugger's `monitor trace off`: events are dropped */
 } Trace;
 
-static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }
+static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0 && !t->muted; }
 
 void trace_init(Trace *t);
 void trace_add_sink(Trace *t, TraceSink *s);

@@ -1204,6 +1204,35 @@ static bool a64_load(Cpu *c, BlobReader *r)
     return true;
 }
 
+/* ------------------------------------------------------------------ the debugger */
+
+/* System registers for the debugger (cpu/gdb_regs.c), by key: the PMU's and pmusim's own
+ * without side effects (the counters as a sync would leave them), the rest from the engine. */
+static bool a64_debug_reg(Cpu *c, uint32_t key, uint64_t *v)
+{
+    unsigned op0 = key >> 14 & 3, op1 = key >> 11 & 7, crn = key >> 7 & 15, crm = key >> 3 & 15, op2 = key & 7;
+    if (armv8_pmu_owns(op0, op1, crn, crm, op2))
+        return armv8_pmu_peek(&A64(c)->pmu, op0, op1, crn, crm, op2, v);
+    if (sysreg_read(c, a64_get_pc(c), key, op0, op1, crn, crm, op2, v))
+        return true;
+    *v = cp_read(c, op0, op1, crn, crm, op2);
+    return true;
+}
+
+static const PmcBank *a64_pmu_bank(Cpu *c)
+{
+    return &A64(c)->pmu.bank;
+}
+
+static const char *a64_pmu_counter_name(Cpu *c, unsigned i, char *buf, size_t len)
+{
+    if (i == ARMV8_PMU_CCNT)
+        snprintf(buf, len, "PMCCNTR_EL0");
+    else
+        snprintf(buf, len, "PMEVCNTR%u_EL0", i);
+    return buf;
+}
+
 const CpuOps vcpu_arm64_ops = {
     .arch = ARCH_ARM64,
     .size = sizeof(Arm64Cpu),
@@ -1226,4 +1255,7 @@ const CpuOps vcpu_arm64_ops = {
     .set_pc = a64_set_pc,
     .save = a64_save,
     .load = a64_load,
+    .debug_reg = a64_debug_reg,
+    .pmu_bank = a64_pmu_bank,
+    .pmu_counter_name = a64_pmu_counter_name,
 };

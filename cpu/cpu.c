@@ -206,6 +206,8 @@ static int insn_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     const ExecWatch *w = &c->cl->watch;
     if (!kind && w->trap_kind)
         kind = w->trap_kind(w->opaque, c, insn->address, bytes, insn->size);
+    if (!kind && unlikely(c->cl->dbg.nbreaks) && vcpu_debug_break_at(c->cl, insn->address))
+        kind = TRAP_KIND_DEBUG;
     return kind;
 }
 
@@ -357,6 +359,18 @@ static void icount_rewind(Cpu *c, uint64_t pc)
     c->ref.insns -= blockcache_insn_index(e, c->ref.pc) - blockcache_insn_index(e, pc);
     c->ref.pc = pc;
     c->ref.abandoned = false;
+}
+
+/* The stop of a debugger's breakpoint or watchpoint (debug.c): the instruction at pc does not
+ * run, and the other code hooks of this instruction ignore it (redirected, as after a trap
+ * handler's PC write). */
+void vcpu_stop_before(Cpu *c, uint64_t pc)
+{
+    vcpu_retire_upto(c, pc, false);
+    icount_unsee(c);
+    c->stop.kind = STOP_PRECISE;
+    c->stop.redirected = true;
+    uc_emu_stop(c->uc);
 }
 
 static void stop_at(Cpu *c, uint64_t pc, StopKind kind)
@@ -676,10 +690,16 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
      * precise time; restore the rest of the block if the engine is to execute it after all. */
     uint32_t counted = c->blk_counted;
     vcpu_retire_upto(c, pc, false);
+    if (unlikely(c->cl->dbg.nbreaks) && vcpu_debug_break_hit(c, pc)) {
+        vcpu_stop_before(c, pc);    /* a debugger's breakpoint: before the instruction */
+        return;
+    }
     const ExecWatch *w = &c->cl->watch;
     c->acc.in_trap = true;
     c->acc.trap_pc = pc;
-    TrapResult r = t->kind == TRAP_KIND_ICACHE ? (TrapResult)w->trap(w->opaque, c, pc) : c->ops->trap(c, pc, t);
+    TrapResult r = t->kind == TRAP_KIND_DEBUG  ? TRAP_NATIVE
+                 : t->kind == TRAP_KIND_ICACHE ? (TrapResult)w->trap(w->opaque, c, pc)
+                                               : c->ops->trap(c, pc, t);
     c->acc.in_trap = false;
     if (r == TRAP_NATIVE) {
         c->ref.abandoned = false;   /* the engine executes it after all */
@@ -783,6 +803,7 @@ Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops,
     traps_init(&c->trap);
     evq_init(&c->events);
     evq_init(&c->insn_events);
+    c->dbg.until = UINT64_MAX;
 
     /* The library loaded at run time, not only the headers built against (CMakeLists.txt). */
     unsigned major, minor, version = uc_version(&major, &minor), patch = version >> 8 & 0xff;
@@ -1050,6 +1071,11 @@ void vcpu_run(Cpu *c, uint64_t until)
         evq_run_due(&c->insn_events, c->insns);
         if (cl->stopping)
             break;
+        if (unlikely(c->dbg.stop.kind != DBG_NONE || c->dbg.hit.kind != DBG_NONE || c->insns >= c->dbg.until)) {
+            vcpu_debug_report(c);   /* a debugger's stop, between two instructions */
+            if (cl->stopping || cl->interrupted)
+                break;
+        }
         if (c->state == CPU_RUNNING || c->state == CPU_HALTED)
             c->ops->take_interrupt(c);
         if (cl->stopping)           /* the entry ended the run (the trace full, a triple fault) */
@@ -1073,7 +1099,7 @@ void vcpu_run(Cpu *c, uint64_t until)
         }
         c->lim.soft = until;
         c->lim.cycles = min64(evq_next(&c->events), max_c);
-        c->lim.insns = evq_next(&c->insn_events);
+        c->lim.insns = min64(evq_next(&c->insn_events), c->dbg.until);
         if (cl->max_insns) {
             uint64_t total = vcpu_total_insns(cl);
             if (total >= cl->max_insns) {

@@ -188,6 +188,13 @@ typedef struct CpuOps {
      * cannot be restored. */
     bool (*load_finish)(Cpu *c, const char *path, Error *err);
     void (*destroy)(Cpu *c);
+    /* Optional, for the debugger (cpu/gdb_regs.c): read, without side effects, a register the
+     * engine does not hold, by the backend's number for it (arm64: the system-register key of
+     * base/a64sysreg.h; ppc32: the SPR number); false if it has none such. */
+    bool (*debug_reg)(Cpu *c, uint32_t id, uint64_t *v);
+    /* Optional: the CPU's performance counters (monitor pmu) and a counter's name. */
+    const struct PmcBank *(*pmu_bank)(Cpu *c);
+    const char *(*pmu_counter_name)(Cpu *c, unsigned i, char *buf, size_t len);
 } CpuOps;
 
 /* The limits of the current run. */
@@ -342,6 +349,7 @@ struct Cpu {
     CpuMmu mmu;
 
     CpuPort port;                   /* what its APIC and PMU see of it (base/cpuport.h) */
+    CpuDebug dbg;                   /* a debugger's step and stops (cpu/debug.h) */
 };
 
 /* Create CPU `index` of the cluster from its cpu node, with the backend for the cluster's

@@ -61,7 +61,7 @@ static const uint16_t l3_sprs[] = { SPRN_L3PM, SPRN_L3ITCR0, SPRN_L3OHCR, SPRN_L
  * every 745x entry of its cputable but the 7450's; the engine's 7450 model has neither).  pmusim's
  * walk uses BATs 4-7 only with HID0[HIGH_BAT_EN] set (7447A/7448: MPC7450 RM §2.1.5.1, Linux
  * HID0_HIGH_BAT); the engine's own walk, which used all eight whatever the bit, is not used. */
-enum { SPRN_USPRG4 = 260, SPRN_USPRG7 = 263, SPRN_SPRG4 = 276, SPRN_SPRG7 = 279, SPRN_IBAT0U = 528,
+enum { SPRN_SPRG0 = 272, SPRN_USPRG4 = 260, SPRN_USPRG7 = 263, SPRN_SPRG4 = 276, SPRN_SPRG7 = 279, SPRN_IBAT0U = 528,
        SPRN_DBAT3L = 543, SPRN_IBAT4U = 560, SPRN_DBAT7L = 575 };
 /* BATs per array (IBAT or DBAT) in each of the two SPR ranges. */
 enum { BATS_PER_RANGE = 4 };
@@ -1161,6 +1161,51 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     return br_end(r, &outer);
 }
 
+/* ------------------------------------------------------------------ the debugger */
+
+#define PPC_SPRGS 4                 /* SPRG0-3 */
+
+/* SPRs for the debugger (cpu/gdb_regs.c): pmusim's own, the PMU's, SPRG0-3 through the stubs. */
+static bool ppc_debug_reg(Cpu *c, uint32_t spr, uint64_t *v)
+{
+    PpcCpu *p = PPC(c);
+    uint32_t w = 0;
+    if (mpc7450_pmu_peek(&p->pmu, spr, &w)) {
+        *v = w;
+        return true;
+    }
+    if (mmu_spr(spr))
+        *v = *mmu_spr_reg(p, spr);
+    else if (spr >= SPRN_SPRG0 && spr < SPRN_SPRG0 + PPC_SPRGS)
+        *v = stub_mfspr(c, spr);
+    else {
+        uint64_t tb = tb_at(c, c->cycles);
+        switch (spr) {
+        case SPRN_SRR0: *v = p->srr0; break;
+        case SPRN_SRR1: *v = p->srr1; break;
+        case SPRN_DEC: *v = dec_value(c, tb); break;
+        case SPRN_TBRL: *v = (uint32_t)tb; break;
+        case SPRN_TBRU: *v = (uint32_t)(tb >> 32); break;
+        case SPRN_PVR: *v = (uint32_t)c->model->id; break;
+        case SPRN_PIR: *v = p->pir; break;
+        case SPRN_HID0: *v = p->hid0; break;
+        default: return false;
+        }
+    }
+    return true;
+}
+
+static const PmcBank *ppc_pmu_bank(Cpu *c)
+{
+    return &PPC(c)->pmu.bank;
+}
+
+static const char *ppc_pmu_counter_name(Cpu *c, unsigned i, char *buf, size_t len)
+{
+    snprintf(buf, len, "PMC%u", i + 1);
+    return buf;
+}
+
 const CpuOps vcpu_ppc32_ops = {
     .arch = ARCH_PPC32,
     .size = sizeof(PpcCpu),
@@ -1184,4 +1229,7 @@ const CpuOps vcpu_ppc32_ops = {
     .save = ppc_save,
     .load = ppc_load,
     .destroy = ppc_destroy,
+    .debug_reg = ppc_debug_reg,
+    .pmu_bank = ppc_pmu_bank,
+    .pmu_counter_name = ppc_pmu_counter_name,
 };

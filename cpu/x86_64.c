@@ -1590,6 +1590,21 @@ static bool x86_load_finish(Cpu *c, const char *path, Error *err)
     return true;
 }
 
+/* monitor pmu: the counters this model has (CPUID leaf 0xA). */
+static const PmcBank *x86_pmu_bank(Cpu *c)
+{
+    return &x86pmu_of(c)->bank;
+}
+
+static const char *x86_pmu_counter_name(Cpu *c, unsigned i, char *buf, size_t len)
+{
+    const X86PmuConfig *cfg = &x86pmu_of(c)->cfg;
+    bool fixed = i >= X86_PMU_FIXED_BASE;
+    if ((!fixed && i >= cfg->ngp) || (fixed && i - X86_PMU_FIXED_BASE >= cfg->nfixed))
+        return NULL;
+    return x86pmu_counter_name(i, buf, len);
+}
+
 const CpuOps vcpu_x86_64_ops = {
     .arch = ARCH_X86_64,
     .size = sizeof(X86Cpu),
@@ -1615,6 +1630,8 @@ const CpuOps vcpu_x86_64_ops = {
     .load = x86_load,
     .load_finish = x86_load_finish,
     .destroy = x86_destroy,
+    .pmu_bank = x86_pmu_bank,
+    .pmu_counter_name = x86_pmu_counter_name,
 };
 
 /* ------------------------------------------------------------------ the local APIC's MMIO window */

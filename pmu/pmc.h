@@ -76,6 +76,8 @@ struct PmcBank {
 void pmc_bank_init(PmcBank *b, const CpuPort *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name);
 /* A source's current value on the bank's CPU (exact at trap hooks and between runs). */
 uint64_t pmc_source(const CpuPort *c, PmcSource s);
+/* Counter i's value now, without a sync (nothing changes: the debugger's view, monitor pmu). */
+uint64_t pmc_peek(const PmcBank *b, unsigned i);
 /* Increments until counter p next reaches its trip value. */
 uint64_t pmc_left(const Pmc *p);
 /* Fold what happened since the last sync into the counting counters; reports wraps. */

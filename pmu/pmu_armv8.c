@@ -461,6 +461,19 @@ bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigne
     return true;
 }
 
+bool armv8_pmu_peek(const ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
+                    uint64_t *val)
+{
+    uint32_t k = resolve(p, key(op0, op1, crn, crm, op2));
+    if (!accessible(k, false))
+        return false;
+    ArmPmu now = *p;                /* a copy with the counters as a sync would leave them */
+    for (unsigned i = 0; i < p->bank.n; i++)
+        now.bank.ctr[i].value = pmc_peek(&p->bank, i);
+    *val = reg_read(&now, k);
+    return true;
+}
+
 bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2, uint64_t val)
 {
     uint32_t k = resolve(p, key(op0, op1, crn, crm, op2));

@@ -73,6 +73,10 @@ bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigne
                     uint64_t *val);
 bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
                      uint64_t val);
+/* The same read for a debugger: nothing synced, armed or changed (false: not a readable PMU
+ * register). */
+bool armv8_pmu_peek(const ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
+                    uint64_t *val);
 /* The CPU goes to exception level `el`; its counts are exact up to that point, and what ran
  * before it ran at the old EL (the filters' P and U bits count at EL1 and EL0 as they allow). */
 void armv8_pmu_set_el(ArmPmu *p, unsigned el);

@@ -285,15 +285,23 @@ PpcSprResult mpc7450_pmu_mfspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
     if (user && spr >= SPRN_MMCR2)
         return SPR_PRIVILEGED;
     pmc_sync(&p->bank);
+    mpc7450_pmu_peek(p, spr, v);    /* just synced: the counters' values */
+    pmc_arm(&p->bank);
+    return SPR_OK;
+}
+
+bool mpc7450_pmu_peek(const Mpc7450Pmu *p, unsigned spr, uint32_t *v)
+{
+    if (!mpc7450_pmu_owns(spr))
+        return false;
     unsigned s = supervisor_spr(spr);
     int pmc = pmc_of(spr);
     if (pmc >= 0)
-        *v = (uint32_t)p->bank.ctr[pmc].value;
+        *v = (uint32_t)pmc_peek(&p->bank, (unsigned)pmc);
     else
         *v = s == SPRN_MMCR0 ? p->mmcr0 : s == SPRN_MMCR1 ? p->mmcr1 : s == SPRN_MMCR2 ? p->mmcr2
            : s == SPRN_SIAR ? p->siar : p->bamr;
-    pmc_arm(&p->bank);
-    return SPR_OK;
+    return true;
 }
 
 PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t v)

@@ -78,6 +78,8 @@ void mpc7450_pmu_tb_write(Mpc7450Pmu *p, bool before);
 bool mpc7450_pmu_owns(unsigned spr);
 /* mfspr/mtspr at an exact instruction boundary; `user` = MSR[PR]. */
 PpcSprResult mpc7450_pmu_mfspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t *v);
+/* The same read for a debugger, in supervisor state: nothing synced or changed. */
+bool mpc7450_pmu_peek(const Mpc7450Pmu *p, unsigned spr, uint32_t *v);
 PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t v);
 const char *mpc7450_pmu_spr_name(unsigned spr);
 /* MSR is about to change (exception entry, rfi, mtmsr): what ran so far counted under the old. */

@@ -56,6 +56,8 @@ typedef enum MsrResult { MSR_NOT_MINE, MSR_OK, MSR_GP } MsrResult;
 
 void x86pmu_init(X86Pmu *p, const CpuPort *c, IrqLine pmi, const X86PmuConfig *cfg);
 /* The MSR's name if it is a PMU MSR (for the trace), else NULL. */
+/* A counter's name by its place in the bank ("IA32_PMC0", "IA32_FIXED_CTR1"). */
+const char *x86pmu_counter_name(unsigned i, char *buf, size_t len);
 const char *x86pmu_msr_name(const X86Pmu *p, uint32_t index);
 /* Access at an exact instruction boundary (a trap hook); `pc` is the accessing instruction. */
 MsrResult x86pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v);

@@ -17,7 +17,7 @@ enum {
     O_LOAD_ADDR, O_ENTRY, O_INITRD,
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
-    O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
+    O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK, O_GDB, O_GDB_WAIT,
     O_VERSION,
     O_TRUTH, O_FOLDED,              /* pmusim report */
 };
@@ -67,6 +67,9 @@ static const CliOption run_options[] = {
     { "restore", "FILE", O_RESTORE, false, NULL, "continue from a checkpoint (same machine and image)" },
     { "semihosting", NULL, O_SEMIHOSTING, false, NULL, "arm64: hlt #0xf000 semihosting (exit, writec, write0)" },
     { "icount-check", NULL, O_ICOUNT_CHECK, false, NULL, "also count instructions one by one and compare (test aid)" },
+    { "gdb", "DEV", O_GDB, false, "Debugging:",
+      "GDB remote stub on DEV: tcp::PORT (127.0.0.1), tcp:HOST:PORT\nor unix:PATH; one gdb thread per CPU (docs/debugging.md)" },
+    { "gdb-wait", NULL, O_GDB_WAIT, false, NULL, "with --gdb: wait for gdb before the first instruction" },
     { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
     { "version", NULL, O_VERSION, false, NULL, "the version" },
 };
@@ -231,6 +234,7 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
     case O_CONSOLE:     cfg->console_file = val; return true;
     case O_CONSOLE_INPUT: cfg->console_input_file = val; return true;
     case O_RESTORE:     cfg->restore_file = val; return true;
+    case O_GDB:         cfg->gdb = val; return true;
     case O_SAVE_AT:     return parse_save_at(cfg, val, err);
     case O_CPUS:
         if (!parse_number("cpus", val, 1, MAX_CPUS, "a number from 1 to 16", &n, err))
@@ -271,6 +275,7 @@ static bool apply_flag(Cli *cli, int id)
     case O_DUMP_DTB:        cli->action = CLI_DUMP_DTB; return true;
     case O_STATS:           cfg->stats = true; return true;
     case O_SEMIHOSTING:     cfg->semihosting = true; return true;
+    case O_GDB_WAIT:        cfg->gdb_wait = true; return true;
     case O_ICOUNT_CHECK:    cfg->icount_check = true; return true;
     case O_CHECK_PATCHING:  cfg->check_patching = true; return true;
     case O_STRICT:          cfg->check_patching = cfg->strict = true; return true;

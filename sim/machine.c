@@ -913,6 +913,24 @@ bool mach_open_outputs(Machine *m, Error *err)
     return true;
 }
 
+bool mach_check_files(const MachineConfig *cfg, const IoName *extra, Error *err)
+{
+    const IoName names[] = {
+        { "KERNEL", cfg->kernel, false },
+        { "--machine", cfg->machine_file, false },
+        { "--initrd", cfg->initrd_file, false },
+        { "--restore", cfg->restore_file, false },
+        { "--console-input", cfg->console_input_file, false },
+        { "--trace", cfg->trace_file, true },
+        { "--console", cfg->console_file, true },
+        { "--samples", cfg->samples_file, true },
+        { "--guest-trace", cfg->guest_trace_file, true },
+        { "--save-at", cfg->save_file, true },
+        { extra ? extra->what : NULL, extra ? extra->path : NULL, true },
+    };
+    return outfile_check_distinct(names, (int)ARRAY_SIZE(names), err);
+}
+
 void mach_interrupt(Machine *m, int sig)
 {
     m->cl.interrupted = sig;
@@ -1117,6 +1135,10 @@ int mach_run(Machine *m)
             mach_exit(m, NULL, EXIT_HUNG, "all-cpus-asleep");
             break;
         }
+        if (m->cl.dbg.poll)             /* a debugger: its client's Ctrl-C, a new client */
+            m->cl.dbg.poll(m->cl.dbg.opaque);
+        if (m->cl.stopping)
+            break;
         if (m->cfg.save_file && m->cfg.save && !m->saved && m->clock.now >= m->cfg.save_at) {
             Error err = { { 0 } };
             m->saved = true;

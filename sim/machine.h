@@ -64,6 +64,8 @@ typedef struct MachineConfig {
     bool (*save)(struct Machine *m, const char *path, Error *err);
     const char *restore_file;
     bool icount_check;              /* test aid: count every instruction with a code hook too */
+    const char *gdb;                /* --gdb DEV (sim/gdbstub.h), or NULL */
+    bool gdb_wait;                  /* --gdb-wait */
 } MachineConfig;
 
 typedef struct Console {
@@ -107,6 +109,9 @@ struct Machine {
     int nmmio_ctx, mmio_ctx_cap;
 };
 
+/* Every input and output the configuration names is distinct (an output never overwrites an
+ * input or another output); extra (or NULL) is one more (monitor checkpoint FILE). */
+bool mach_check_files(const MachineConfig *cfg, const IoName *extra, Error *err);
 /* Build the machine from its inputs (image, tree); no output file is opened yet. */
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err);
 /* Open --trace and --console, once the inputs (a checkpoint too) have been read and checked. */

@@ -15,10 +15,12 @@
 
 #include "sim/checkpoint.h"
 #include "sim/cli.h"
+#include "sim/gdbstub.h"
 #include "sim/machine.h"
 #include "sim/report.h"
 
 static Machine machine;
+static GdbStub gdb;                 /* --gdb */
 
 static void on_interrupt(int sig)
 {
@@ -69,23 +71,6 @@ static int bad_input(const Error *err)
 }
 
 /* No output may overwrite an input or another output (checked before anything is opened). */
-static bool check_files(const MachineConfig *cfg, Error *err)
-{
-    const IoName names[] = {
-        { "KERNEL", cfg->kernel, false },
-        { "--machine", cfg->machine_file, false },
-        { "--initrd", cfg->initrd_file, false },
-        { "--restore", cfg->restore_file, false },
-        { "--console-input", cfg->console_input_file, false },
-        { "--trace", cfg->trace_file, true },
-        { "--console", cfg->console_file, true },
-        { "--samples", cfg->samples_file, true },
-        { "--guest-trace", cfg->guest_trace_file, true },
-        { "--save-at", cfg->save_file, true },
-    };
-    return outfile_check_distinct(names, (int)ARRAY_SIZE(names), err);
-}
-
 static int dump_dtb(const MachineConfig *cfg)
 {
     Error err = { { 0 } };
@@ -117,7 +102,7 @@ static int check_icount(void)
 static int run(const MachineConfig *cfg)
 {
     Error err = { { 0 } };
-    if (!check_files(cfg, &err) || !mach_create(&machine, cfg, &err))
+    if (!mach_check_files(cfg, NULL, &err) || !mach_create(&machine, cfg, &err))
         return bad_input(&err);
     if (cfg->restore_file && !checkpoint_restore(&machine, cfg->restore_file, &err))
         return bad_input(&err);
@@ -126,7 +111,13 @@ static int run(const MachineConfig *cfg)
     if (!cfg->restore_file)
         mach_boot(&machine);
     install_signals();
+    if (cfg->gdb && !gdbstub_open(&gdb, &machine, cfg->gdb, cfg->gdb_wait, &err))
+        return bad_input(&err);
+    if (cfg->gdb)
+        gdbstub_start(&gdb);
     int status = mach_run(&machine);
+    if (cfg->gdb)
+        gdbstub_close(&gdb, status);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
         fprintf(stderr, "pmusim: --trace %s: the next event would take it past --trace-limit %" PRIu64
                 " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file, cfg->trace_limit);
