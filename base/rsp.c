@@ -57,7 +57,7 @@ static void packet_start(RspDecoder *d)
     d->len = 0;
     d->overflow = false;
     d->bad_rle = false;
-    d->start = d->offset;
+    d->start = d->offset - 1;      /* the '$' just fed */
 }
 
 /* The count byte of a run: the previous byte again n - 29 times. */

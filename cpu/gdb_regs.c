@@ -331,7 +331,7 @@ static const GdbFeature ppc_features[] = {
 static const GdbTarget targets[ARCH_COUNT] = {
     [ARCH_X86_64] = { "i386:x86-64", x86_features, ARRAY_SIZE(x86_features) },
     [ARCH_ARM64] = { "aarch64", a64_features, ARRAY_SIZE(a64_features) },
-    [ARCH_PPC32] = { "powerpc:7450", ppc_features, ARRAY_SIZE(ppc_features) },
+    [ARCH_PPC32] = { "powerpc:7400", ppc_features, ARRAY_SIZE(ppc_features) },
 };
 
 const GdbTarget *gdb_target(Arch arch)

@@ -1,0 +1,153 @@
+# test_gdb.sh — Debian's gdb-multiarch drives pmusim's GDB stub (--gdb, docs/debugging.md) on the
+# three architectures: a breakpoint in the PMU interrupt handler, the counter registers read
+# there, exact steps, a watchpoint on a patched ftrace call site, a client that leaves in the
+# middle of a packet, and the determinism promise: a run with stops gives the same bytes as one
+# without.
+. "$(dirname "$0")/lib.sh" "$@"
+command -v gdb-multiarch >/dev/null || { echo "SKIP: gdb-multiarch not installed"; exit 77; }
+
+SOCK=$T/gdb.sock
+
+# debug NAME GDB-COMMANDS-FILE PMUSIM-ARGS...: pmusim waits for gdb on $SOCK; gdb runs the file
+debug() {
+    _name=$1 _cmds=$2
+    shift 2
+    rm -f "$SOCK"
+    timeout -k 10 300 "$PMUSIM" run --gdb "unix:$SOCK" --gdb-wait "$@" >"$T/$_name.out" 2>"$T/$_name.err" &
+    _pid=$!
+    for _i in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
+    timeout -k 10 300 gdb-multiarch -batch -nx -ex "set pagination off" -ex "set confirm off" \
+        -ex "target remote $SOCK" -x "$_cmds" >"$T/$_name.gdb" 2>&1
+    wait $_pid
+    echo $? >"$T/$_name.status"
+}
+
+# --- x86_64: the NMI watchdog's PMU handler --------------------------------------------------
+cat >"$T/x86.cmd" <<EOF
+file $GUESTS/x86_64/watchdog.elf
+break perf_event_nmi_handler
+continue
+info threads
+monitor pmu
+monitor apic
+p/x \$fs_base
+p \$pc
+stepi
+stepi
+p \$pc
+delete
+continue
+EOF
+debug x86 "$T/x86.cmd" --cpus 2 --stats --trace "$T/x86.trace" "$GUESTS/x86_64/watchdog.elf"
+run "$T/x86-plain" --cpus 2 --stats --trace "$T/x86-plain.trace" "$GUESTS/x86_64/watchdog.elf"
+check "x86: breakpoint in the NMI handler" grep -q "hit Breakpoint 1, perf_event_nmi_handler" "$T/x86.gdb"
+check "x86: two threads, one per CPU" grep -q "Thread 2 (cpu1" "$T/x86.gdb"
+check "x86: monitor pmu shows the NMI watchdog's counter" grep -q "IA32_FIXED_CTR1 .*counts=cycles interrupt next-overflow-in=" "$T/x86.gdb"
+check "x86: monitor apic" grep -q "cpu1 id=0x[0-9a-f]* tpr=0x[0-9a-f]* svr=" "$T/x86.gdb"
+check "x86: two steps, two instructions on" grep -q "perf_event_nmi_handler+[1-9]" "$T/x86.gdb"
+check "x86: same --stats with stops" sh -c "grep '^cpu' '$T/x86.err' | cmp -s - '$T/x86-plain.err'"
+check "x86: same trace with stops" cmp -s "$T/x86.trace" "$T/x86-plain.trace"
+check "x86: same console with stops" cmp -s "$T/x86.out" "$T/x86-plain.out"
+check "x86: gdb saw the exit status" grep -q "exited with code 01" "$T/x86.gdb"
+
+# --- arm64: the pseudo-NMI PMU interrupt handler ---------------------------------------------
+cat >"$T/a64.cmd" <<EOF
+file $GUESTS/arm64/watchdog.elf
+break armv8pmu_handle_irq
+continue
+p/x \$pmccntr_el0
+p/x \$pmcr_el0
+p/x \$pmintenset_el1
+p/x \$elr_el1
+monitor gic
+monitor pmu
+stepi
+delete
+continue
+EOF
+debug a64 "$T/a64.cmd" --cpus 2 --stats --trace "$T/a64.trace" "$GUESTS/arm64/watchdog.elf"
+run "$T/a64-plain" --cpus 2 --stats --trace "$T/a64-plain.trace" "$GUESTS/arm64/watchdog.elf"
+check "arm64: breakpoint in the PMU IRQ handler" grep -q "hit Breakpoint 1, armv8pmu_handle_irq" "$T/a64.gdb"
+check "arm64: PMCR_EL0 (IMP 0x41, E set)" grep -q '^\$2 = 0x410.*[13579bdf]$' "$T/a64.gdb"
+check "arm64: PMINTENSET_EL1 has the cycle counter" grep -q '^\$3 = 0x80000000$' "$T/a64.gdb"
+check "arm64: monitor gic shows the PMU PPI at NMI priority" grep -q " 23:0x20:" "$T/a64.gdb"
+check "arm64: monitor pmu" grep -q "PMCCNTR_EL0 .*counts=cycles" "$T/a64.gdb"
+check "arm64: same --stats with stops" sh -c "grep '^cpu' '$T/a64.err' | cmp -s - '$T/a64-plain.err'"
+check "arm64: same trace with stops" cmp -s "$T/a64.trace" "$T/a64-plain.trace"
+
+# --- ppc32: oprofile's 0xF00 handler ---------------------------------------------------------
+cat >"$T/ppc.cmd" <<EOF
+file $GUESTS/ppc32/oprofile.elf
+break performance_monitor_exception
+continue
+p/x \$mmcr0
+p/x \$pmc1
+p/x \$siar
+p/x \$srr0
+stepi
+stepi
+stepi
+p \$pc
+delete
+continue
+EOF
+debug ppc "$T/ppc.cmd" --stats --samples "$T/ppc.samples" "$GUESTS/ppc32/oprofile.elf"
+run "$T/ppc-plain" --stats --samples "$T/ppc-plain.samples" "$GUESTS/ppc32/oprofile.elf"
+check "ppc32: breakpoint in the 0xF00 handler" grep -q "Breakpoint 1, performance_monitor_exception" "$T/ppc.gdb"
+check "ppc32: MMCR0 has PMC1CE, no PMXE (taken)" grep -q '^\$1 = 0x9.*8.$' "$T/ppc.gdb"
+check "ppc32: PMC1 negative" grep -q '^\$2 = 0x8' "$T/ppc.gdb"
+check "ppc32: SIAR" grep -q '^\$3 = 0x10' "$T/ppc.gdb"
+check "ppc32: three steps" grep -q "performance_monitor_exception+12" "$T/ppc.gdb"
+check "ppc32: same --stats with stops" sh -c "grep '^cpu' '$T/ppc.err' | cmp -s - '$T/ppc-plain.err'"
+check "ppc32: same samples with stops" cmp -s "$T/ppc.samples" "$T/ppc-plain.samples"
+
+# --- a watchpoint on a patched call site: it stops right after the patching store -----------
+site=$(nm "$GUESTS/x86_64/ftrace.elf" | sed -n 's/^\([0-9a-f]*\) t mix$/\1/p')
+cat >"$T/watch.cmd" <<EOF
+file $GUESTS/x86_64/ftrace.elf
+watch *(unsigned char *)(0x$site + 1)
+continue
+bt 2
+continue
+delete
+continue
+EOF
+debug watch "$T/watch.cmd" --stats --check-patching "$GUESTS/x86_64/ftrace.elf"
+run "$T/watch-plain" --stats --check-patching "$GUESTS/x86_64/ftrace.elf"
+check "watch: hit at the patching store" grep -q "^poke_bytes .*addr=$((0x$site))" "$T/watch.gdb"
+check "watch: hit twice (nop, then the trampoline call)" test "$(grep -c 'Hardware watchpoint 1: ' "$T/watch.gdb")" -ge 3
+check "watch: same run and patching summary" sh -c "grep -v '^pmusim: --gdb' '$T/watch.err' | cmp -s - '$T/watch-plain.err'"
+
+# --- a client that leaves in the middle of a packet; malformed packets ----------------------
+rm -f "$SOCK"
+timeout -k 10 300 "$PMUSIM" run --stats --gdb "unix:$SOCK" --gdb-wait "$GUESTS/x86_64/watchdog.elf" \
+    >"$T/cut.out" 2>"$T/cut.err" &
+pid=$!
+for i in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
+python3 - "$SOCK" <<'EOF'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"$qSupported#00")          # a bad checksum
+time.sleep(0.2)
+s.sendall(b"xyz")                     # bytes outside a packet
+s.sendall(b"$m100000,4")               # and away, mid-packet
+time.sleep(0.2)
+s.close()
+EOF
+wait $pid
+echo $? >"$T/cut.status"
+run "$T/cut-plain" --stats "$GUESTS/x86_64/watchdog.elf"
+check "disconnect: bad checksum named" grep -q "refused: packet at offset 0: checksum 00, payload sums to" "$T/cut.err"
+check "disconnect: stray bytes named" grep -q "refused: byte 0x78 outside a packet" "$T/cut.err"
+check "disconnect: mid-packet named" grep -q "the client left in the middle of the packet at offset" "$T/cut.err"
+check "disconnect: the run went on to its end" sh -c "grep '^cpu' '$T/cut.err' | cmp -s - '$T/cut-plain.err'"
+check "disconnect: same exit status" cmp -s "$T/cut.status" "$T/cut-plain.status"
+
+# --- bad --gdb devices ------------------------------------------------------------------------
+run "$T/bad1" --gdb tcp::99999 "$GUESTS/x86_64/watchdog.elf"
+check "--gdb tcp::99999 refused" grep -q -- "--gdb tcp::99999: the port must be a number from 1 to 65535" "$T/bad1.err"
+check "--gdb bad port: status 2" test "$(cat "$T/bad1.status")" = 2
+run "$T/bad2" --gdb serial:/dev/null "$GUESTS/x86_64/watchdog.elf"
+check "--gdb serial: refused" grep -q "expected tcp::PORT, tcp:HOST:PORT or unix:PATH" "$T/bad2.err"
+finish
