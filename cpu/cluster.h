@@ -18,7 +18,7 @@
 #include "base/mem.h"
 #include "base/trace.h"
 #include "cpu/codewatch.h"
-#include "cpu/debug.h"
+#include "cpu/debugstate.h"
 
 #define MAX_CPUS 16
 
@@ -93,7 +93,7 @@ typedef struct Cluster {
     unsigned timer_intid[2];        /* arm64: the PPIs of the physical and virtual timers (0: none) */
     unsigned pmu_intid;             /* arm64: the PMU's PPI (0: none) */
     ClusterHost host;
-    ClusterDebug dbg;               /* a debugger's breakpoints, watchpoints, callbacks (cpu/debug.h) */
+    ClusterDebug dbg;               /* a debugger's breakpoints, watchpoints, callbacks (cpu/debugstate.h) */
 } Cluster;
 
 /* End the run (ClusterHost.exit). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/tunables.h"
+#include "cpu/debug.h"
 
 /* ------------------------------------------------------------------ trap sites */
 

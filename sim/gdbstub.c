@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "apic/lapic.h"
+#include "cpu/debug.h"
 #include "cpu/gdb_regs.h"
 #include "cpu/x86_64.h"
 #include "gic/gic.h"

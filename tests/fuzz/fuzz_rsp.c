@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "cpu/debug.h"
 #include "fuzz.h"
 #include "sim/gdbstub.h"
 
