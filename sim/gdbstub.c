@@ -77,7 +77,7 @@ static void disconnect(GdbStub *s, const char *why)
         note(s, "%s; the run goes on", why);
     close(s->fd);
     s->fd = -1;
-    s->noack = false;
+    s->noack = s->held = false;
     in_len = in_pos = 0;
     rsp_init(&s->dec);
     vcpu_debug_clear(&s->m->cl);
@@ -155,8 +155,9 @@ static void send_packet(GdbStub *s, const char *payload, size_t len)
         if (s->noack)
             return;
         RspEvent e;
-        while ((e = next_event(s, true)) == RSP_INTERRUPT || e == RSP_PACKET)
-            ;                       /* nothing else is expected before the acknowledgement */
+        while ((e = next_event(s, true)) == RSP_INTERRUPT)
+            ;                       /* a Ctrl-C crossing the reply: the machine is stopped */
+        s->held = e == RSP_PACKET;  /* the next packet without '+': taken as the acknowledgement */
         if (e != RSP_NAK)
             return;
     }
@@ -385,21 +386,29 @@ static bool vcont(GdbStub *s, const char *arg)
         return false;
     }
     Cpu *step = NULL;
-    for (const char *p = arg; *p == ';'; p = strchr(p + 1, ';') ? strchr(p + 1, ';') : "") {
-        char a = p[1];
-        const char *tid = strchr(p + 1, ':'), *end = strchr(p + 1, ';');
+    const char *p = arg;
+    while (*p == ';') {
+        char a = *++p;
+        uint64_t t = 0, sig;
         if (a != 'c' && a != 'C' && a != 's' && a != 'S') {
             reply_err(s, GDB_EINVAL);
             return false;
         }
-        uint64_t t = 0;
-        if (tid && (!end || tid < end)) {
-            tid++;
-            if (!rsp_hex_u64(&tid, &t))
-                t = 0;              /* -1: every thread */
+        p++;
+        if ((a == 'C' || a == 'S') && !rsp_hex_u64(&p, &sig)) {
+            reply_err(s, GDB_EINVAL);   /* C and S carry a signal (ignored: a guest has none) */
+            return false;
         }
+        if (*p == ':' && (++p, !rsp_hex_u64(&p, &t)))
+            t = 0;                  /* -1: every thread */
+        while (*p && *p != ';')
+            p++;
         if ((a == 's' || a == 'S') && !step)
-            step = t ? cpu_of(s, (int)t - 1) : s->stopped;
+            step = t && t <= (uint64_t)s->m->cl.ncpus ? cpu_of(s, (int)t - 1) : s->stopped;
+    }
+    if (*p) {
+        reply_err(s, GDB_EINVAL);
+        return false;
     }
     resume(s, step);
     return true;
@@ -724,7 +733,8 @@ static void serve(GdbStub *s, Cpu *c, bool notify)
         send_reply(s);
     }
     while (s->fd >= 0 && !s->m->cl.interrupted && !s->m->cl.stopping) {
-        RspEvent e = next_event(s, true);
+        RspEvent e = s->held ? RSP_PACKET : next_event(s, true);
+        s->held = false;
         if (e != RSP_PACKET)
             continue;               /* a Ctrl-C while stopped, a stray acknowledgement */
         if (!s->noack)

@@ -24,6 +24,7 @@ typedef struct GdbStub {
     int listen_fd, fd;              /* fd -1: no client */
     char unix_path[GDB_UNIX_PATH_MAX];  /* unlinked at the end */
     bool noack;                     /* QStartNoAckMode */
+    bool held;                      /* a packet came instead of an acknowledgement: dec.buf has it */
     bool between_rounds;            /* the stop is at a quantum boundary (checkpoints) */
     RspDecoder dec;
     Cpu *stopped;                   /* the CPU whose stop was reported */

@@ -144,6 +144,68 @@ check "disconnect: mid-packet named" grep -q "the client left in the middle of t
 check "disconnect: the run went on to its end" sh -c "grep '^cpu' '$T/cut.err' | cmp -s - '$T/cut-plain.err'"
 check "disconnect: same exit status" cmp -s "$T/cut.status" "$T/cut-plain.status"
 
+# --- a raw client over TCP: no-ack mode, monitor checkpoint, Ctrl-C at a quantum boundary, detach
+port=$((20000 + $$ % 20000))
+timeout -k 10 300 "$PMUSIM" run --cpus 2 --stats --gdb "tcp::$port" --gdb-wait "$GUESTS/x86_64/watchdog.elf" \
+    >"$T/raw.out" 2>"$T/raw.err" &
+pid=$!
+timeout -k 5 120 python3 - "$port" "$T/start.ck" >"$T/raw.log" 2>&1 <<'EOF2'
+import socket, sys, time
+def packet(p):
+    return b"$" + p + b"#%02x" % (sum(p) & 0xff)
+for i in range(100):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        break
+    except OSError:
+        time.sleep(0.1)
+buf = b""
+def reply():
+    global buf
+    while b"#" not in buf or len(buf) < buf.index(b"#") + 3:
+        chunk = s.recv(4096)
+        if not chunk:
+            sys.exit("pmusim closed the connection")
+        buf += chunk
+    start = buf.index(b"$")
+    end = buf.index(b"#", start)
+    body, buf = buf[start + 1:end], buf[end + 3:]
+    return body
+def ask(p):
+    s.sendall(packet(p))
+    r = reply()
+    while r.startswith(b"O") and r != b"OK":
+        print("output", bytes.fromhex(r[1:].decode()).decode().strip())
+        r = reply()
+    print(p.decode()[:24], "->", r.decode()[:80])
+    return r
+ask(b"qSupported:swbreak+")
+ask(b"QStartNoAckMode")
+ask(b"?")
+ask(b"qRcmd," + ("checkpoint " + sys.argv[2]).encode().hex().encode())
+ask(b"qRcmd," + b"bogus".hex().encode())
+s.sendall(packet(b"vCont;c"))
+time.sleep(0.3)
+s.sendall(b"\x03")
+print("stop", reply().decode())
+ask(b"qC")
+ask(b"D")
+s.close()
+EOF2
+wait $pid
+run "$T/raw-plain" --cpus 2 --stats "$GUESTS/x86_64/watchdog.elf"
+run "$T/raw-rest" --cpus 2 --stats --restore "$T/start.ck" "$GUESTS/x86_64/watchdog.elf"
+check "raw: qSupported" grep -q "^qSupported:swbreak+ -> PacketSize=4000;qXfer:features:read+;vContSupported+" "$T/raw.log"
+check "raw: no-ack mode" grep -q "^QStartNoAckMode -> OK" "$T/raw.log"
+check "raw: stopped before the first instruction" grep -q "^? -> T05thread:1;" "$T/raw.log"
+check "raw: monitor checkpoint at a boundary" grep -q "output checkpoint written to .*start.ck at cycle 0" "$T/raw.log"
+check "raw: unknown monitor command named" grep -q "output unknown monitor command 'bogus'" "$T/raw.log"
+check "raw: Ctrl-C stops with SIGINT" grep -q "^stop T02thread:" "$T/raw.log"
+check "raw: detach" grep -q "^D -> OK" "$T/raw.log"
+check "raw: the run went on after the detach" sh -c "grep '^cpu' '$T/raw.err' | cmp -s - '$T/raw-plain.err'"
+check "raw: the checkpoint restores to the same end" cmp -s "$T/raw-rest.err" "$T/raw-plain.err"
+check "raw: same console" cmp -s "$T/raw.out" "$T/raw-plain.out"
+
 # --- bad --gdb devices ------------------------------------------------------------------------
 run "$T/bad1" --gdb tcp::99999 "$GUESTS/x86_64/watchdog.elf"
 check "--gdb tcp::99999 refused" grep -q -- "--gdb tcp::99999: the port must be a number from 1 to 65535" "$T/bad1.err"
