@@ -66,6 +66,9 @@ uint8_t *fz_small_board(Arch arch, size_t *len);
  * and --save-at in *cfg afterwards. */
 #define FZ_CK_QUANTUM 10000
 void fz_checkpoint_config(Arch arch, MachineConfig *cfg);
+/* One plain machine per architecture on that configuration, without the tools (no validator,
+ * I-cache model or samples), with ncpus CPUs; created, not booted. */
+void fz_plain_machines(Machine m[ARCH_COUNT], int ncpus);
 
 /* ------------------------------------------------------------------ guest trace rings */
 

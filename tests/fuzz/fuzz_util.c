@@ -439,6 +439,20 @@ uint8_t *fz_small_board(Arch arch, size_t *len)
     return fdt;
 }
 
+void fz_plain_machines(Machine m[ARCH_COUNT], int ncpus)
+{
+    for (int a = 0; a < ARCH_COUNT; a++) {
+        MachineConfig cfg;
+        fz_checkpoint_config((Arch)a, &cfg);
+        cfg.ncpus = ncpus;
+        cfg.check_patching = cfg.icache_strict = false;
+        cfg.samples_file = NULL;
+        Error err = { { 0 } };
+        if (!mach_create(&m[a], &cfg, &err))
+            fz_fail("cannot create the %s machine: %s", isa_name((Arch)a), err.msg);
+    }
+}
+
 void fz_checkpoint_config(Arch arch, MachineConfig *cfg)
 {
     static const char *boards[ARCH_COUNT];
