@@ -43,6 +43,7 @@ continue
 info threads
 monitor pmu
 monitor apic
+monitor checkpoint $T/mid.ck
 p/x \$fs_base
 p \$pc
 stepi
@@ -58,6 +59,9 @@ check "x86: monitor pmu shows the NMI watchdog's counter" grep -q "IA32_FIXED_CT
 check "x86: monitor apic" grep -q "cpu1 id=0x[0-9a-f]* tpr=0x[0-9a-f]* svr=" "$T/x86.gdb"
 check "x86: two steps, two instructions on" grep -q "perf_event_nmi_handler+[1-9]" "$T/x86.gdb"
 check "x86: gdb saw the exit status" grep -q "exited with code 01" "$T/x86.gdb"
+check "x86: monitor checkpoint mid-quantum waits for the boundary" grep -q "mid.ck will be written at the next quantum boundary" "$T/x86.gdb"
+run "$T/x86-mid" --cpus 2 --stats --restore "$T/mid.ck" "$GUESTS/x86_64/watchdog.elf"
+check "x86: the mid-run checkpoint restores to the same end" cmp -s "$T/x86-mid.err" "$T/x86-plain.stats"
 
 # --- arm64: the pseudo-NMI PMU interrupt handler ---------------------------------------------
 cat >"$T/a64.cmd" <<EOF
