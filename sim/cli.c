@@ -302,6 +302,8 @@ static bool check_combination(Cli *cli, FILE *err)
     }
     if (cli->action == CLI_DUMP_DTB && !cfg->kernel && cfg->arch == ARCH_NONE)
         return bad(err, "--dump-dtb needs a KERNEL or --arch%s%s", "", "");
+    if (cfg->gdb_wait && !cfg->gdb)
+        return bad(err, "--gdb-wait needs --gdb (nothing to wait for)%s%s", "", "");
     return true;
 }
 

@@ -106,13 +106,16 @@ static int run(const MachineConfig *cfg)
         return bad_input(&err);
     if (cfg->restore_file && !checkpoint_restore(&machine, cfg->restore_file, &err))
         return bad_input(&err);
-    if (!mach_open_outputs(&machine, &err))
+    if (cfg->gdb && !gdbstub_open(&gdb, &machine, cfg->gdb, cfg->gdb_wait, &err))
+        return bad_input(&err);     /* before any output is opened */
+    if (!mach_open_outputs(&machine, &err)) {
+        if (cfg->gdb)
+            gdbstub_close(&gdb, EXIT_USAGE);
         return bad_input(&err);
+    }
     if (!cfg->restore_file)
         mach_boot(&machine);
     install_signals();
-    if (cfg->gdb && !gdbstub_open(&gdb, &machine, cfg->gdb, cfg->gdb_wait, &err))
-        return bad_input(&err);
     if (cfg->gdb)
         gdbstub_start(&gdb);
     int status = mach_run(&machine);

@@ -218,4 +218,9 @@ check "--gdb tcp::99999 refused" grep -q -- "--gdb tcp::99999: the port must be 
 check "--gdb bad port: status 2" test "$(cat "$T/bad1.status")" = 2
 run "$T/bad2" --gdb serial:/dev/null "$GUESTS/x86_64/watchdog.elf"
 check "--gdb serial: refused" grep -q "expected tcp::PORT, tcp:HOST:PORT or unix:PATH" "$T/bad2.err"
+run "$T/bad3" --gdb-wait "$GUESTS/x86_64/watchdog.elf"
+check "--gdb-wait alone refused" grep -q -- "--gdb-wait needs --gdb" "$T/bad3.err"
+check "--gdb-wait alone: status 2" test "$(cat "$T/bad3.status")" = 2
+run "$T/bad4" --gdb "unix:$T/no/such/dir/s" "$GUESTS/x86_64/watchdog.elf"
+check "--gdb unix: unbindable path named" grep -q -- "--gdb unix:$T/no/such/dir/s: cannot bind: No such file or directory" "$T/bad4.err"
 finish
