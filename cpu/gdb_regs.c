@@ -20,7 +20,6 @@
 
 #define ENG(n, b, t, g, id) { n, b, t, g, GR_ENGINE, id }
 #define BK(n, b, id) { n, b, "int", "system", GR_BACKEND, id }
-#define BYTE_BITS 8
 
 static const GdbReg x86_core[] = {
     ENG("rax", 64, "int64", NULL, UC_X86_REG_RAX),
@@ -397,7 +396,7 @@ static void value_out(const Cpu *c, uint64_t v, unsigned bytes, uint8_t *out)
 {
     bool be = isa_big_endian(c->ops->arch);
     for (unsigned i = 0; i < bytes; i++)
-        out[be ? bytes - 1 - i : i] = (uint8_t)(v >> (BYTE_BITS * i));
+        out[be ? bytes - 1 - i : i] = (uint8_t)(v >> (GDB_BYTE_BITS * i));
 }
 
 static uint64_t value_in(const Cpu *c, const uint8_t *in, unsigned bytes)
@@ -405,7 +404,7 @@ static uint64_t value_in(const Cpu *c, const uint8_t *in, unsigned bytes)
     bool be = isa_big_endian(c->ops->arch);
     uint64_t v = 0;
     for (unsigned i = 0; i < bytes; i++)
-        v |= (uint64_t)in[be ? bytes - 1 - i : i] << (BYTE_BITS * i);
+        v |= (uint64_t)in[be ? bytes - 1 - i : i] << (GDB_BYTE_BITS * i);
     return v;
 }
 
@@ -414,7 +413,7 @@ bool gdb_reg_read(Cpu *c, unsigned regnum, uint8_t *out)
     const GdbReg *r = gdb_reg(gdb_target(c->ops->arch), regnum);
     if (!r)
         return false;
-    unsigned bytes = r->bits / BYTE_BITS;
+    unsigned bytes = gdb_reg_bytes(r);
     uint64_t v = 0;
     if (r->src == GR_BACKEND)
         return c->ops->debug_reg && c->ops->debug_reg(c, r->id, &v) && (value_out(c, v, bytes, out), true);
@@ -435,7 +434,7 @@ bool gdb_reg_write(Cpu *c, unsigned regnum, const uint8_t *in)
     const GdbReg *r = gdb_reg(gdb_target(c->ops->arch), regnum);
     if (!r || r->src != GR_ENGINE)
         return false;
-    unsigned bytes = r->bits / BYTE_BITS;
+    unsigned bytes = gdb_reg_bytes(r);
     uint8_t buf[GDB_REG_MAX_BYTES * 2] = { 0 };
     if (bytes > sizeof(uint64_t))
         memcpy(buf, in, bytes);

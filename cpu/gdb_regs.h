@@ -47,6 +47,9 @@ typedef struct GdbTarget {
     unsigned nfeatures;
 } GdbTarget;
 
+#define GDB_BYTE_BITS 8
+static inline unsigned gdb_reg_bytes(const GdbReg *r) { return r->bits / GDB_BYTE_BITS; }
+
 const GdbTarget *gdb_target(Arch arch);
 unsigned gdb_nregs(const GdbTarget *t);
 /* Register regnum (NULL if out of range). */

@@ -46,7 +46,7 @@
 #define GDB_IN_BUF 4096
 #define GDB_LISTEN_BACKLOG 1
 #define GDB_PORT_MAX 65535
-#define GDB_MEM_MAX ((RSP_PACKET_MAX - 8) / 2)   /* m: hex doubles the bytes */
+#define GDB_MEM_MAX (RSP_PACKET_MAX / 2)        /* m: hex doubles the bytes */
 
 /* GDB's errno values for E replies (File-I/O "Errno Values"): what pmusim answers with. */
 enum { GDB_EPERM = 1, GDB_EFAULT = 14, GDB_EINVAL = 22, GDB_ENOSPC = 28 };
@@ -212,7 +212,7 @@ static void regs_read(GdbStub *s, Cpu *c)
     size_t n = 0;
     uint8_t v[GDB_REG_MAX_BYTES];
     for (unsigned i = 0; i < gdb_nregs(t); i++) {
-        unsigned bytes = gdb_reg(t, i)->bits / 8;
+        unsigned bytes = gdb_reg_bytes(gdb_reg(t, i));
         if (gdb_reg_read(c, i, v))
             rsp_hex(v, bytes, s->out + n);
         else
@@ -229,7 +229,7 @@ static void regs_write(GdbStub *s, Cpu *c, const char *hex, size_t len)
     size_t at = 0;
     for (unsigned i = 0; i < gdb_nregs(t) && at < len; i++) {
         const GdbReg *r = gdb_reg(t, i);
-        unsigned bytes = r->bits / 8;
+        unsigned bytes = gdb_reg_bytes(r);
         if (at + 2 * bytes > len || !rsp_unhex(hex + at, bytes, v)) {
             reply_err(s, GDB_EINVAL);
             return;
@@ -250,7 +250,7 @@ static void reg_one(GdbStub *s, Cpu *c, const char *arg)
         return;
     }
     uint8_t v[GDB_REG_MAX_BYTES];
-    unsigned bytes = r->bits / 8;
+    unsigned bytes = gdb_reg_bytes(r);
     if (*arg == 0) {                /* p n */
         if (gdb_reg_read(c, (unsigned)n, v))
             rsp_hex(v, bytes, s->out);
@@ -570,6 +570,8 @@ static void mon_help(void)
 
 static void monitor(GdbStub *s, const char *cmd)
 {
+    static const char ck[] = "checkpoint";
+    size_t ckn = sizeof ck - 1;
     mon_len = 0;
     if (!strcmp(cmd, "help"))
         mon_help();
@@ -582,8 +584,8 @@ static void monitor(GdbStub *s, const char *cmd)
     else if (!strcmp(cmd, "trace on") || !strcmp(cmd, "trace off")) {
         s->m->trace.muted = !strcmp(cmd, "trace off");
         say("trace %s\n", s->m->trace.muted ? "off" : "on");
-    } else if (!strncmp(cmd, "checkpoint", strlen("checkpoint")) && (!cmd[10] || cmd[10] == ' '))
-        mon_checkpoint(s, cmd[10] ? cmd + 11 : "");
+    } else if (!strncmp(cmd, ck, ckn) && (!cmd[ckn] || cmd[ckn] == ' '))
+        mon_checkpoint(s, cmd[ckn] ? cmd + ckn + 1 : "");
     else
         say("unknown monitor command '%s' (monitor help lists them)\n", cmd);
 }
