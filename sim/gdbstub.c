@@ -78,6 +78,7 @@ static void disconnect(GdbStub *s, const char *why)
     close(s->fd);
     s->fd = -1;
     s->noack = s->held = false;
+    s->nhw = 0;
     in_len = in_pos = 0;
     rsp_init(&s->dec);
     vcpu_debug_clear(&s->m->cl);
@@ -190,6 +191,24 @@ static Cpu *cpu_of(GdbStub *s, int index)
     return index >= 0 && index < s->m->cl.ncpus ? s->m->cl.cpus[index] : s->stopped;
 }
 
+static int hw_find(const GdbStub *s, uint64_t addr)
+{
+    for (unsigned i = 0; i < s->nhw; i++)
+        if (s->hw[i] == addr)
+            return (int)i;
+    return -1;
+}
+
+/* A Z1 breakpoint set or removed (the core does both kinds alike; the stop reply tells them). */
+static void hw_note(GdbStub *s, uint64_t addr, bool set)
+{
+    int i = hw_find(s, addr);
+    if (set && i < 0 && s->nhw < DEBUG_MAX_BREAK)
+        s->hw[s->nhw++] = addr;
+    else if (!set && i >= 0)
+        s->hw[i] = s->hw[--s->nhw];
+}
+
 static void stop_reply(GdbStub *s)
 {
     static const char *const watch_name[] = { [WATCH_WRITE] = "watch", [WATCH_READ] = "rwatch",
@@ -200,6 +219,8 @@ static void stop_reply(GdbStub *s)
         reply(s, "T02thread:%x;", tid);
     else if (st->kind == DBG_WATCH)
         reply(s, "T05%s:%" PRIx64 ";thread:%x;", watch_name[st->wkind], st->addr, tid);
+    else if (st->kind == DBG_BREAK)     /* swbreak+/hwbreak+: the PC is the breakpoint's (E.3) */
+        reply(s, "T05%s:;thread:%x;", hw_find(s, st->addr) >= 0 ? "hwbreak" : "swbreak", tid);
     else
         reply(s, "T05thread:%x;", tid);
 }
@@ -344,8 +365,11 @@ static void set_point(GdbStub *s, const char *arg, bool set)
         return;
     }
     bool ok;
-    if (type <= 1)
+    if (type <= 1) {
         ok = vcpu_debug_break(&s->m->cl, addr, set);
+        if (ok && (type == 1 || !set))
+            hw_note(s, addr, set && type == 1);
+    }
     else if (type <= WATCH_ACCESS)
         ok = vcpu_debug_watch(&s->m->cl, (WatchKind)type, addr, kind, set);
     else {

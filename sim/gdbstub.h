@@ -12,6 +12,7 @@
 #define PMUSIM_GDBSTUB_H
 
 #include "base/rsp.h"
+#include "cpu/debugstate.h"
 #include "sim/machine.h"
 
 #define GDB_UNIX_PATH_MAX 108       /* sun_path */
@@ -30,6 +31,8 @@ typedef struct GdbStub {
     Cpu *stopped;                   /* the CPU whose stop was reported */
     int g_cpu, c_cpu;               /* Hg, Hc: CPU index */
     char *checkpoint;               /* monitor checkpoint FILE, for the next boundary */
+    uint64_t hw[DEBUG_MAX_BREAK];   /* the breakpoints set with Z1 (the stop says hwbreak:) */
+    unsigned nhw;
     char out[GDB_OUT_MAX];          /* a reply's payload */
     size_t out_len;
 } GdbStub;

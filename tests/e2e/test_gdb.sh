@@ -74,7 +74,8 @@ p/x \$pmintenset_el1
 p/x \$elr_el1
 monitor gic
 monitor pmu
-stepi
+stepi 200
+info registers pc
 delete
 continue
 EOF
@@ -88,7 +89,7 @@ check "arm64: monitor pmu" grep -q "PMCCNTR_EL0 .*counts=cycles" "$T/a64.gdb"
 # --- ppc32: oprofile's 0xF00 handler ---------------------------------------------------------
 cat >"$T/ppc.cmd" <<EOF
 file $GUESTS/ppc32/oprofile.elf
-break performance_monitor_exception
+hbreak performance_monitor_exception
 continue
 p/x \$mmcr0
 p/x \$pmc1
@@ -102,7 +103,8 @@ delete
 continue
 EOF
 pair ppc "$T/ppc.cmd" --samples samples "$GUESTS/ppc32/oprofile.elf"
-check "ppc32: breakpoint in the 0xF00 handler" grep -q "Breakpoint 1, performance_monitor_exception" "$T/ppc.gdb"
+check "ppc32: hardware breakpoint (Z1) in the 0xF00 handler" grep -q "Breakpoint 1, performance_monitor_exception" "$T/ppc.gdb"
+check "ppc32: it was a Z1" grep -q "Hardware assisted breakpoint 1 at" "$T/ppc.gdb"
 check "ppc32: MMCR0 has PMC1CE, no PMXE (taken)" grep -q '^\$1 = 0x9.*8.$' "$T/ppc.gdb"
 check "ppc32: PMC1 negative" grep -q '^\$2 = 0x8' "$T/ppc.gdb"
 check "ppc32: SIAR" grep -q '^\$3 = 0x10' "$T/ppc.gdb"
@@ -155,7 +157,8 @@ port=$((20000 + $$ % 20000))
 timeout -k 10 300 "$PMUSIM" run --cpus 2 --stats --gdb "tcp::$port" --gdb-wait "$GUESTS/x86_64/watchdog.elf" \
     >"$T/raw.out" 2>"$T/raw.err" &
 pid=$!
-timeout -k 5 120 python3 - "$port" "$T/start.ck" >"$T/raw.log" 2>&1 <<'EOF2'
+nmi=$(nm "$GUESTS/x86_64/watchdog.elf" | sed -n 's/^0*\([0-9a-f]*\) t perf_event_nmi_handler$/\1/p')
+timeout -k 5 120 python3 - "$port" "$T/start.ck" "$nmi" >"$T/raw.log" 2>&1 <<'EOF2'
 import socket, sys, time
 def packet(p):
     return b"$" + p + b"#%02x" % (sum(p) & 0xff)
@@ -190,6 +193,10 @@ ask(b"QStartNoAckMode")
 ask(b"?")
 ask(b"qRcmd," + ("checkpoint " + sys.argv[2]).encode().hex().encode())
 ask(b"qRcmd," + b"bogus".hex().encode())
+ask(b"Z0," + sys.argv[3].encode() + b",1")
+s.sendall(packet(b"vCont;c"))
+print("stop", reply().decode())
+ask(b"z0," + sys.argv[3].encode() + b",1")
 s.sendall(packet(b"vCont;c"))
 time.sleep(0.3)
 s.sendall(b"\x03")
@@ -206,6 +213,7 @@ check "raw: no-ack mode" grep -q "^QStartNoAckMode -> OK" "$T/raw.log"
 check "raw: stopped before the first instruction" grep -q "^? -> T05thread:1;" "$T/raw.log"
 check "raw: monitor checkpoint at a boundary" grep -q "output checkpoint written to .*start.ck at cycle 0" "$T/raw.log"
 check "raw: unknown monitor command named" grep -q "output unknown monitor command 'bogus'" "$T/raw.log"
+check "raw: a Z0 breakpoint's stop says swbreak" grep -q "^stop T05swbreak:;thread:" "$T/raw.log"
 check "raw: Ctrl-C stops with SIGINT" grep -q "^stop T02thread:" "$T/raw.log"
 check "raw: detach" grep -q "^D -> OK" "$T/raw.log"
 check "raw: the run went on after the detach" sh -c "grep '^cpu' '$T/raw.err' | cmp -s - '$T/raw-plain.err'"
