@@ -78,6 +78,7 @@ static bool check_files(const MachineConfig *cfg, Error *err)
         { "--restore", cfg->restore_file, false },
         { "--console-input", cfg->console_input_file, false },
         { "--trace", cfg->trace_file, true },
+        { "--trace-dat", cfg->trace_dat_file, true },
         { "--console", cfg->console_file, true },
         { "--samples", cfg->samples_file, true },
         { "--guest-trace", cfg->guest_trace_file, true },
@@ -113,6 +114,17 @@ static int check_icount(void)
     return status;
 }
 
+/* The run ended at --trace-limit: which trace would have grown past it (either, with both). */
+static void report_trace_limit(const MachineConfig *cfg)
+{
+    char what[512];
+    snprintf(what, sizeof what, "%s%s%s%s%s", cfg->trace_file ? "--trace " : "", cfg->trace_file ? cfg->trace_file : "",
+             cfg->trace_file && cfg->trace_dat_file ? " or " : "", cfg->trace_dat_file ? "--trace-dat " : "",
+             cfg->trace_dat_file ? cfg->trace_dat_file : "");
+    fprintf(stderr, "pmusim: %s: the next event would take it past --trace-limit %" PRIu64
+            " bytes; the run ends there (docs/trace-format.md)\n", what, cfg->trace_limit);
+}
+
 /* Inputs first (image, tree, checkpoint), then the outputs, then the run. */
 static int run(const MachineConfig *cfg)
 {
@@ -128,8 +140,7 @@ static int run(const MachineConfig *cfg)
     install_signals();
     int status = mach_run(&machine);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
-        fprintf(stderr, "pmusim: --trace %s: the next event would take it past --trace-limit %" PRIu64
-                " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file, cfg->trace_limit);
+        report_trace_limit(cfg);
     if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit"))
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
     if (cfg->stats)
