@@ -64,6 +64,7 @@ static void check_config(const Cli *cli)
     inside("--trace", c->trace_file);
     inside("--samples", c->samples_file);
     inside("--guest-trace", c->guest_trace_file);
+    inside("--trace-dat", c->trace_dat_file);
     inside("--console", c->console_file);
     inside("--console-input", c->console_input_file);
     inside("--save-at", c->save_file);

@@ -109,6 +109,14 @@ static Read read_open(const char *path)
     return r;
 }
 
+/* write_sample() into build/NAME, opened with libtracecmd */
+static Read read_sample(const char *name)
+{
+    const char *path = dat_path(name);
+    write_sample(path);
+    return read_open(path);
+}
+
 static const char *event_name(Read *r, struct tep_record *rec)
 {
     struct tep_event *ev = tep_find_event_by_record(r->tep, rec);
@@ -145,9 +153,7 @@ static const char *str(Read *r, struct tep_record *rec, const char *field, int *
 
 START_TEST(diag_events_cross_pages_and_big_gaps)
 {
-    const char *path = dat_path("tests/tracedat-a.dat");
-    write_sample(path);
-    Read r = read_open(path);
+    Read r = read_sample("tests/tracedat-a.dat");
     int n = 0;
     struct tep_record *rec;
     while (n < NDIAG && (rec = next_pmusim(&r, 0))) {
@@ -170,9 +176,7 @@ END_TEST
 
 START_TEST(long_records_cut_strings_and_optional_fields)
 {
-    const char *path = dat_path("tests/tracedat-b.dat");
-    write_sample(path);
-    Read r = read_open(path);
+    Read r = read_sample("tests/tracedat-b.dat");
     struct tep_record *rec;
     for (int i = 0; i < NDIAG; i++)
         tracecmd_free_record(next_pmusim(&r, 0));
@@ -208,9 +212,7 @@ END_TEST
 
 START_TEST(guest_entries_merge_by_time_with_symbols)
 {
-    const char *path = dat_path("tests/tracedat-c.dat");
-    write_sample(path);
-    Read r = read_open(path);
+    Read r = read_sample("tests/tracedat-c.dat");
     uint64_t last = 0;
     int fn = 0;
     struct tep_record *rec;
