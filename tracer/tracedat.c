@@ -58,6 +58,7 @@
 #define RB_TS_MASK ((1u << RB_TS_BITS) - 1)
 #define RB_EVENT_HDR 4
 #define RB_EXTEND 8                 /* a time extend event */
+#define RB_EXTEND_MAX (1ull << (RB_TS_BITS + 32))   /* a delta a time extend cannot hold */
 
 /* Linux kernel/trace/trace.h, enum trace_type: the ftrace events' ids */
 #define FTRACE_ID_FUNCTION 1
@@ -160,10 +161,10 @@ static void pk_word(Packer *pk, uint32_t w)
     pk->used += 4;
 }
 
-/* Does a record of len bytes at ts start a new page? */
+/* Does a record of len bytes at ts start a new page (whose timestamp is a whole u64)? */
 static bool pk_needs_page(const Packer *pk, uint64_t ts, uint32_t len)
 {
-    return !pk->used || pk->used + rec_space(len, ts - pk->last) > DAT_PAGE_DATA;
+    return !pk->used || pk->used + rec_space(len, ts - pk->last) > DAT_PAGE_DATA || ts - pk->last >= RB_EXTEND_MAX;
 }
 
 /* Append a record (len <= REC_MAX) at time ts (>= the last), starting a new page when full. */
@@ -675,6 +676,29 @@ static void header_option(Buf *h, uint16_t id, const char *text)
     buf_put(h, text, strlen(text) + 1);
 }
 
+/* The header's end: the CPU count, the options, the flyrecord table of blocks (counts[b] pages
+ * of block b, from the first page boundary after the header), the trace clock, the padding. */
+static void header_blocks(Buf *h, DatSink *s, const uint64_t *counts)
+{
+    buf_le(h, 4, s->nblocks);
+    buf_put(h, "options  ", 10);
+    header_option(h, TRACECMD_OPTION_TRACECLOCK, trace_clock_text);
+    header_option(h, TRACECMD_OPTION_UNAME, s->uname);
+    buf_le(h, 2, TRACECMD_OPTION_DONE);
+    buf_put(h, "flyrecord", 10);
+    uint64_t data = h->n + 16 * (uint64_t)s->nblocks + 8 + sizeof trace_clock_text - 1;
+    data = (data + DAT_PAGE - 1) / DAT_PAGE * DAT_PAGE;
+    for (int b = 0; b < s->nblocks; b++) {
+        buf_le(h, 8, data);
+        buf_le(h, 8, counts[b] * DAT_PAGE);
+        data += counts[b] * DAT_PAGE;
+    }
+    buf_le(h, 8, sizeof trace_clock_text - 1);      /* version 6: the clock after the table */
+    buf_put(h, trace_clock_text, sizeof trace_clock_text - 1);
+    static const uint8_t zero[DAT_PAGE];
+    buf_put(h, zero, (DAT_PAGE - h->n % DAT_PAGE) % DAT_PAGE);
+}
+
 /* Everything before the CPU data; counts[b] pages of block b follow it. */
 static void write_header(DatSink *s, const uint64_t *counts)
 {
@@ -686,23 +710,7 @@ static void write_header(DatSink *s, const uint64_t *counts)
     static const char cmdlines[] = "0 swapper\n";
     buf_le(&h, 8, sizeof cmdlines - 1);
     buf_put(&h, cmdlines, sizeof cmdlines - 1);
-    buf_le(&h, 4, s->nblocks);
-    buf_put(&h, "options  ", 10);
-    header_option(&h, TRACECMD_OPTION_TRACECLOCK, trace_clock_text);
-    header_option(&h, TRACECMD_OPTION_UNAME, s->uname);
-    buf_le(&h, 2, TRACECMD_OPTION_DONE);
-    buf_put(&h, "flyrecord", 10);
-    uint64_t data = h.n + 16 * (uint64_t)s->nblocks + 8 + sizeof trace_clock_text - 1;
-    data = (data + DAT_PAGE - 1) / DAT_PAGE * DAT_PAGE;
-    for (int b = 0; b < s->nblocks; b++) {
-        buf_le(&h, 8, data);
-        buf_le(&h, 8, counts[b] * DAT_PAGE);
-        data += counts[b] * DAT_PAGE;
-    }
-    buf_le(&h, 8, sizeof trace_clock_text - 1);
-    buf_put(&h, trace_clock_text, sizeof trace_clock_text - 1);
-    static const uint8_t zero[DAT_PAGE];
-    buf_put(&h, zero, (DAT_PAGE - h.n % DAT_PAGE) % DAT_PAGE);
+    header_blocks(&h, s, counts);
     outfile_write(&s->out, h.p, h.n);
     free(h.p);
 }

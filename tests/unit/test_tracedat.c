@@ -1,7 +1,7 @@
 /* test_tracedat.c — the trace.dat writer (tracer/tracedat.c) read back with Debian's libtracecmd
  * and libtraceevent, the readers trace-cmd and KernelShark use: events crossing page boundaries,
  * records longer than the ring buffer's small form (type_len 0), strings longer than a record
- * takes, time deltas beyond 27 bits (TIME_EXTEND), optional fields left out, machine events in
+ * takes, time deltas beyond 27 bits (TIME_EXTEND) and beyond what one holds, optional fields left out, machine events in
  * their own block, the guest's ftrace entries merged by time, --trace-limit, and the same bytes
  * twice. */
 #include "testutil.h"
@@ -285,6 +285,26 @@ START_TEST(limit_refuses_the_event_that_needs_a_page_too_many)
 }
 END_TEST
 
+START_TEST(a_delta_beyond_a_time_extend_starts_a_page)
+{
+    const char *path = dat_path("tests/tracedat-f.dat");
+    Trace t;
+    open_sink(&t, path, 1, 0);
+    uint64_t times[] = { 5, 6 + (1ull << 60), 7 + (1ull << 60) + (1ull << 40) };
+    for (unsigned i = 0; i < ARRAY_SIZE(times); i++)
+        trace_cpu_stop(&t, times[i], 0, 0x1000, "halted");
+    close_trace(&t);
+    Read r = read_open(path);
+    for (unsigned i = 0; i < ARRAY_SIZE(times); i++) {
+        struct tep_record *rec = tracecmd_read_data(r.h, 0);
+        ck_assert_ptr_nonnull(rec);
+        ck_assert_uint_eq(rec->ts, times[i]);
+        tracecmd_free_record(rec);
+    }
+    tracecmd_close(r.h);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tracedat");
@@ -294,6 +314,7 @@ int main(void)
     tcase_add_test(t, guest_entries_merge_by_time_with_symbols);
     tcase_add_test(t, same_bytes_twice);
     tcase_add_test(t, limit_refuses_the_event_that_needs_a_page_too_many);
+    tcase_add_test(t, a_delta_beyond_a_time_extend_starts_a_page);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }
