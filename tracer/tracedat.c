@@ -389,8 +389,9 @@ static void spool_page(PageOut *o, const uint8_t *page)
 {
     DatSink *s = (DatSink *)((char *)o - offsetof(DatSink, spool_out));
     DatBlock *b = s->cur;
+    errno = 0;
     if (!s->spool_err && pwrite(s->spool, page, DAT_PAGE, (off_t)s->spooled * DAT_PAGE) != DAT_PAGE)
-        s->spool_err = errno ? errno : EIO;
+        s->spool_err = errno ? errno : ENOSPC;      /* a short write: the disk is full */
     if (b->npages == b->cap) {
         b->cap = b->cap * 2 + 64;
         b->pages = xrealloc(b->pages, b->cap * sizeof *b->pages);
@@ -507,6 +508,7 @@ static bool next_page(Merge *m)
 {
     DatBlock *b = m->b;
     if (m->page < b->npages) {
+        errno = 0;
         if (pread(m->s->spool, m->buf, DAT_PAGE, (off_t)b->pages[m->page++] * DAT_PAGE) != DAT_PAGE) {
             if (!m->s->spool_err)
                 m->s->spool_err = errno ? errno : EIO;
