@@ -23,7 +23,7 @@
  *
  * A pmusim record: the common fields (u16 type, u8 flags, u8 preempt count, s32 pid 0), then
  * every hex/dec field as a u64, then a __data_loc u32 (length << 16 | offset) for every string
- * (symbols included) and byte string, then `present` (bit i: the kind's field i is there) for
+ * (symbols included) and byte string, then `_present` (bit i: the kind's field i is there) for
  * kinds with optional fields, then the strings' bytes.
  */
 #include "tracer/tracedat.h"
@@ -235,7 +235,7 @@ enum { DF_U64, DF_STR, DF_BYTES };
 
 typedef struct DatKind {
     uint16_t fixed;                 /* bytes before the strings */
-    int16_t present;                /* offset of `present`; -1: no optional fields */
+    int16_t present;                /* offset of `_present` (a name no key has); -1: none */
     uint16_t off[TRACE_MAX_FIELDS];
     uint8_t cls[TRACE_MAX_FIELDS];
 } DatKind;
@@ -308,15 +308,22 @@ static bool field_optional(const TraceKindDesc *kd, int i)
     return f->optional || (f->sym_of >= 0 && kd->fields[f->sym_of].optional);
 }
 
+/* Printed only when there: a string, or a hex number (%s prints a long-sized field in hex; a
+ * decimal one, of which the registry has no optional one, prints always, 0 when absent). */
+static bool print_if_present(const DatKind *dk, const TraceKindDesc *kd, int i)
+{
+    return field_optional(kd, i) && (dk->cls[i] == DF_STR || kd->fields[i].type == TF_HEX);
+}
+
 /* "key=value ..." as the text trace writes it.  A field that may be absent prints only when its
- * `present` bit is set: a conditional (libtraceevent evaluates `c ? a : b` for %s, and prints a
+ * `_present` bit is set: a conditional (libtraceevent evaluates `c ? a : b` for %s, and prints a
  * long-sized field given to %s in hex), so the line has the text trace's keys. */
 static void kind_print_fmt(Buf *b, const DatKind *dk, const TraceKindDesc *kd)
 {
     buf_printf(b, "print fmt: \"");
     for (int i = 0; i < kd->nfields; i++) {
         const char *sep = i ? " " : "", *k = kd->fields[i].key;
-        if (field_optional(kd, i) && dk->cls[i] != DF_BYTES)
+        if (print_if_present(dk, kd, i))
             buf_printf(b, "%%s%%s");
         else if (dk->cls[i] == DF_U64)
             buf_printf(b, "%s%s=%s", sep, k, kd->fields[i].type == TF_DEC ? "%llu" : "0x%llx");
@@ -326,11 +333,11 @@ static void kind_print_fmt(Buf *b, const DatKind *dk, const TraceKindDesc *kd)
     buf_printf(b, "\"");
     for (int i = 0; i < kd->nfields; i++) {
         const char *k = kd->fields[i].key;
-        if (field_optional(kd, i) && dk->cls[i] != DF_BYTES)
-            buf_printf(b, ", REC->present & %u ? \"%s%s=%s\" : \"\"", 1u << i, i ? " " : "", k,
+        if (print_if_present(dk, kd, i))
+            buf_printf(b, ", REC->_present & %u ? \"%s%s=%s\" : \"\"", 1u << i, i ? " " : "", k,
                        dk->cls[i] == DF_U64 ? "0x" : "");
-        if (dk->cls[i] == DF_U64 && field_optional(kd, i))
-            buf_printf(b, ", REC->present & %u ? REC->%s : \"\"", 1u << i, k);
+        if (dk->cls[i] == DF_U64 && print_if_present(dk, kd, i))
+            buf_printf(b, ", REC->_present & %u ? REC->%s : \"\"", 1u << i, k);
         else if (dk->cls[i] == DF_U64)
             buf_printf(b, ", REC->%s", k);
         else if (dk->cls[i] == DF_STR)
@@ -352,7 +359,7 @@ static void kind_format(Buf *b, int k, const DatKind *dk)
                    dk->cls[i] == DF_U64 ? "u64" : dk->cls[i] == DF_STR ? "__data_loc char[]" : "__data_loc u8[]",
                    kd->fields[i].key, dk->off[i], dk->cls[i] == DF_U64 ? 8 : 4);
     if (dk->present >= 0)
-        buf_printf(b, "\tfield:unsigned int present;\toffset:%d;\tsize:4;\tsigned:0;\n", dk->present);
+        buf_printf(b, "\tfield:unsigned int _present;\toffset:%d;\tsize:4;\tsigned:0;\n", dk->present);
     buf_printf(b, "\n");
     kind_print_fmt(b, dk, kd);
 }

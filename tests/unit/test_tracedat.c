@@ -160,7 +160,7 @@ START_TEST(diag_events_cross_pages_and_big_gaps)
         ck_assert_str_eq(event_name(&r, rec), "diag");
         ck_assert_uint_eq(rec->ts, diag_time(n));
         ck_assert_uint_eq(num(&r, rec, "pc"), 0x1000 + (uint64_t)n);
-        ck_assert_uint_eq(num(&r, rec, "present"), 0xf);
+        ck_assert_uint_eq(num(&r, rec, "_present"), 0xf);
         int len;
         const char *msg = str(&r, rec, "msg", &len);
         ck_assert_int_eq(len, 241);
@@ -186,7 +186,7 @@ START_TEST(long_records_cut_strings_and_optional_fields)
     const char *huge = str(&r, rec, "msg", &len);
     ck_assert_int_eq(len, 1024);                            /* STR_MAX, its NUL included */
     ck_assert_int_eq((int)strlen(huge), 1023);
-    ck_assert_uint_eq(num(&r, rec, "present"), 0x9);        /* what, msg: no pc, no sym */
+    ck_assert_uint_eq(num(&r, rec, "_present"), 0x9);        /* what, msg: no pc, no sym */
     tracecmd_free_record(rec);
     rec = next_pmusim(&r, 0);
     ck_assert_str_eq(event_name(&r, rec), "code_write");
@@ -200,7 +200,7 @@ START_TEST(long_records_cut_strings_and_optional_fields)
     rec = tracecmd_read_data(r.h, 1);
     ck_assert_str_eq(event_name(&r, rec), "rdmsr");
     ck_assert_uint_eq(num(&r, rec, "value"), 42);
-    ck_assert_uint_eq(num(&r, rec, "present") & (1u << 4), 0);   /* old left out */
+    ck_assert_uint_eq(num(&r, rec, "_present") & (1u << 4), 0);   /* old left out */
     tracecmd_free_record(rec);
     rec = tracecmd_read_data(r.h, 2);                       /* the machine's block */
     ck_assert_str_eq(event_name(&r, rec), "cpu_start");
