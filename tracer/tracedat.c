@@ -236,6 +236,7 @@ enum { DF_U64, DF_STR, DF_BYTES };
 typedef struct DatKind {
     uint16_t fixed;                 /* bytes before the strings */
     int16_t present;                /* offset of `_present` (a name no key has); -1: none */
+    uint8_t ndyn;                   /* strings and byte strings */
     uint16_t off[TRACE_MAX_FIELDS];
     uint8_t cls[TRACE_MAX_FIELDS];
 } DatKind;
@@ -287,6 +288,7 @@ static void layout_kind(DatKind *dk, const TraceKindDesc *kd)
                 continue;
             dk->off[i] = off;
             off += dk->cls[i] == DF_U64 ? 8 : 4;
+            dk->ndyn += dk->cls[i] != DF_U64;
             opt |= kd->fields[i].optional;
         }
     dk->present = opt ? (int16_t)off : -1;
@@ -443,20 +445,20 @@ static uint32_t encode(DatSink *s, const TraceEvent *ev, int k)
     uint8_t *rec = s->rec;
     memset(rec, 0, dk->fixed);
     store_le(rec, 2, PMUSIM_ID_BASE + k);
-    uint32_t dyn = dk->fixed, present = 0;
+    uint32_t dyn = dk->fixed, present = 0, later = dk->ndyn;    /* later: a byte each, at least */
     for (int i = 0, j = 0; j < kd->nfields; j++) {
         const TraceField *f = i < ev->nfields ? &ev->f[i] : NULL;
-        if (!f || (f->key != kd->fields[j].key && strcmp(f->key, kd->fields[j].key))) {
-            if (dk->cls[j] != DF_U64)   /* an optional field left out: an empty string */
-                put_dynamic(rec, dk->off[j], &dyn, REC_MAX - dyn, &(TraceField){ .s = "" }, true);
+        bool there = f && (f->key == kd->fields[j].key || !strcmp(f->key, kd->fields[j].key));
+        i += there;
+        present |= (uint32_t)there << j;
+        if (dk->cls[j] == DF_U64) {
+            if (there)
+                store_le(rec + dk->off[j], 8, f->u);
             continue;
         }
-        i++;
-        present |= 1u << j;
-        if (dk->cls[j] == DF_U64)
-            store_le(rec + dk->off[j], 8, f->u);
-        else
-            put_dynamic(rec, dk->off[j], &dyn, REC_MAX - dyn, f, dk->cls[j] == DF_STR);
+        later--;                    /* an optional string left out: an empty one */
+        put_dynamic(rec, dk->off[j], &dyn, REC_MAX - later - dyn, there ? f : &(TraceField){ .s = "" },
+                    dk->cls[j] == DF_STR);
     }
     if (dk->present >= 0)
         store_le(rec + dk->present, 4, present);

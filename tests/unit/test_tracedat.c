@@ -305,6 +305,41 @@ START_TEST(a_delta_beyond_a_time_extend_starts_a_page)
 }
 END_TEST
 
+/* A record of long strings: each cut at 1023 bytes, the ones that no longer fit cut shorter, and
+ * still every string there (an empty one at least) and ended, the record inside its page. */
+START_TEST(strings_fill_a_record_each_one_ended)
+{
+    const char *path = dat_path("tests/tracedat-g.dat");
+    Trace t;
+    open_sink(&t, path, 1, 0);
+    char *a = long_string(3000, 'a'), *k = long_string(3000, 'k'), *f = long_string(3000, 'f'), *o = long_string(3000, 'o');
+    trace_patch(&t, 1, 0, 0x1000, a, k, f, o, 0x1100);
+    trace_patch(&t, 2, 0, 0x1000, "x", "y", "z", "w", 0x1100);
+    close_trace(&t);
+    Read r = read_open(path);
+    struct tep_record *rec = tracecmd_read_data(r.h, 0);
+    int len;
+    ck_assert_int_eq((int)strlen(str(&r, rec, "at", &len)), 1023);
+    ck_assert_int_eq((int)strlen(str(&r, rec, "from", &len)), 1023);
+    const char *to = str(&r, rec, "to", &len);
+    ck_assert_int_gt(len, 100);
+    ck_assert_int_lt(len, 1024);
+    ck_assert_int_eq((int)strlen(to), len - 1);
+    ck_assert_str_eq(str(&r, rec, "sym", &len), "");
+    ck_assert_int_eq(len, 1);
+    tracecmd_free_record(rec);
+    rec = tracecmd_read_data(r.h, 0);                       /* the next one, whole */
+    ck_assert_str_eq(str(&r, rec, "to", &len), "w");
+    ck_assert_str_eq(str(&r, rec, "sym", &len), "beta");
+    tracecmd_free_record(rec);
+    tracecmd_close(r.h);
+    free(a);
+    free(k);
+    free(f);
+    free(o);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tracedat");
@@ -315,6 +350,7 @@ int main(void)
     tcase_add_test(t, same_bytes_twice);
     tcase_add_test(t, limit_refuses_the_event_that_needs_a_page_too_many);
     tcase_add_test(t, a_delta_beyond_a_time_extend_starts_a_page);
+    tcase_add_test(t, strings_fill_a_record_each_one_ended);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }
