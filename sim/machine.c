@@ -946,6 +946,8 @@ void mach_rescue_outputs(Machine *m)
     trace_flush_all();
     outfile_write(&m->console.out, m->console.buf, m->console.len);
     trace_rescue_all();
+    if (m->tracedat)
+        tracedat_abandon(m->tracedat);
     outfile_rescue(&m->console.out);
 }
 

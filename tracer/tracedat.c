@@ -775,6 +775,13 @@ void tracedat_add_guest(TraceSink *sink, GuestTrace *gt)
     memset(gt, 0, sizeof *gt);
 }
 
+void tracedat_abandon(TraceSink *sink)
+{
+    DatSink *s = (DatSink *)sink;
+    if (s->out.tmp)
+        unlink(s->out.tmp);
+}
+
 /* The spool: an unlinked temporary beside the output's own temporary (for a device or a pipe,
  * in $TMPDIR), so it never outlives pmusim. */
 static int open_spool(const OutFile *o)

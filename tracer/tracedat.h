@@ -30,5 +30,8 @@ TraceSink *tracedat_open(const TraceDatConfig *cfg, Error *err);
 /* Before the trace is closed: the guest's decoded rings go into the file at close (the sink takes
  * *gt over and frees it). */
 void tracedat_add_guest(TraceSink *s, GuestTrace *gt);
+/* From a fatal-signal handler: no trace.dat (it is assembled at close), and its temporary
+ * removed (unlink(2) only; the spool is unlinked already). */
+void tracedat_abandon(TraceSink *s);
 
 #endif
