@@ -2,6 +2,7 @@
  *
  *   pmusim [run] [options] KERNEL       run a guest (ELF, or raw with --load-addr)
  *   pmusim --dump-dtb [options] [KERNEL] print the effective machine as DTS
+ *   pmusim report / pmusim diff ...      sim/report.c, sim/diff.c
  *
  * Bad options and bad input files get one message naming the option or file and exit status 2;
  * inputs are read and checked before any output is opened (base/outfile.h).
@@ -15,6 +16,7 @@
 
 #include "sim/checkpoint.h"
 #include "sim/cli.h"
+#include "sim/diff.h"
 #include "sim/machine.h"
 #include "sim/report.h"
 
@@ -153,6 +155,8 @@ static int dispatch(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "report"))
         return report_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "diff"))
+        return diff_main(argc - 1, argv + 1);
     bool sub = argc > 1 && !strcmp(argv[1], "run");
     Cli cli;
     if (!cli_parse(argc - sub, argv + sub, &cli, stderr))
