@@ -199,18 +199,24 @@ static const char *type_wants(TraceFieldType t)
     }
 }
 
+/* The index of the first control byte of p[0, n) (a binary file has them), or n. */
+static size_t first_control(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] < ' ' || p[i] == ASCII_DEL)
+            return i;
+    return n;
+}
+
 static bool control_free(Cursor *c)
 {
-    for (size_t i = 0; i < c->len; i++) {
-        unsigned char ch = (unsigned char)c->p[i];
-        if (ch < ' ' || ch == ASCII_DEL) {
-            char d[48];
-            snprintf(d, sizeof d, " 0x%02x: not a text trace", ch);
-            c->at = i;
-            return fail(c, "a control byte", d);
-        }
-    }
-    return true;
+    size_t i = first_control(c->p, c->len);
+    if (i == c->len)
+        return true;
+    char d[48];
+    snprintf(d, sizeof d, " 0x%02x: not a text trace", (unsigned char)c->p[i]);
+    c->at = i;
+    return fail(c, "a control byte", d);
 }
 
 static bool parse_head(Cursor *c, TraceRecord *rec)
@@ -317,7 +323,7 @@ bool trace_parse_line(const char *line, size_t len, TraceRecord *rec, char *why,
     rec->len = (uint32_t)len;
     rec->present = 0;
     if (len >= TRACE_LINE_MAX)
-        return fail(&c, "a line longer than TRACE_LINE_MAX", "");
+        return fail(&c, "a line longer than TRACE_LINE_MAX (4096) bytes", "");
     if (!control_free(&c))
         return false;
     if (!parse_head(&c, rec))
@@ -359,6 +365,20 @@ static int refuse(TraceReader *r, uint64_t line, Error *err, const char *what)
     return -1;
 }
 
+/* The next line has no newline in its first TRACE_LINE_MAX bytes: a control byte there says
+ * binary, else it is too long. */
+static int too_long(TraceReader *r, Error *err)
+{
+    char what[160];
+    size_t i = first_control(r->buf + r->pos, TRACE_LINE_MAX);
+    if (i < TRACE_LINE_MAX)
+        snprintf(what, sizeof what, "a control byte 0x%02x: not a text trace, at column %zu",
+                 (unsigned char)r->buf[r->pos + i], i + 1);
+    else
+        snprintf(what, sizeof what, "a line longer than %d bytes (TRACE_LINE_MAX, newline included)", TRACE_LINE_MAX);
+    return refuse(r, r->lineno + 1, err, what);
+}
+
 /* More bytes after the unread ones: 1, 0 at the end, -1 with err set. */
 static int fill_more(TraceReader *r, Error *err)
 {
@@ -381,14 +401,12 @@ static int next_line(TraceReader *r, size_t *len, Error *err)
 {
     for (;;) {
         const char *nl = memchr(r->buf + r->pos, '\n', r->end - r->pos);
+        size_t n = nl ? (size_t)(nl - (r->buf + r->pos)) : r->end - r->pos;
+        if (n >= TRACE_LINE_MAX)
+            return too_long(r, err);
         if (nl) {
-            *len = (size_t)(nl - (r->buf + r->pos));
+            *len = n;
             return 1;
-        }
-        if (r->end - r->pos >= TRACE_LINE_MAX) {
-            char what[96];
-            snprintf(what, sizeof what, "a line longer than %d bytes (TRACE_LINE_MAX): not a text trace", TRACE_LINE_MAX);
-            return refuse(r, r->lineno + 1, err, what);
         }
         int got = r->eof ? 0 : fill_more(r, err);
         if (got < 0)
