@@ -113,11 +113,11 @@ static unsigned compare(const TraceRecord *a, const TraceRecord *b, const DiffOp
     return d | (*fields ? DIFF_FIELDS : 0);
 }
 
-/* The next event of a side that the options do not skip: as trace_reader_next. */
-static int next_kept(TraceReader *r, const DiffOptions *o, TraceRecord *rec, Error *err)
+/* The next event of a side that the options do not skip: as trace_reader_next_as. */
+static int next_kept(TraceReader *r, const DiffOptions *o, TraceRecord *rec, const TraceRecord *like, Error *err)
 {
     int got;
-    while ((got = trace_reader_next(r, rec, err)) == 1 && o->ignore_kind[rec->kind])
+    while ((got = trace_reader_next_as(r, rec, like, err)) == 1 && o->ignore_kind[rec->kind])
         ;
     return got;
 }
@@ -304,7 +304,7 @@ int trace_diff(TraceReader *r[DIFF_SIDES], const DiffOptions *o, FILE *out, int 
     for (uint64_t event = 1;; event++) {
         int got[DIFF_SIDES];
         for (int s = 0; s < DIFF_SIDES; s++)
-            if ((got[s] = next_kept(r[s], o, &rec[s], err)) < 0) {
+            if ((got[s] = next_kept(r[s], o, &rec[s], s && got[0] ? &rec[0] : NULL, err)) < 0) {
                 *bad_side = s;
                 result = DIFF_BAD;
                 goto done;

@@ -83,6 +83,10 @@ void trace_reader_free(TraceReader *r);
 /* The next event: 1 and *rec; 0 after the exit line (the end); -1 with err set
  * ("FILE:LINE: what"). */
 int trace_reader_next(TraceReader *r, TraceRecord *rec, Error *err);
+/* The same, where `like` (if not NULL) is a record just read from another trace: a line with the
+ * same bytes is the same event, taken without parsing it again (a diff parses the lines the two
+ * traces share once). */
+int trace_reader_next_as(TraceReader *r, TraceRecord *rec, const TraceRecord *like, Error *err);
 
 /* Check and split one line (without its newline) into *rec; false with a message in why ("field
  * msr: expected 0x and hex digits, at column 40"). */
