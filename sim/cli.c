@@ -1,4 +1,4 @@
-/* cli.c — the option tables of `pmusim [run]` and `pmusim report`, one parser for both
+/* cli.c — the option tables of `pmusim [run]`, `pmusim report` and `pmusim diff`, one parser for all
  * (getopt_long) and the --help text each prints. */
 #include "sim/cli.h"
 
@@ -102,7 +102,8 @@ static const CliCommand run_command = {
     "pmusim",
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
-    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n",
+    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n"
+    "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
     "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
     "output could not be written completely; 128 + N signal N (docs/guest-abi.md).\n",
