@@ -54,6 +54,10 @@ typedef struct Side {
     struct Side *all;               /* both sides (for poll) */
 } Side;
 
+/* The runs, for a signal that ends diff: they end with it (a Ctrl-C reaches them anyway, through
+ * the terminal's process group; a kill(1) of diff alone would leave them running). */
+static volatile pid_t running[DIFF_SIDES];
+
 /* "pmusim run A B ...", an argument with a space in quotes. */
 static char *join_args(int argc, char **argv)
 {
@@ -111,15 +115,6 @@ static ssize_t child_fill(void *opaque, void *buf, size_t len)
     }
 }
 
-static ssize_t file_fill(void *opaque, void *buf, size_t len)
-{
-    ssize_t n;
-    do
-        n = read(((Side *)opaque)->fd, buf, len);
-    while (n < 0 && errno == EINTR);
-    return n;
-}
-
 /* Start `pmusim run ARGS --trace=/dev/fd/3` with its pipes. */
 static bool spawn_run(Side *s, int argc, char **argv, Error *err)
 {
@@ -137,12 +132,20 @@ static bool spawn_run(Side *s, int argc, char **argv, Error *err)
     memcpy(args + 2, argv + 1, (size_t)(argc - 1) * sizeof *args);
     args[argc + 1] = (char *)DIFF_CHILD_TRACE_ARG;
     posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t dfl;                   /* diff ignores SIGPIPE (below); the run must not inherit that */
+    sigemptyset(&dfl);
+    sigaddset(&dfl, SIGPIPE);
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setsigdefault(&at, &dfl);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, tp[1], DIFF_CHILD_TRACE_FD);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, ep[1], STDERR_FILENO);
-    int rc = posix_spawn(&s->pid, SELF_EXE, &fa, NULL, args, environ);
+    int rc = posix_spawn(&s->pid, SELF_EXE, &fa, &at, args, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     free(args);
     close(tp[1]);
     close(ep[1]);
@@ -183,6 +186,9 @@ static void stop_side(Side *s, bool terminate)
         drain_err(s);
     while (s->pid && waitpid(s->pid, &s->status, 0) < 0 && errno == EINTR)
         ;
+    for (int k = 0; k < DIFF_SIDES; k++)
+        if (running[k] == s->pid)
+            running[k] = 0;
 }
 
 static void print_child_err(const Side *s)
@@ -202,8 +208,10 @@ static int compare_sides(Side side[DIFF_SIDES], const CliDiff *d)
     TraceReader rd[DIFF_SIDES], *r[DIFF_SIDES] = { &rd[0], &rd[1] };
     DiffOptions o = d->opts;
     for (int k = 0; k < DIFF_SIDES; k++) {
-        const char *name = side[k].pid ? side[k].label : side[k].source;
-        trace_reader_init(&rd[k], name, side[k].pid ? child_fill : file_fill, &side[k]);
+        if (side[k].pid)
+            trace_reader_init(&rd[k], side[k].label, child_fill, &side[k]);
+        else
+            trace_reader_init_fd(&rd[k], side[k].source, &side[k].fd);
         o.source[k] = side[k].source;
     }
     Error err = { { 0 } };
@@ -219,6 +227,28 @@ static int compare_sides(Side side[DIFF_SIDES], const CliDiff *d)
         print_child_err(&side[bad_side]);
     }
     return rc == DIFF_BAD ? EXIT_USAGE : rc;
+}
+
+static void on_signal(int sig)
+{
+    for (int k = 0; k < DIFF_SIDES; k++)
+        if (running[k] > 0)
+            kill(running[k], SIGTERM);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* A reader of diff's output that goes away (`| head`) must not kill diff before it has stopped
+ * the runs: a write error is the exit status 7 instead (main.c, finish_stdout). */
+static void install_signals(void)
+{
+    static const int ends[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    for (size_t i = 0; i < ARRAY_SIZE(ends); i++)
+        sigaction(ends[i], &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
 }
 
 int diff_main(int argc, char **argv)
@@ -238,13 +268,15 @@ int diff_main(int argc, char **argv)
         side[k].fd = side[k].err_fd = -1;
         side[k].all = side;
     }
-    for (int k = 0; k < DIFF_SIDES && ok; k++)
+    install_signals();
+    for (int k = 0; k < DIFF_SIDES && ok; k++) {
         ok = open_side(&side[k], &d, k, &err);
+        running[k] = side[k].pid;
+    }
     int rc = ok ? compare_sides(side, &d) : EXIT_USAGE;
     for (int k = 0; k < DIFF_SIDES; k++) {
-        if (!ok) {
+        if (!ok)
             stop_side(&side[k], true);
-        }
         free(side[k].source);
     }
     if (!ok)

@@ -109,6 +109,24 @@ diffrun storm -- $storm -- --max-insns 1000 $storm
 check "storm: status 1" [ "$(status storm)" = 1 ]
 check "storm: RUN_B ends first (max-insns)" grep -q "^RUN_B ends first, at line .* reason=max-insns" "$T/storm.out"
 check "storm: no child left running" sh -c "! ps -eo args | grep -v grep | grep -q storm-diff-marker"
+# diff killed: its runs end with it (wait until both run, at most 60 s; then no storm is left)
+# shellcheck disable=SC2086
+"$PMUSIM" diff -- $storm -- $storm >/dev/null 2>&1 &
+dpid=$!
+i=0
+while [ "$(ps -eo args | grep -v grep | grep -c storm-diff-marker)" -lt 3 ] && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill $dpid
+wait $dpid
+check "diff killed: status 143" [ $? = 143 ]
+i=0
+while ps -eo args | grep -v grep | grep -q storm-diff-marker && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+check "diff killed: no run left" sh -c "! ps -eo args | grep -v grep | grep -q storm-diff-marker"
 # two storms through the pipes, identical to their trace limit (the readers keep up in lockstep)
 # shellcheck disable=SC2086
 diffrun storm2 -- --trace-limit 2000000 $storm -- --trace-limit 2000000 $storm
