@@ -106,18 +106,6 @@ static bool parse_dec(const char *s, size_t n, uint64_t *v)
     return true;
 }
 
-static bool check_hex(const char *s, size_t n)
-{
-    if (n <= HEX_PREFIX_LEN || n > HEX_PREFIX_LEN + HEX_DIGITS_MAX || s[0] != '0' || s[1] != 'x')
-        return false;
-    if (s[2] == '0' && n > HEX_PREFIX_LEN + 1)
-        return false;
-    for (size_t i = HEX_PREFIX_LEN; i < n; i++)
-        if (!is_hex_lower(s[i]))
-            return false;
-    return true;
-}
-
 static bool check_bytes(const char *s, size_t n)
 {
     if (n == 1 && s[0] == '-')
@@ -128,15 +116,6 @@ static bool check_bytes(const char *s, size_t n)
         if (!is_hex_lower(s[i]))
             return false;
     return true;
-}
-
-/* A bare word: no quote or backslash (the writer quotes those). */
-static bool check_bare(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '"' || s[i] == '\\')
-            return false;
-    return n > 0;
 }
 
 /* The end of a quoted string starting at c->p[c->at] ('"'): the index after its closing quote,
@@ -195,16 +174,56 @@ static bool next_token(Cursor *c, size_t e, bool more_expected)
     return true;
 }
 
-static bool check_value(TraceFieldType t, const char *s, size_t n)
+/* A hex value from vs, checked while its end is found (the commonest value: one pass over it). */
+static size_t scan_hex(const Cursor *c, size_t vs, bool *ok)
 {
+    const char *p = c->p;
+    bool good = c->len - vs > HEX_PREFIX_LEN && p[vs] == '0' && p[vs + 1] == 'x';
+    size_t e = good ? vs + HEX_PREFIX_LEN : vs;
+    for (; e < c->len && p[e] != ' '; e++)
+        good &= is_hex_lower(p[e]);
+    size_t digits = e - vs - HEX_PREFIX_LEN;
+    *ok = good && digits >= 1 && digits <= HEX_DIGITS_MAX && !(p[vs + HEX_PREFIX_LEN] == '0' && digits > 1);
+    return e;
+}
+
+/* A bare word from vs, checked while its end is found. */
+static size_t scan_bare(const Cursor *c, size_t vs, bool *ok)
+{
+    size_t e = vs;
+    bool good = true;
+    for (; e < c->len && c->p[e] != ' '; e++)
+        good &= c->p[e] != '"' && c->p[e] != '\\';
+    *ok = good && e > vs;
+    return e;
+}
+
+/* The end of the value of type t at vs (len + 1: an unterminated quoted string); *ok: whether it
+ * is one of that type. */
+static size_t scan_value(const Cursor *c, size_t vs, TraceFieldType t, bool *ok)
+{
+    size_t e;
     switch (t) {
-    case TF_HEX:   return check_hex(s, n);
-    case TF_DEC:   return parse_dec(s, n, &(uint64_t){ 0 });
-    case TF_BYTES: return check_bytes(s, n);
+    case TF_HEX:
+        return scan_hex(c, vs, ok);
     case TF_STR:
-    case TF_SYM:   return n && (s[0] == '"' || check_bare(s, n));
+    case TF_SYM:
+        if (vs < c->len && c->p[vs] == '"') {
+            *ok = true;
+            return value_end(c, vs);
+        }
+        return scan_bare(c, vs, ok);
+    case TF_DEC:
+        e = word_end(c, vs);
+        *ok = parse_dec(c->p + vs, e - vs, &(uint64_t){ 0 });
+        return e;
+    case TF_BYTES:
+        e = word_end(c, vs);
+        *ok = check_bytes(c->p + vs, e - vs);
+        return e;
     }
-    return false;
+    *ok = false;
+    return word_end(c, vs);
 }
 
 static const char *type_wants(TraceFieldType t)
@@ -332,14 +351,15 @@ static bool parse_field(Cursor *c, const TraceKindDesc *d, TraceRecord *rec, int
     }
     if (!skip_to(c, d, rec, *next, i))
         return false;
-    size_t e = value_end(c, vs);
+    bool ok;
+    size_t e = scan_value(c, vs, d->fields[i].type, &ok);
     if (e > c->len) {
         c->at = vs;
         return fail(c, "an unterminated or badly escaped quoted string", "");
     }
     if (d->fields[i].type == TF_SYM && d->fields[i].sym_of >= 0 && !(rec->present >> d->fields[i].sym_of & 1))
         return fail(c, "a symbol without its address field", "");
-    if (!check_value(d->fields[i].type, c->p + vs, e - vs)) {
+    if (!ok) {
         c->at = vs;
         char d2[160];
         snprintf(d2, sizeof d2, " %s%s", d->fields[i].key, type_wants(d->fields[i].type));
