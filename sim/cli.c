@@ -402,6 +402,24 @@ bool cli_parse(int argc, char **argv, Cli *cli, FILE *err)
     return run_done(cli) || check_combination(cli, err);
 }
 
+int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES])
+{
+    const IoName all[CLI_IO_NAMES] = {
+        { "KERNEL", cfg->kernel, false },
+        { "--machine", cfg->machine_file, false },
+        { "--initrd", cfg->initrd_file, false },
+        { "--restore", cfg->restore_file, false },
+        { "--console-input", cfg->console_input_file, false },
+        { "--trace", cfg->trace_file, true },
+        { "--console", cfg->console_file, true },
+        { "--samples", cfg->samples_file, true },
+        { "--guest-trace", cfg->guest_trace_file, true },
+        { "--save-at", cfg->save_file, true },
+    };
+    memcpy(names, all, sizeof all);
+    return CLI_IO_NAMES;
+}
+
 /* ------------------------------------------------------------------ pmusim report */
 
 static bool report_option(void *ctx, int id, const char *val, FILE *err)
@@ -546,8 +564,11 @@ bool cli_parse_diff(int argc, char **argv, CliDiff *d, FILE *err)
         return true;
     if (!diff_runs(d, argc, argv, dashes, err))
         return false;
-    if (free_side(d) < 0)
-        return true;
-    cli_diff_usage(err);
-    return false;
+    if (free_side(d) >= 0) {
+        cli_diff_usage(err);
+        return false;
+    }
+    if (d->file[0] && d->file[1] && !strcmp(d->file[0], "-") && !strcmp(d->file[1], "-"))
+        return bad(err, "diff: - (standard input) for both traces%s%s", "", "");
+    return true;
 }

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "base/outfile.h"
 #include "sim/machine.h"
 #include "tracer/tracediff.h"
 
@@ -44,6 +45,11 @@ typedef struct CliReport {
 /* Parse the arguments after "report" (argv[0] is "report"); as cli_parse. */
 bool cli_parse_report(int argc, char **argv, CliReport *r, FILE *err);
 void cli_report_usage(FILE *f);
+
+/* The files a run reads and writes, each named by its option, for outfile_check_distinct (no
+ * output may be an input or another output); returns how many (at most CLI_IO_NAMES). */
+#define CLI_IO_NAMES 10
+int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES]);
 
 /* `pmusim diff [options] TRACE_A TRACE_B`, or a side as a run: `pmusim diff [options] [TRACE_A]
  * -- RUN_ARGS_A [-- RUN_ARGS_B]` (docs/tools.md).  Everything after the first `--` is command

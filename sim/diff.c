@@ -38,6 +38,7 @@ extern char **environ;
 #define DIFF_CHILD_TRACE_ARG "--trace=/dev/fd/3"
 #define DIFF_CHILD_ERR_MAX 4096
 #define SELF_EXE "/proc/self/exe"
+#define STDIN_NAME "(standard input)"   /* a side given as - */
 #define RUN_WORD "run"
 #define CHILD_EXTRA_ARGS 4          /* program, "run", the --trace argument, NULL */
 
@@ -158,6 +159,49 @@ static bool spawn_run(Side *s, int argc, char **argv, Error *err)
     return true;
 }
 
+/* A side's files, for the check below: a trace file (an input), or what its run reads and writes
+ * (cli_io_names), each named with the side ("RUN_B --console"). */
+typedef struct SideFiles {
+    IoName names[CLI_IO_NAMES];
+    char what[CLI_IO_NAMES][32];
+    int n;
+} SideFiles;
+
+static void side_files(const CliDiff *d, int k, SideFiles *f)
+{
+    if (!d->run_argv[k]) {
+        f->names[0] = (IoName){ k ? "TRACE_B" : "TRACE_A", d->file[k], false };
+        f->n = 1;
+        return;
+    }
+    Cli run;
+    cli_parse(d->run_argc[k], d->run_argv[k], &run, stderr);   /* (accepted once already: silent) */
+    f->n = cli_io_names(&run.cfg, f->names);
+    for (int i = 0; i < f->n; i++) {
+        snprintf(f->what[i], sizeof f->what[i], "%s %s", d->opts.label[k], f->names[i].what);
+        f->names[i].what = f->what[i];
+    }
+}
+
+/* No run may write over what the other side reads or writes (each run checks its own files). */
+static bool check_files(const CliDiff *d, Error *err)
+{
+    SideFiles f[DIFF_SIDES];
+    for (int k = 0; k < DIFF_SIDES; k++)
+        side_files(d, k, &f[k]);
+    for (int k = 0; k < DIFF_SIDES; k++) {
+        IoName both[2 * CLI_IO_NAMES];
+        int n = 0;
+        for (int i = 0; i < f[k].n; i++)
+            if (f[k].names[i].output)
+                both[n++] = f[k].names[i];
+        memcpy(both + n, f[!k].names, (size_t)f[!k].n * sizeof *both);
+        if (n && !outfile_check_distinct(both, n + f[!k].n, err))
+            return false;
+    }
+    return true;
+}
+
 static bool open_side(Side *s, const CliDiff *d, int k, Error *err)
 {
     s->label = d->opts.label[k];
@@ -166,8 +210,8 @@ static bool open_side(Side *s, const CliDiff *d, int k, Error *err)
         s->source = join_args(d->run_argc[k], d->run_argv[k]);
         return spawn_run(s, d->run_argc[k], d->run_argv[k], err);
     }
-    s->source = xstrdup(d->file[k]);
-    s->fd = open(d->file[k], O_RDONLY | O_CLOEXEC);
+    s->source = xstrdup(strcmp(d->file[k], "-") ? d->file[k] : STDIN_NAME);
+    s->fd = strcmp(d->file[k], "-") ? open(d->file[k], O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
     if (s->fd < 0)
         return err_set(err, "%s: cannot open: %s", d->file[k], strerror(errno));
     return true;
@@ -269,6 +313,7 @@ int diff_main(int argc, char **argv)
         side[k].all = side;
     }
     install_signals();
+    ok = check_files(&d, &err);
     for (int k = 0; k < DIFF_SIDES && ok; k++) {
         ok = open_side(&side[k], &d, k, &err);
         running[k] = side[k].pid;

@@ -70,22 +70,12 @@ static int bad_input(const Error *err)
     return EXIT_USAGE;
 }
 
-/* No output may overwrite an input or another output (checked before anything is opened). */
+/* No output may overwrite an input or another output (checked before anything is opened; the
+ * list of a run's files is sim/cli.c's cli_io_names: add a new file option there). */
 static bool check_files(const MachineConfig *cfg, Error *err)
 {
-    const IoName names[] = {
-        { "KERNEL", cfg->kernel, false },
-        { "--machine", cfg->machine_file, false },
-        { "--initrd", cfg->initrd_file, false },
-        { "--restore", cfg->restore_file, false },
-        { "--console-input", cfg->console_input_file, false },
-        { "--trace", cfg->trace_file, true },
-        { "--console", cfg->console_file, true },
-        { "--samples", cfg->samples_file, true },
-        { "--guest-trace", cfg->guest_trace_file, true },
-        { "--save-at", cfg->save_file, true },
-    };
-    return outfile_check_distinct(names, (int)ARRAY_SIZE(names), err);
+    IoName names[CLI_IO_NAMES];
+    return outfile_check_distinct(names, cli_io_names(cfg, names), err);
 }
 
 static int dump_dtb(const MachineConfig *cfg)

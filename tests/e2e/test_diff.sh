@@ -77,6 +77,19 @@ for a in $ARCHES; do
     check "$a: a file against a run: the same answer" sh -c "tail -n +3 '$T/$a-argm.out' | cmp -s - '$T/$a-argc.tail'"
 done
 
+# A trace on standard input: `pmusim run --trace -` into diff through a pipe
+"$PMUSIM" run --trace - --console /dev/null "$GUESTS/x86_64/ftrace.elf" 2>/dev/null |
+    "$PMUSIM" diff - "$T/x86_64-a.trace" >"$T/stdin.out" 2>"$T/stdin.err"
+check "a trace on standard input: identical" grep -q "^identical: $(wc -l <"$T/x86_64-a.trace") events" "$T/stdin.out"
+# A run may not write over the other side's files
+diffrun over "$T/x86_64-a.trace" -- --console "$T/x86_64-a.trace" "$GUESTS/x86_64/trap.elf"
+check "a run's output over the other trace: status 2" [ "$(status over)" = 2 ]
+check "a run's output over the other trace: refused" \
+    grep -q "RUN_B --console $T/x86_64-a.trace and TRACE_A $T/x86_64-a.trace are the same file" "$T/over.err"
+check "a run's output over the other trace: the trace is whole" cmp -s "$T/x86_64-a.trace" "$T/x86_64-a2.trace"
+diffrun over2 -- --console "$T/c.out" "$GUESTS/x86_64/trap.elf" -- --console "$T/c.out" "$GUESTS/x86_64/trap.elf"
+check "two runs with one output: refused" grep -q "another output" "$T/over2.err"
+
 # One patched instruction: the first difference is in the function that holds it.
 $PATCH "$GUESTS/x86_64/trap.elf" fire_int80 1 80 81 "$T/int81.elf" || fail "patch-insn x86_64"
 diffrun x86-patch -- "$GUESTS/x86_64/trap.elf" -- "$T/int81.elf"
