@@ -527,6 +527,9 @@ static bool check_run_args(int argc, char **argv, const char *label, FILE *err)
     if (run.cfg.trace_file)
         return bad(err, "diff: %s: leave --trace out: diff reads the run's trace itself (%s)", label,
                    run.cfg.trace_file);
+    if (run.cfg.console_input_file && !strcmp(run.cfg.console_input_file, "-"))
+        return bad(err, "diff: %s: --console-input - : diff's standard input is not the run's; give a file%s", label,
+                   "");
     return true;
 }
 
