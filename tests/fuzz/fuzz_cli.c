@@ -123,17 +123,36 @@ static void parse_run(int argc, char **argv)
         check_usage(cli_usage);
 }
 
-/* `pmusim report`: GUEST.elf and SAMPLES from the arguments, --truth=cycles implying --truth. */
-static void parse_report(int argc, char **argv)
+/* A subcommand's parser, its messages caught and checked (check_message). */
+typedef bool (*SubParser)(int argc, char **argv, void *out, FILE *err);
+
+static bool parse_checked(const char *fn, SubParser parse, int argc, char **argv, void *out)
 {
     char *msg = NULL;
     size_t msglen = 0;
     FILE *err = open_memstream(&msg, &msglen);
-    CliReport r;
-    bool ok = cli_parse_report(argc, argv, &r, err);
+    bool ok = parse(argc, argv, out, err);
     fclose(err);
-    check_message("cli_parse_report", ok, msg, msglen);
+    check_message(fn, ok, msg, msglen);
     free(msg);
+    return ok;
+}
+
+static bool report_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_report(argc, argv, out, err);
+}
+
+static bool diff_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_diff(argc, argv, out, err);
+}
+
+/* `pmusim report`: GUEST.elf and SAMPLES from the arguments, --truth=cycles implying --truth. */
+static void parse_report(int argc, char **argv)
+{
+    CliReport r;
+    bool ok = parse_checked("cli_parse_report", report_parser, argc, argv, &r);
     if (ok && r.help) {
         check_usage(cli_report_usage);
         return;
@@ -149,14 +168,8 @@ static void parse_report(int argc, char **argv)
  * valid run, checked by cli_parse), --context within 0 to 100. */
 static void parse_diff(int argc, char **argv)
 {
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *err = open_memstream(&msg, &msglen);
     CliDiff d;
-    bool ok = cli_parse_diff(argc, argv, &d, err);
-    fclose(err);
-    check_message("cli_parse_diff", ok, msg, msglen);
-    free(msg);
+    bool ok = parse_checked("cli_parse_diff", diff_parser, argc, argv, &d);
     if (ok && d.help) {
         check_usage(cli_diff_usage);
         return;
