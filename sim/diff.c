@@ -295,6 +295,23 @@ static void install_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Check the files, then open or start both sides; false with err set (what started is stopped). */
+static bool open_sides(Side side[DIFF_SIDES], const CliDiff *d, Error *err)
+{
+    for (int k = 0; k < DIFF_SIDES; k++) {
+        side[k].fd = side[k].err_fd = -1;
+        side[k].all = side;
+    }
+    bool ok = check_files(d, err);
+    for (int k = 0; k < DIFF_SIDES && ok; k++) {
+        ok = open_side(&side[k], d, k, err);
+        running[k] = side[k].pid;
+    }
+    for (int k = 0; k < DIFF_SIDES && !ok; k++)
+        stop_side(&side[k], true);
+    return ok;
+}
+
 int diff_main(int argc, char **argv)
 {
     CliDiff d;
@@ -307,23 +324,11 @@ int diff_main(int argc, char **argv)
     Side side[DIFF_SIDES];
     memset(side, 0, sizeof side);
     Error err = { { 0 } };
-    bool ok = true;
-    for (int k = 0; k < DIFF_SIDES; k++) {
-        side[k].fd = side[k].err_fd = -1;
-        side[k].all = side;
-    }
     install_signals();
-    ok = check_files(&d, &err);
-    for (int k = 0; k < DIFF_SIDES && ok; k++) {
-        ok = open_side(&side[k], &d, k, &err);
-        running[k] = side[k].pid;
-    }
+    bool ok = open_sides(side, &d, &err);
     int rc = ok ? compare_sides(side, &d) : EXIT_USAGE;
-    for (int k = 0; k < DIFF_SIDES; k++) {
-        if (!ok)
-            stop_side(&side[k], true);
+    for (int k = 0; k < DIFF_SIDES; k++)
         free(side[k].source);
-    }
     if (!ok)
         fprintf(stderr, "pmusim diff: %s\n", err.msg);
     return rc;
