@@ -19,7 +19,6 @@
 #define DEC_DIGITS_MAX 20           /* 18446744073709551615 */
 #define CPU_PREFIX "cpu"
 #define MACHINE_WORD "machine"
-#define ASCII_DEL 0x7f
 
 static ssize_t fd_fill(void *opaque, void *buf, size_t len)
 {
@@ -247,17 +246,19 @@ static inline bool has_less(uint64_t x, unsigned n)
 }
 
 /* The index of the first control byte of p[0, n) (a binary file has them), or n: eight bytes at
- * a time while none is below 0x20 or 0x7f (a control byte is a zero after xor with 0x7f). */
+ * a time while none is below 0x20.  (DEL and bytes from 0x80 are text: the sink writes a guest's
+ * symbol names unquoted unless they hold a space, a quote, a backslash or a byte below 0x20.) */
 static size_t first_control(const char *p, size_t n)
 {
     size_t i = 0;
-    for (uint64_t x; i + sizeof x <= n; i += sizeof x) {
+    for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+        uint64_t x;
         memcpy(&x, p + i, sizeof x);
-        if (has_less(x, ' ') || has_less(x ^ (BYTES_ONES * ASCII_DEL), 1))
+        if (has_less(x, ' '))
             break;
     }
     for (; i < n; i++)
-        if ((unsigned char)p[i] < ' ' || p[i] == ASCII_DEL)
+        if ((unsigned char)p[i] < ' ')
             return i;
     return n;
 }

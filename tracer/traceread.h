@@ -17,7 +17,7 @@
  * The numbers are held in the canonical form pmusim writes, so two values are equal exactly when
  * their bytes are.  The `exit` line ends the trace: a line after it, a file that ends without
  * it, a last line without its newline, a line longer than TRACE_LINE_MAX bytes or with a control
- * byte (a binary file) is refused as "FILE:LINE: what".
+ * byte, one below 0x20 (a binary file), is refused as "FILE:LINE: what".
  *
  * Memory is constant: a buffer of TRACE_READ_BUF bytes per reader, allocated once; a record
  * points into it and is valid until the next call.  The reader has no global state, so two of

@@ -24,6 +24,7 @@ static const char *const good[] = {
     "4359000 cpu0 code-write addr=0x102e80 at=mix size=1 old=0f new=e8 pc=0x103e38 sym=text_poke+0x48",
     "1 cpu15 code-write addr=0x1 at=0x1 size=0 old=- new=- pc=0x2 sym=0x2 pa=0x3",
     "18446744073709551615 cpu65535 exit status=0 reason=psci-system-off",
+    "7 cpu0 exception vector=0x3 name=#BP from=0x1 sym=f\x7f\xc3\xa9=x+0x1 to=0x2 info=0x0",    /* a guest's symbol */
 };
 
 /* Lines that are not, and a word of the reason. */
@@ -55,7 +56,7 @@ static const struct {
     { "1 cpu0 diag what=x sym=y msg=z", "symbol without its address" },
     { "1 cpu0 diag what=x pc=0x1 msg=z", "missing field sym" },
     { "1 cpu0 exit status=0 reason=x\tpc=0x1", "control byte" },
-    { "1\x7f cpu0 exit status=0 reason=x", "control byte" },
+    { "1\x01 cpu0 exit status=0 reason=x", "control byte" },
 };
 
 START_TEST(lines_the_sink_writes_parse)
