@@ -117,17 +117,19 @@ check "ppc32 --ignore exit,exception: identical" [ "$(status ppc-patch-ign)" = 0
 # that ends: diff stops the first at the difference and reaps both.
 as --64 --defsym HANDLER=0x100140 -o "$T/storm.o" "$DATA/runaway-x86_64.S" && objcopy -O binary "$T/storm.o" "$T/storm-diff-marker.bin"
 storm="--arch x86_64 --load-addr 0x100000 $T/storm-diff-marker.bin"
+# the processes running it, from /proc (the [r]: not this grep itself)
+storms() { grep -ls 'storm-diff-marke[r]' /proc/[0-9]*/cmdline 2>/dev/null | wc -l; }
 # shellcheck disable=SC2086 # $storm: the arguments, no spaces in $T
 diffrun storm -- $storm -- --max-insns 1000 $storm
 check "storm: status 1" [ "$(status storm)" = 1 ]
 check "storm: RUN_B ends first (max-insns)" grep -q "^RUN_B ends first, at line .* reason=max-insns" "$T/storm.out"
-check "storm: no child left running" sh -c "! ps -eo args | grep -v grep | grep -q storm-diff-marker"
+check "storm: no child left running" [ "$(storms)" = 0 ]
 # diff killed: its runs end with it (wait until both run, at most 60 s; then no storm is left)
 # shellcheck disable=SC2086
 "$PMUSIM" diff -- $storm -- $storm >/dev/null 2>&1 &
 dpid=$!
 i=0
-while [ "$(ps -eo args | grep -v grep | grep -c storm-diff-marker)" -lt 3 ] && [ $i -lt 600 ]; do
+while [ "$(storms)" -lt 3 ] && [ $i -lt 600 ]; do
     sleep 0.1
     i=$((i + 1))
 done
@@ -135,11 +137,11 @@ kill $dpid
 wait $dpid
 check "diff killed: status 143" [ $? = 143 ]
 i=0
-while ps -eo args | grep -v grep | grep -q storm-diff-marker && [ $i -lt 600 ]; do
+while [ "$(storms)" != 0 ] && [ $i -lt 600 ]; do
     sleep 0.1
     i=$((i + 1))
 done
-check "diff killed: no run left" sh -c "! ps -eo args | grep -v grep | grep -q storm-diff-marker"
+check "diff killed: no run left" [ "$(storms)" = 0 ]
 # two storms through the pipes, identical to their trace limit (the readers keep up in lockstep)
 # shellcheck disable=SC2086
 diffrun storm2 -- --trace-limit 2000000 $storm -- --trace-limit 2000000 $storm
