@@ -35,7 +35,9 @@
 extern char **environ;
 
 #define DIFF_CHILD_TRACE_FD 3
-#define DIFF_CHILD_TRACE_ARG "--trace=/dev/fd/3"
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+#define DIFF_CHILD_TRACE_ARG "--trace=/dev/fd/" STRINGIFY(DIFF_CHILD_TRACE_FD)
 #define DIFF_CHILD_ERR_MAX 4096
 #define SELF_EXE "/proc/self/exe"
 #define STDIN_NAME "(standard input)"   /* a side given as - */
