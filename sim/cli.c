@@ -1,4 +1,4 @@
-/* cli.c — the option tables of `pmusim [run]` and `pmusim report`, one parser for both
+/* cli.c — the option tables of `pmusim [run]`, `pmusim report` and `pmusim diff`, one parser for all
  * (getopt_long) and the --help text each prints. */
 #include "sim/cli.h"
 
@@ -20,6 +20,7 @@ enum {
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
     O_VERSION,
     O_TRUTH, O_FOLDED,              /* pmusim report */
+    O_CONTEXT, O_IGNORE, O_IGNORE_FIELD,    /* pmusim diff */
 };
 
 typedef struct CliOption {
@@ -80,6 +81,15 @@ static const CliOption report_options[] = {
     { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
 };
 
+static const CliOption diff_options[] = {
+    { "context", "N", O_CONTEXT, false, "Diff:", "events shown before the first difference, 0 to 100 (default 5)" },
+    { "ignore", "KIND[,KIND]", O_IGNORE, false, NULL,
+      "skip events of these kinds on both sides (repeatable;\ndocs/trace-format.md lists the kinds)" },
+    { "ignore-field", "KEY[,KEY]", O_IGNORE_FIELD, false, NULL,
+      "do not compare these fields of any kind (repeatable);\n`cycle`: the cycle" },
+    { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
+};
+
 #define CLI_MAX_OPTIONS 48
 
 typedef struct CliCommand {
@@ -94,7 +104,8 @@ static const CliCommand run_command = {
     "pmusim",
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
-    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n",
+    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n"
+    "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
     "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
     "output could not be written completely; 128 + N signal N (docs/guest-abi.md).\n",
@@ -108,6 +119,16 @@ static const CliCommand report_command = {
     "(docs/profiling.md)\n",
     "\nExit status: 0; 2 bad input.\n",
     report_options, ARRAY_SIZE(report_options),
+};
+
+static const CliCommand diff_command = {
+    "pmusim diff",
+    "usage: pmusim diff [options] TRACE_A TRACE_B\n"
+    "       pmusim diff [options] [TRACE_A] -- RUN_ARGS_A [-- RUN_ARGS_B]\n"
+    "the first event where two traces differ, with the events before it; a side after `--` is\n"
+    "a `pmusim run` command line, run here with its trace read as it comes (docs/tools.md)\n",
+    "\nExit status: 0 the same; 1 they differ; 2 bad input (an option, a trace, a run that fails).\n",
+    diff_options, ARRAY_SIZE(diff_options),
 };
 
 #define HELP_COLUMN 27
@@ -141,6 +162,11 @@ void cli_usage(FILE *f)
 void cli_report_usage(FILE *f)
 {
     print_usage(&report_command, f);
+}
+
+void cli_diff_usage(FILE *f)
+{
+    print_usage(&diff_command, f);
 }
 
 bool cli_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
@@ -379,6 +405,26 @@ bool cli_parse(int argc, char **argv, Cli *cli, FILE *err)
     return run_done(cli) || check_combination(cli, err);
 }
 
+int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES])
+{
+    const IoName all[] = {
+        { "KERNEL", cfg->kernel, false },
+        { "--machine", cfg->machine_file, false },
+        { "--initrd", cfg->initrd_file, false },
+        { "--restore", cfg->restore_file, false },
+        { "--console-input", cfg->console_input_file, false },
+        { "--trace", cfg->trace_file, true },
+        { "--trace-dat", cfg->trace_dat_file, true },
+        { "--console", cfg->console_file, true },
+        { "--samples", cfg->samples_file, true },
+        { "--guest-trace", cfg->guest_trace_file, true },
+        { "--save-at", cfg->save_file, true },
+    };
+    _Static_assert(ARRAY_SIZE(all) <= CLI_IO_NAMES, "CLI_IO_NAMES is too small");
+    memcpy(names, all, sizeof all);
+    return (int)ARRAY_SIZE(all);
+}
+
 /* ------------------------------------------------------------------ pmusim report */
 
 static bool report_option(void *ctx, int id, const char *val, FILE *err)
@@ -424,4 +470,113 @@ bool cli_parse_report(int argc, char **argv, CliReport *r, FILE *err)
         return true;
     cli_report_usage(err);
     return false;
+}
+
+/* ------------------------------------------------------------------ pmusim diff */
+
+static bool diff_option(void *ctx, int id, const char *val, FILE *err)
+{
+    CliDiff *d = ctx;
+    Error e = { { 0 } };
+    uint64_t n;
+    switch (id) {
+    case O_HELP:
+        d->help = true;
+        return true;
+    case O_CONTEXT:
+        if (!parse_number("context", val, 0, DIFF_CONTEXT_MAX, "a number of events from 0 to 100", &n, err))
+            return false;
+        d->opts.context = (unsigned)n;
+        return true;
+    case O_IGNORE:
+    case O_IGNORE_FIELD:
+        if ((id == O_IGNORE ? diff_ignore_kinds : diff_ignore_fields)(&d->opts, val, &e))
+            return true;
+        return bad(err, "%s%s", e.msg, "");
+    }
+    return bad(err, "internal: a diff option has no handler%s%s", "", "");
+}
+
+/* The next free side, or -1 (more than two). */
+static int free_side(const CliDiff *d)
+{
+    for (int s = 0; s < DIFF_SIDES; s++)
+        if (!d->file[s] && !d->run_argv[s])
+            return s;
+    return -1;
+}
+
+static bool diff_operand(void *ctx, const char *arg, FILE *err)
+{
+    CliDiff *d = ctx;
+    int s = free_side(d);
+    if (s < 0)
+        return bad(err, "diff: more than two traces (%s)%s", arg, "");
+    d->file[s] = arg;
+    return true;
+}
+
+static bool diff_done(void *ctx)
+{
+    return ((const CliDiff *)ctx)->help;
+}
+
+/* A side's `pmusim run` arguments: a run (a KERNEL, no --help, --dump-dtb), without --trace. */
+static bool check_run_args(int argc, char **argv, const char *label, FILE *err)
+{
+    Cli run;
+    if (!cli_parse(argc, argv, &run, err))
+        return bad(err, "diff: the command line of %s is not a run (above)%s", label, "");
+    if (run.action != CLI_RUN)
+        return bad(err, "diff: %s: --help, --version and --dump-dtb are not runs%s", label, "");
+    if (run.cfg.trace_file)
+        return bad(err, "diff: %s: leave --trace out: diff reads the run's trace itself (%s)", label,
+                   run.cfg.trace_file);
+    if (run.cfg.console_input_file && !strcmp(run.cfg.console_input_file, "-"))
+        return bad(err, "diff: %s: --console-input - : diff's standard input is not the run's; give a file%s", label,
+                   "");
+    return true;
+}
+
+/* After the first `--`: one run per `--`, each up to the next. */
+static bool diff_runs(CliDiff *d, int argc, char **argv, int first, FILE *err)
+{
+    for (int i = first; i < argc;) {
+        int end = i + 1;
+        while (end < argc && strcmp(argv[end], "--"))
+            end++;
+        int s = free_side(d);
+        if (s < 0)
+            return bad(err, "diff: more than two sides (the run after argument %s)%s", argv[i], "");
+        bool sub = end > i + 1 && !strcmp(argv[i + 1], "run");     /* `-- run ARGS` as `-- ARGS` */
+        d->run_argv[s] = argv + i + sub;
+        d->run_argc[s] = end - i - sub;
+        if (!check_run_args(d->run_argc[s], d->run_argv[s], d->opts.label[s], err))
+            return false;
+        i = end;
+    }
+    return true;
+}
+
+bool cli_parse_diff(int argc, char **argv, CliDiff *d, FILE *err)
+{
+    static const CliHandler h = { diff_option, diff_operand, diff_done };
+    memset(d, 0, sizeof *d);
+    diff_options_init(&d->opts);
+    int dashes = 1;
+    while (dashes < argc && strcmp(argv[dashes], "--"))
+        dashes++;
+    if (!parse_with(&diff_command, dashes, argv, &h, d, err))
+        return false;
+    if (d->help)
+        return true;
+    if (!diff_runs(d, argc, argv, dashes, err))
+        return false;
+    if (free_side(d) >= 0) {
+        cli_diff_usage(err);
+        return false;
+    }
+    if (d->file[0] && d->file[1] && !strcmp(d->file[0], "-") && !strcmp(d->file[1], "-"))
+        return bad(err, "diff: - (standard input) for both traces%s%s", "", "");
+    return true;
 }
