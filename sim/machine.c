@@ -2,6 +2,7 @@
 #include "sim/machine.h"
 
 #include "tracer/guesttrace.h"
+#include "tracer/tracejson.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -907,6 +908,13 @@ bool mach_open_outputs(Machine *m, Error *err)
         trace_add_sink(&m->trace, s);
         trace_set_full_handler(&m->trace, trace_full, m);
     }
+    if (cfg->trace_json_file) {
+        m->trace_json = tracejson_open(cfg->trace_json_file, &m->cl, m->desc.model, cfg->trace_limit, err);
+        if (!m->trace_json)
+            return false;
+        trace_add_sink(&m->trace, m->trace_json);
+        trace_set_full_handler(&m->trace, trace_full, m);
+    }
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
         return false;
     m->console.line_flush = !cfg->console_file && isatty(STDOUT_FILENO);
@@ -928,6 +936,8 @@ void mach_rescue_outputs(Machine *m)
     trace_flush_all();
     outfile_write(&m->console.out, m->console.buf, m->console.len);
     trace_rescue_all();
+    if (m->trace_json)
+        tracejson_rescue(m->trace_json);
     outfile_rescue(&m->console.out);
 }
 
@@ -993,6 +1003,7 @@ void mach_destroy(Machine *m)
     free(m->mmio_ctx);
     outfile_discard(&m->console.out);   /* mach_run committed it; on an error path no run began */
     trace_close(&m->trace, &(Error){ { 0 } });
+    m->trace_json = NULL;
     if (m->profile) {
         profile_destroy(m->profile);
         free(m->profile);
@@ -1076,6 +1087,7 @@ static void finish_outputs(Machine *m)
         output_lost(m, &err);
     if (!trace_close(&m->trace, &err))
         output_lost(m, &err);
+    m->trace_json = NULL;               /* closed with the trace */
     write_samples(m);
     if (m->cfg.guest_trace_file &&
         !outfile_write_stdio("--guest-trace", m->cfg.guest_trace_file, fill_guest_trace, m, &err))
@@ -1109,6 +1121,8 @@ int mach_run(Machine *m)
         }
         evq_run_due(&m->clock.global, end);
         m->clock.now = end;
+        if (m->trace_json)
+            tracejson_tick(m->trace_json);
         if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
             mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
             break;

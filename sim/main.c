@@ -78,6 +78,7 @@ static bool check_files(const MachineConfig *cfg, Error *err)
         { "--restore", cfg->restore_file, false },
         { "--console-input", cfg->console_input_file, false },
         { "--trace", cfg->trace_file, true },
+        { "--trace-json", cfg->trace_json_file, true },
         { "--console", cfg->console_file, true },
         { "--samples", cfg->samples_file, true },
         { "--guest-trace", cfg->guest_trace_file, true },
@@ -128,8 +129,9 @@ static int run(const MachineConfig *cfg)
     install_signals();
     int status = mach_run(&machine);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
-        fprintf(stderr, "pmusim: --trace %s: the next event would take it past --trace-limit %" PRIu64
-                " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file, cfg->trace_limit);
+        fprintf(stderr, "pmusim: %s %s: the next event would take it past --trace-limit %" PRIu64
+                " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file ? "--trace" : "--trace-json",
+                cfg->trace_file ? cfg->trace_file : cfg->trace_json_file, cfg->trace_limit);
     if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit"))
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
     if (cfg->stats)
