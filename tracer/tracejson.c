@@ -110,6 +110,28 @@ static void putf(Line *l, const char *fmt, ...)
         l->n = l->n + (size_t)k < sizeof l->s ? l->n + (size_t)k : sizeof l->s - 1;
 }
 
+/* Numbers by hand: the counters of every quantum are most of a file, and vsnprintf most of
+ * their cost. */
+static void put_digits(Line *l, uint64_t v, unsigned base, int min_digits)
+{
+    static const char digit[] = "0123456789abcdef";
+    char t[24];
+    int n = 0;
+    do {
+        t[n++] = digit[v % base];
+        v /= base;
+    } while (v || n < min_digits);
+    if (l->n + (size_t)n >= sizeof l->s)
+        return;
+    while (n)
+        l->s[l->n++] = t[--n];
+}
+
+static void put_dec(Line *l, uint64_t v)
+{
+    put_digits(l, v, 10, 1);
+}
+
 /* A JSON string (RFC 8259, 7): quotes, backslashes and control characters escaped, and bytes
  * from 0x7f up as \u00XX (Latin-1), so that guest bytes that are not UTF-8 still make valid JSON. */
 static void put_str(Line *l, const char *s)
@@ -129,7 +151,10 @@ static void put_str(Line *l, const char *s)
 /* ts: the exact decimal of ns / 1000. */
 static void put_ts(Line *l, uint64_t ns)
 {
-    putf(l, "\"ts\":%" PRIu64 ".%03u", ns / NS_PER_US, (unsigned)(ns % NS_PER_US));
+    put(l, "\"ts\":");
+    put_dec(l, ns / NS_PER_US);
+    put(l, ".");
+    put_digits(l, ns % NS_PER_US, 10, 3);
 }
 
 static void put_field(Line *l, const TraceField *f)
@@ -137,8 +162,12 @@ static void put_field(Line *l, const TraceField *f)
     put_str(l, f->key);
     put(l, ":");
     switch (f->type) {
-    case TF_HEX: putf(l, "\"0x%" PRIx64 "\"", f->u); break;
-    case TF_DEC: putf(l, "%" PRIu64, f->u); break;
+    case TF_HEX:
+        put(l, "\"0x");
+        put_digits(l, f->u, 16, 1);
+        put(l, "\"");
+        break;
+    case TF_DEC: put_dec(l, f->u); break;
     case TF_SYM:                    /* (trace_emit has made every symbol a string) */
     case TF_STR: put_str(l, f->s ? f->s : ""); break;
     case TF_BYTES:
@@ -199,7 +228,13 @@ static int track_of(const JsonSink *s, int cpu)
 static void begin_line(Line *l, const char *ph, int tid, uint64_t ns)
 {
     l->n = 0;
-    putf(l, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,", ph, JSON_PID, tid);
+    put(l, "{\"ph\":\"");
+    put(l, ph);
+    put(l, "\",\"pid\":");
+    put_dec(l, JSON_PID);
+    put(l, ",\"tid\":");
+    put_dec(l, (uint64_t)tid);
+    put(l, ",");
     put_ts(l, ns);
 }
 
@@ -267,11 +302,15 @@ static void write_counters(JsonSink *s, int k, uint64_t cycle, bool only_changed
         return;
     Line l;
     begin_line(&l, "C", k, ns_of(s, cycle));
-    putf(&l, ",\"name\":\"cpu%d\",\"args\":{\"cycles\":%" PRIu64, k, cycle);
+    put(&l, ",\"name\":\"cpu");
+    put_dec(&l, (uint64_t)k);
+    put(&l, "\",\"args\":{\"cycles\":");
+    put_dec(&l, cycle);
     for (int i = 0; i < n; i++) {
         put(&l, ",");
         put_str(&l, r[i].name);
-        putf(&l, ":%" PRIu64, r[i].value);
+        put(&l, ":");
+        put_dec(&l, r[i].value);
     }
     put(&l, "}}");
     write_line(s, &l);
