@@ -200,10 +200,7 @@ static void flush_buf(JsonSink *s)
 
 static void write_raw(JsonSink *s, const char *p, size_t n)
 {
-    if (s->len + n > JSON_BUF)
-        flush_buf(s);
-    memcpy(s->buf + s->len, p, n);
-    s->len += n;
+    outfile_put(&s->out, s->buf, JSON_BUF, &s->len, p, n);
 }
 
 /* One event line (its leading comma and newline added here). */
