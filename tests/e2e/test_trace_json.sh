@@ -57,6 +57,8 @@ kind_count() {
 
 # --- the watchdog: NMIs nest in the CPU's track, the PMU's overflowing counter is a counter track
 json_run x86wd --cpus 2 "$GUESTS/x86_64/watchdog.elf"
+run "$T/x86wd.text" --cpus 2 --trace "$T/x86wd.text.trace" "$GUESTS/x86_64/watchdog.elf"
+check "x86wd: the text trace is the same without --trace-json" cmp -s "$T/x86wd.trace" "$T/x86wd.text.trace"
 check "x86wd: NMI slices" [ "$(jcount "$T/x86wd.json" "e['ph'] == 'B' and e['cat'] == 'nmi'")" = "$(text_slices "$T/x86wd.trace" nmi)" ]
 check "x86wd: cpu 1's NMI slice starts in lockup_spin" \
     [ "$(jcount "$T/x86wd.json" "e['ph'] == 'B' and e['tid'] == 1 and e['cat'] == 'nmi' and e['args']['sym'].startswith('lockup_spin')")" -ge 1 ]
