@@ -255,18 +255,39 @@ static void close_slices(JsonSink *s, int tid, uint64_t ns)
         write_end(s, tid, ns, NULL);
 }
 
+static const TraceField *field(const TraceEvent *ev, const char *key)
+{
+    for (int i = 0; i < ev->nfields; i++)
+        if (!strcmp(ev->f[i].key, key))
+            return &ev->f[i];
+    return NULL;
+}
+
+/* A slice is named by the entry's `name` (#GP, NMI, irq); where that only repeats the kind
+ * (ppc32: "interrupt"), by the kind and the vector ("interrupt 0xf00"). */
+static void put_slice_name(Line *l, const TraceEvent *ev)
+{
+    const TraceField *name = field(ev, "name"), *vector = field(ev, "vector");
+    bool plain = !name || !name->s || !*name->s || !strcmp(name->s, ev->kind);
+    if (!plain || !vector) {
+        put_str(l, plain ? ev->kind : name->s);
+        return;
+    }
+    put(l, "\"");
+    put(l, ev->kind);
+    put(l, " 0x");
+    put_digits(l, vector->u, 16, 1);
+    put(l, "\"");
+}
+
 static void write_begin(JsonSink *s, int tid, uint64_t ns, const TraceEvent *ev)
 {
     if (s->track[tid].depth >= SLICE_MAX_DEPTH)
         close_slices(s, tid, ns);
-    const char *name = ev->kind;
-    for (int i = 0; i < ev->nfields; i++)
-        if (!strcmp(ev->f[i].key, "name") && ev->f[i].s && *ev->f[i].s)
-            name = ev->f[i].s;
     Line l;
     begin_line(&l, "B", tid, ns);
     put(&l, ",\"name\":");
-    put_str(&l, name);
+    put_slice_name(&l, ev);
     put(&l, ",\"cat\":");
     put_str(&l, ev->kind);
     put_args(&l, ev);

@@ -86,6 +86,7 @@ check "a64wd: every slice ends at an ERET" [ "$(jcount "$T/a64wd.json" "e['ph'] 
 json_run ppcop "$GUESTS/ppc32/oprofile.elf"
 check "ppcop: 0xF00 slices as in the text trace" [ "$(jcount "$T/ppcop.json" "e['ph'] == 'B' and e['args']['vector'] == '0xf00'")" = \
     "$(grep -c ' interrupt vector=0xf00 ' "$T/ppcop.trace")" ]
+check "ppcop: they are named by the vector" grep -q '"ph":"B",[^{]*"name":"interrupt 0xf00","cat":"interrupt"' "$T/ppcop.json"
 check "ppcop: PMC1 counts" [ "$(jcount "$T/ppcop.json" "e['ph'] == 'C' and e['args'].get('PMC1', 0) > 0")" -ge 1 ]
 json_run a64op "$GUESTS/arm64/oprofile.elf"
 
