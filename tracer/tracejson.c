@@ -41,7 +41,11 @@
 #include "pmu/pmc.h"
 
 #define JSON_BUF (1 << 16)
-#define JSON_LINE 4096              /* one event: its fields are bounded (base/trace.c) */
+#define JSON_VALUE_MAX 1024         /* a string value's output bytes, escapes included: past
+                                       it the value is cut (at a character) */
+#define JSON_LINE (16 * 1024)       /* one event: TRACE_MAX_FIELDS values and keys fit */
+#define LIMIT_MARGIN (2 * JSON_LINE)    /* --trace-limit: room an event may take (its line, and
+                                           the slices it ends or the counters it writes) */
 #define JSON_PID 1
 #define NS_PER_SEC 1000000000u
 #define NS_PER_US 1000u
@@ -137,7 +141,8 @@ static void put_dec(Line *l, uint64_t v)
 static void put_str(Line *l, const char *s)
 {
     put(l, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p && l->n + 8 < sizeof l->s; p++) {
+    size_t end = l->n + JSON_VALUE_MAX;
+    for (const unsigned char *p = (const unsigned char *)s; *p && l->n + 8 < end; p++) {
         if (*p == '"' || *p == '\\')
             putf(l, "\\%c", *p);
         else if (*p < 0x20 || *p >= 0x7f)
@@ -172,7 +177,7 @@ static void put_field(Line *l, const TraceField *f)
     case TF_STR: put_str(l, f->s ? f->s : ""); break;
     case TF_BYTES:
         put(l, "\"");
-        for (unsigned j = 0; j < f->n && l->n + 4 < sizeof l->s; j++)
+        for (unsigned j = 0; j < f->n && 2 * j + 2 < JSON_VALUE_MAX; j++)
             putf(l, "%02x", (const uint8_t)f->s[j]);
         put(l, "\"");
         break;
@@ -378,7 +383,7 @@ static bool json_emit(TraceSink *sink, const TraceEvent *ev, bool last)
     JsonSink *s = (JsonSink *)sink;
     if (s->ended)
         return true;
-    if (s->limit && !last && s->bytes + JSON_LINE * 2 > s->limit)
+    if (s->limit && !last && s->bytes + LIMIT_MARGIN > s->limit)
         return false;
     int tid = track_of(s, ev->cpu);
     uint64_t ns = ns_of(s, ev->cycle);
