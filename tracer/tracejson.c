@@ -323,8 +323,11 @@ static void write_counters(JsonSink *s, int k, uint64_t cycle, bool only_changed
         same = r[i].value == s->last[k][i].value;
     if (same && only_changed)
         return;
+    uint64_t ns = ns_of(s, cycle);
+    if (ns > s->track[k].last_ns)
+        s->track[k].last_ns = ns;           /* slices closed at the end come after it */
     Line l;
-    begin_line(&l, "C", k, ns_of(s, cycle));
+    begin_line(&l, "C", k, ns);
     put(&l, ",\"name\":\"cpu");
     put_dec(&l, (uint64_t)k);
     put(&l, "\",\"args\":{\"cycles\":");

@@ -101,6 +101,25 @@ json_run bad --check-patching "$GUESTS/x86_64/bad-non-site.elf"
 kind_count bad patch-violation
 check "bad: a violation seen" [ "$(grep -c ' patch-violation ' "$T/bad.trace")" -ge 1 ]
 
+# --- a storm of exceptions whose handler never returns (tests/e2e/data/runaway-x86_64.S, its
+# #UD handler retires one instruction and faults again): the slices nest 64 deep, then the open
+# ones end before the next begins; those open at --max-insns end with the exit event
+if as --64 --defsym HANDLER=0x100140 -o "$T/storm.o" "$SRC/tests/e2e/data/runaway-x86_64.S" 2>/dev/null &&
+    objcopy -O binary "$T/storm.o" "$T/storm.bin"; then
+    json_run storm --max-insns 20000 --arch x86_64 --load-addr 0x100000 "$T/storm.bin"
+    check "storm: thousands of exceptions" [ "$(text_slices "$T/storm.trace")" -ge 1000 ]
+    check "storm: no exception-return at all" sh -c "! grep -q exception-return '$T/storm.trace'"
+    depth=$(python3 -c "import json,sys
+d = m = 0
+for e in json.load(open(sys.argv[1]))['traceEvents']:
+    d += {'B': 1, 'E': -1}.get(e['ph'], 0)
+    m = max(m, d)
+print(m)" "$T/storm.json")
+    check "storm: 64 slices deep at most ($depth)" [ "$depth" = 64 ]
+else
+    fail "storm: cannot assemble tests/e2e/data/runaway-x86_64.S"
+fi
+
 # --- alone, with --trace-limit: the run ends there and the file is whole
 run "$T/lim" --cpus 2 --trace-limit 100000 --trace-json "$T/lim.json" "$GUESTS/x86_64/watchdog.elf"
 check "limit: exit status 3" [ "$(cat "$T/lim.status")" = 3 ]
