@@ -29,6 +29,21 @@ jcount() {
     python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if $2))" "$1"
 }
 
+# nested FILE OUTER INNER: how many slices named INNER begin while one named OUTER is the
+# innermost open slice of their thread
+nested() {
+    python3 -c "import json,sys
+stacks, n = {}, 0
+for e in json.load(open(sys.argv[1]))['traceEvents']:
+    st = stacks.setdefault(e.get('tid'), [])
+    if e['ph'] == 'B':
+        n += bool(st) and st[-1] == sys.argv[2] and e['name'] == sys.argv[3]
+        st.append(e['name'])
+    elif e['ph'] == 'E':
+        st.pop()
+print(n)" "$1" "$2" "$3"
+}
+
 # text_slices TRACE [KIND]: exception, interrupt and nmi lines (or KIND's) of a text trace
 text_slices() {
     grep -cE "^[0-9]+ cpu[0-9]+ (${2:-exception|interrupt|nmi}) " "$1"
@@ -88,7 +103,9 @@ check "ppcop: 0xF00 slices as in the text trace" [ "$(jcount "$T/ppcop.json" "e[
     "$(grep -c ' interrupt vector=0xf00 ' "$T/ppcop.trace")" ]
 check "ppcop: they are named by the vector" grep -q '"ph":"B",[^{]*"name":"interrupt 0xf00","cat":"interrupt"' "$T/ppcop.json"
 check "ppcop: PMC1 counts" [ "$(jcount "$T/ppcop.json" "e['ph'] == 'C' and e['args'].get('PMC1', 0) > 0")" -ge 1 ]
+check "ppcop: 0xF00 nests inside the system call's 0xC00" [ "$(nested "$T/ppcop.json" "exception 0xc00" "interrupt 0xf00")" -ge 1 ]
 json_run a64op "$GUESTS/arm64/oprofile.elf"
+check "a64op: pseudo-NMIs nest inside the masked system call (irq in sync)" [ "$(nested "$T/a64op.json" sync irq)" -ge 1 ]
 
 # --- code writes and patches on every architecture; a patch violation
 for a in $ARCHES; do
