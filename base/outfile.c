@@ -89,8 +89,9 @@ void outfile_write(OutFile *o, const void *buf, size_t len)
 void outfile_put(OutFile *o, char *buf, size_t cap, size_t *len, const void *p, size_t n)
 {
     if (*len + n > cap) {
-        outfile_write(o, buf, *len);
-        *len = 0;
+        size_t full = *len;
+        *len = 0;               /* first: a fatal signal's rescue must not write them again */
+        outfile_write(o, buf, full);
     }
     if (n > cap) {
         outfile_write(o, p, n);

@@ -47,6 +47,7 @@
 #define LIMIT_MARGIN (2 * JSON_LINE)    /* --trace-limit: room an event may take (its line, and
                                            the slices it ends or the counters it writes) */
 #define JSON_PID 1
+#define SEPARATOR ",\n"             /* before every event line but the first */
 #define NS_PER_SEC 1000000000u
 #define NS_PER_US 1000u
 #define SLICE_MAX_DEPTH 64
@@ -199,8 +200,9 @@ static void put_args(Line *l, const TraceEvent *ev)
 
 static void flush_buf(JsonSink *s)
 {
-    outfile_write(&s->out, s->buf, s->len);
-    s->len = 0;
+    size_t n = s->len;
+    s->len = 0;                     /* as outfile_put: never written twice */
+    outfile_write(&s->out, s->buf, n);
 }
 
 static void write_raw(JsonSink *s, const char *p, size_t n)
@@ -208,12 +210,20 @@ static void write_raw(JsonSink *s, const char *p, size_t n)
     outfile_put(&s->out, s->buf, JSON_BUF, &s->len, p, n);
 }
 
-/* One event line (its leading comma and newline added here). */
+/* One event line, its separator included: the buffer only ever holds whole lines, so that a
+ * fatal signal's tracejson_rescue can end the array after it. */
 static void write_line(JsonSink *s, Line *l)
 {
-    write_raw(s, ",\n", 2);
     write_raw(s, l->s, l->n);
-    s->bytes += l->n + 2;
+    s->bytes += l->n;
+}
+
+/* A line's separator from the one before (none before the first). */
+static void start_line(Line *l, bool first)
+{
+    l->n = 0;
+    if (!first)
+        put(l, SEPARATOR);
 }
 
 static uint64_t ns_of(const JsonSink *s, uint64_t cycle)
@@ -229,7 +239,7 @@ static int track_of(const JsonSink *s, int cpu)
 /* The start of an event of phase ph on a track, up to its ts. */
 static void begin_line(Line *l, const char *ph, int tid, uint64_t ns)
 {
-    l->n = 0;
+    start_line(l, false);
     put(l, "{\"ph\":\"");
     put(l, ph);
     put(l, "\",\"pid\":");
@@ -436,7 +446,8 @@ void tracejson_rescue(TraceSink *sink)
 
 static void write_metadata(JsonSink *s, int tid, const char *name, const char *value, bool first)
 {
-    Line l = { .n = 0 };
+    Line l;
+    start_line(&l, first);
     putf(&l, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{", JSON_PID, tid, name);
     if (!strcmp(name, "thread_sort_index"))
         putf(&l, "\"sort_index\":%d}}", tid);
@@ -445,12 +456,7 @@ static void write_metadata(JsonSink *s, int tid, const char *name, const char *v
         put_str(&l, value);
         put(&l, "}}");
     }
-    if (first) {
-        write_raw(s, l.s, l.n);
-        s->bytes += l.n;
-    } else {
-        write_line(s, &l);
-    }
+    write_line(s, &l);
 }
 
 static void write_header(JsonSink *s, const char *machine)

@@ -145,6 +145,20 @@ check "limit: at most 100000 bytes with its end" [ "$(wc -c <"$T/lim.json")" -le
 check "limit: its exit event says why" grep -q '"reason":"trace-limit"' "$T/lim.json"
 check "limit: stderr names --trace-json" grep -q "^pmusim: --trace-json $T/lim.json: " "$T/lim.err"
 
+# --- a fatal signal in pmusim: what was written so far, ended so that it parses (the buffer only
+# holds whole lines).  Wherever the signal lands, the file must be JSON.  Not under the
+# sanitizers, which install no fatal-signal handler (sim/main.c).
+if [ -z "${PMUSIM_SANITIZED:-}" ]; then
+    "$PMUSIM" run --trace-json "$T/seg.json" "$GUESTS/ppc32/oprofile.elf" >/dev/null 2>&1 &
+    pid=$!
+    sleep 1
+    kill -SEGV $pid 2>/dev/null
+    wait $pid
+    st=$?
+    check "SIGSEGV: the run died of it, or had ended ($st)" sh -c "[ $st = 139 ] || [ $st = 1 ]"
+    check "SIGSEGV: the file is there and parses" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/seg.json"
+fi
+
 # --- bad outputs
 run "$T/same" --trace-json "$GUESTS/x86_64/hello.elf" "$GUESTS/x86_64/hello.elf"
 check "an input as --trace-json: status 2" [ "$(cat "$T/same.status")" = 2 ]
