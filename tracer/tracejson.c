@@ -322,33 +322,46 @@ static void write_instant(JsonSink *s, int tid, uint64_t ns, const TraceEvent *e
     write_line(s, &l);
 }
 
+static bool readings_changed(const JsonSink *s, int k, const PmcReading *r, int n)
+{
+    if (n != s->nlast[k])
+        return true;
+    for (int i = 0; i < n; i++)
+        if (r[i].value != s->last[k][i].value)
+            return true;
+    return false;
+}
+
+/* {"ph":"C",...,"name":"cpuK","args":{"cycles":N,"<counter>":N,...}} */
+static void put_counters(Line *l, int k, uint64_t cycle, const PmcReading *r, int n)
+{
+    put(l, ",\"name\":\"cpu");
+    put_dec(l, (uint64_t)k);
+    put(l, "\",\"args\":{\"cycles\":");
+    put_dec(l, cycle);
+    for (int i = 0; i < n; i++) {
+        put(l, ",");
+        put_str(l, r[i].name);
+        put(l, ":");
+        put_dec(l, r[i].value);
+    }
+    put(l, "}}");
+}
+
 /* CPU k's cycle count and counters at `cycle`; only_changed: not when no counter changed since
  * the last time they were written. */
 static void write_counters(JsonSink *s, int k, uint64_t cycle, bool only_changed)
 {
     PmcReading r[READINGS_MAX];
     int n = vcpu_pmu_readings(s->cl->cpus[k], r, READINGS_MAX);
-    bool same = n == s->nlast[k];
-    for (int i = 0; same && i < n; i++)
-        same = r[i].value == s->last[k][i].value;
-    if (same && only_changed)
+    if (only_changed && !readings_changed(s, k, r, n))
         return;
     uint64_t ns = ns_of(s, cycle);
     if (ns > s->track[k].last_ns)
         s->track[k].last_ns = ns;           /* slices closed at the end come after it */
     Line l;
     begin_line(&l, "C", k, ns);
-    put(&l, ",\"name\":\"cpu");
-    put_dec(&l, (uint64_t)k);
-    put(&l, "\",\"args\":{\"cycles\":");
-    put_dec(&l, cycle);
-    for (int i = 0; i < n; i++) {
-        put(&l, ",");
-        put_str(&l, r[i].name);
-        put(&l, ":");
-        put_dec(&l, r[i].value);
-    }
-    put(&l, "}}");
+    put_counters(&l, k, cycle, r, n);
     write_line(s, &l);
     memcpy(s->last[k], r, sizeof r[0] * (size_t)n);
     s->nlast[k] = n;
