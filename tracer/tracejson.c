@@ -1,19 +1,19 @@
 /* tracejson.c — `--trace-json FILE`: Chrome trace-event JSON for Perfetto (tracejson.h).
  *
  * The file (the Trace Event Format's "JSON Object Format"; Perfetto reads it as "legacy JSON",
- * src/trace_processor/importers/json/), one event a line, every line after the first metadata
- * line starting with its comma so that the array can be closed after any of them:
+ * src/trace_processor/importers/json/), one event a line, each but the last ending in its comma
+ * (written with the next line, SEPARATOR, so that the array can be closed after any line):
  *
  *   {"displayTimeUnit":"ns","otherData":{"generator":"pmusim","clock-hz":"N"},"traceEvents":[
  *   {"ph":"M","pid":1,"tid":0,"name":"process_name","args":{"name":"pmusim <model>"}}
- *   ,{"ph":"M","pid":1,"tid":K,"name":"thread_name","args":{"name":"cpuK"}}       K < ncpus;
- *   ,{"ph":"M","pid":1,"tid":K,"name":"thread_sort_index","args":{"sort_index":K}} K = ncpus:
+ *   {"ph":"M","pid":1,"tid":K,"name":"thread_name","args":{"name":"cpuK"}}       K < ncpus;
+ *   {"ph":"M","pid":1,"tid":K,"name":"thread_sort_index","args":{"sort_index":K}} K = ncpus:
  *                                                                     "machine" (machine events)
- *   ,{"ph":"B","pid":1,"tid":K,"ts":T,"name":NAME,"cat":KIND,"args":{FIELDS}}  exception,
+ *   {"ph":"B","pid":1,"tid":K,"ts":T,"name":NAME,"cat":KIND,"args":{FIELDS}}  exception,
  *                                                                     interrupt, nmi: NAME its name
- *   ,{"ph":"E","pid":1,"tid":K,"ts":T,"args":{FIELDS}}      exception-return, or the end of the run
- *   ,{"ph":"i","s":"t","pid":1,"tid":K,"ts":T,"name":KIND,"cat":KIND,"args":{FIELDS}}   the others
- *   ,{"ph":"C","pid":1,"tid":K,"ts":T,"name":"cpuK","args":{"cycles":N,"<PMC>":N,...}}  counters
+ *   {"ph":"E","pid":1,"tid":K,"ts":T,"args":{FIELDS}}      exception-return, or the end of the run
+ *   {"ph":"i","s":"t","pid":1,"tid":K,"ts":T,"name":KIND,"cat":KIND,"args":{FIELDS}}   the others
+ *   {"ph":"C","pid":1,"tid":K,"ts":T,"name":"cpuK","args":{"cycles":N,"<PMC>":N,...}}  counters
  *   ]}
  *
  * ts is in microseconds: ns / 1000 with three decimals, ns = cycles * 10^9 / clock-frequency
