@@ -224,6 +224,31 @@ case " $ARCHES " in *" arm64 "*)
     ;;
 esac
 
+# Issue 14: what --trace-json adds to a traced run: the alu workload with --trace against --trace
+# and --trace-json (the counters of every quantum are most of its file), both net of bench-none.
+# Target: json/trace <= 1.10 in host time.
+echo
+echo "the alu workload traced (--trace) against traced with --trace-json too, net of bench-none"
+printf "%-7s %-6s %11s %8s %8s %10s  %s\n" arch work insns trace +json json/trace target
+for a in $ARCHES; do
+    [ -f "$G/$a/bench-alu.elf" ] || continue
+    insns=$(cat "$T/insns-$a-alu" 2>/dev/null || echo 0)
+    : >"$T/t" ; : >"$T/j"
+    for r in $(seq "$REPS"); do
+        for w in t j; do
+            json=""
+            [ $w = j ] && json="--trace-json $T/b.json"
+            echo $(($(time_ms "$PMUSIM" --trace "$T/b.trace" $json "$G/$a/bench-alu.elf") -
+                    $(time_ms "$PMUSIM" --trace "$T/b.trace" $json "$G/$a/bench-none.elf"))) >>"$T/$w"
+        done
+    done
+    tr=$(median <"$T/t")
+    js=$(median <"$T/j")
+    r=$(ratio "$js" "$tr")
+    printf "%-7s %-6s %11s %8s %8s %10s  %s\n" $a alu "$insns" "${tr}ms" "${js}ms" "$r" \
+        "json/trace<=1.10:$(awk -v r="$r" 'BEGIN { if (r == "-") print "n/a"; else if (r + 0 <= 1.10) print "ok"; else print "MISS" }')"
+done
+
 # Issue 5: the overhead of tracing every function against tracing none, on the ftrace guest
 # (rounds=ROUNDS on one CPU, the call sites NOPs under ftrace=nop): simulated cycles (the cost a
 # traced kernel pays: the trampoline, the ring writes) and pmusim's host time.

@@ -15,7 +15,7 @@ enum {
     O_HELP = 'h',
     O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_MEM, O_DUMP_DTB,
     O_LOAD_ADDR, O_ENTRY, O_INITRD,
-    O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
+    O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_JSON, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
     O_VERSION,
@@ -55,8 +55,10 @@ static const CliOption run_options[] = {
     { "trace", "FILE", O_TRACE, false, NULL, "event trace (docs/trace-format.md)" },
     { "trace-dat", "FILE", O_TRACE_DAT, false, NULL,
       "the trace and the guest's ftrace rings as a trace.dat for\ntrace-cmd and KernelShark (docs/trace-format.md)" },
+    { "trace-json", "FILE", O_TRACE_JSON, false, NULL,
+      "the trace as Chrome trace-event JSON for Perfetto: a track\nper CPU, exceptions as slices, PMU counters (docs/trace-format.md)" },
     { "trace-limit", "BYTES", O_TRACE_LIMIT, false, NULL,
-      "end the run (status 3) where the trace would grow past BYTES\n(then its exit line); 0: no limit; default 1073741824 (1 GiB)" },
+      "end the run (status 3) where a trace would grow past BYTES\n(then its exit line); 0: no limit; default 1073741824 (1 GiB)" },
     { "check-patching", NULL, O_CHECK_PATCHING, false, NULL,
       "validate every write to guest code against the image's patch\nsites and the architecture's rules; summary on stderr\n(docs/patching.md)" },
     { "strict", NULL, O_STRICT, false, NULL, "with --check-patching: violations make the exit status 6" },
@@ -255,6 +257,7 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
     case O_MEM:         return parse_mem(cfg, val, err);
     case O_TRACE:       cfg->trace_file = val; return true;
     case O_TRACE_DAT:   cfg->trace_dat_file = val; return true;
+    case O_TRACE_JSON:  cfg->trace_json_file = val; return true;
     case O_GUEST_TRACE: cfg->guest_trace_file = val; return true;
     case O_SAMPLES:     cfg->samples_file = val; return true;
     case O_CONSOLE:     cfg->console_file = val; return true;
@@ -415,6 +418,7 @@ int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES])
         { "--console-input", cfg->console_input_file, false },
         { "--trace", cfg->trace_file, true },
         { "--trace-dat", cfg->trace_dat_file, true },
+        { "--trace-json", cfg->trace_json_file, true },
         { "--console", cfg->console_file, true },
         { "--samples", cfg->samples_file, true },
         { "--guest-trace", cfg->guest_trace_file, true },

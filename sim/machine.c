@@ -3,6 +3,7 @@
 
 #include "tracer/guesttrace.h"
 #include "tracer/tracedat.h"
+#include "tracer/tracejson.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -925,6 +926,13 @@ bool mach_open_outputs(Machine *m, Error *err)
     }
     if (cfg->trace_dat_file && !open_trace_dat(m, err))
         return false;
+    if (cfg->trace_json_file) {
+        m->trace_json = tracejson_open(cfg->trace_json_file, &m->cl, m->desc.model, cfg->trace_limit, err);
+        if (!m->trace_json)
+            return false;
+        trace_add_sink(&m->trace, m->trace_json);
+        trace_set_full_handler(&m->trace, trace_full, m);
+    }
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
         return false;
     m->console.line_flush = !cfg->console_file && isatty(STDOUT_FILENO);
@@ -948,6 +956,8 @@ void mach_rescue_outputs(Machine *m)
     trace_rescue_all();
     if (m->tracedat)
         tracedat_abandon(m->tracedat);
+    if (m->trace_json)
+        tracejson_rescue(m->trace_json);
     outfile_rescue(&m->console.out);
 }
 
@@ -1013,6 +1023,7 @@ void mach_destroy(Machine *m)
     free(m->mmio_ctx);
     outfile_discard(&m->console.out);   /* mach_run committed it; on an error path no run began */
     trace_close(&m->trace, &(Error){ { 0 } });
+    m->trace_json = NULL;
     if (m->profile) {
         profile_destroy(m->profile);
         free(m->profile);
@@ -1114,6 +1125,7 @@ static void finish_outputs(Machine *m)
     m->tracedat = NULL;
     if (!trace_close(&m->trace, &err))
         output_lost(m, &err);
+    m->trace_json = NULL;               /* closed with the trace */
     write_samples(m);
     if (m->cfg.guest_trace_file &&
         !outfile_write_stdio("--guest-trace", m->cfg.guest_trace_file, fill_guest_trace, m, &err))
@@ -1147,6 +1159,8 @@ int mach_run(Machine *m)
         }
         evq_run_due(&m->clock.global, end);
         m->clock.now = end;
+        if (m->trace_json)
+            tracejson_tick(m->trace_json);
         if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
             mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
             break;

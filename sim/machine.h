@@ -48,6 +48,7 @@ typedef struct MachineConfig {
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
+    const char *trace_json_file;    /* --trace-json: the trace as Chrome trace-event JSON */
     uint64_t trace_limit;           /* --trace-limit, bytes (0 = unlimited) */
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
     bool check_patching;            /* --check-patching: the patch validator and its summary */
@@ -94,6 +95,7 @@ struct Machine {
     Console console;
     Profile *profile;               /* --samples, else NULL */
     PatchCheck *patchcheck;         /* --check-patching, else NULL */
+    TraceSink *trace_json;          /* --trace-json, else NULL (a sink of `trace`) */
     ICache *icache;                 /* --icache=strict, else NULL */
 
     int exit_status;

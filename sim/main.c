@@ -108,10 +108,13 @@ static int check_icount(void)
 /* The run ended at --trace-limit: which trace would have grown past it (either, with both). */
 static void report_trace_limit(const MachineConfig *cfg)
 {
-    char what[512];
-    snprintf(what, sizeof what, "%s%s%s%s%s", cfg->trace_file ? "--trace " : "", cfg->trace_file ? cfg->trace_file : "",
-             cfg->trace_file && cfg->trace_dat_file ? " or " : "", cfg->trace_dat_file ? "--trace-dat " : "",
-             cfg->trace_dat_file ? cfg->trace_dat_file : "");
+    const char *opt[] = { "--trace", "--trace-dat", "--trace-json" };
+    const char *file[] = { cfg->trace_file, cfg->trace_dat_file, cfg->trace_json_file };
+    char what[1024] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(opt); i++)
+        if (file[i] && n < sizeof what)
+            n += (size_t)snprintf(what + n, sizeof what - n, "%s%s %s", n ? " or " : "", opt[i], file[i]);
     fprintf(stderr, "pmusim: %s: the next event would take it past --trace-limit %" PRIu64
             " bytes; the run ends there (docs/trace-format.md)\n", what, cfg->trace_limit);
 }
