@@ -880,7 +880,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
                        cfg->console_input_file, m->desc.stdout_path[0] ? "/chosen stdout-path names " : "no UART model",
                        m->desc.stdout_path[0] ? m->desc.stdout_path : " in the tree");
 
-    if (cfg->samples_file) {
+    if (cfg->samples_file || cfg->stat_profile) {
         m->profile = xcalloc(1, sizeof *m->profile);
         profile_init(m->profile);
     }
@@ -893,6 +893,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
             return false;
         }
         m->cl.cpus[i]->prof.on = m->profile != NULL;
+        if (cfg->stat)
+            vcpu_priv_start(m->cl.cpus[i], cfg->stat_branches, cfg->stat_mem);
     }
     return true;
 }
@@ -959,7 +961,7 @@ static bool fill_guest_trace(FILE *f, void *arg, Error *err)
 
 static void write_samples(Machine *m)
 {
-    if (!m->profile)
+    if (!m->cfg.samples_file)
         return;
     for (int i = 0; i < m->cl.ncpus; i++) {
         vcpu_profile_flush(m->cl.cpus[i]);

@@ -2,6 +2,8 @@
  *
  *   pmusim [run] [options] KERNEL       run a guest (ELF, or raw with --load-addr)
  *   pmusim --dump-dtb [options] [KERNEL] print the effective machine as DTS
+ *   pmusim report GUEST.elf SAMPLES      the samples of a --samples run, by symbol
+ *   pmusim stat [-e EVENTS] ... KERNEL   run a guest and print what its CPUs counted
  *
  * Bad options and bad input files get one message naming the option or file and exit status 2;
  * inputs are read and checked before any output is opened (base/outfile.h).
@@ -17,6 +19,7 @@
 #include "sim/cli.h"
 #include "sim/machine.h"
 #include "sim/report.h"
+#include "sim/stat.h"
 
 static Machine machine;
 
@@ -68,8 +71,9 @@ static int bad_input(const Error *err)
     return EXIT_USAGE;
 }
 
-/* No output may overwrite an input or another output (checked before anything is opened). */
-static bool check_files(const MachineConfig *cfg, Error *err)
+/* No output may overwrite an input or another output (checked before anything is opened);
+ * stat_output: pmusim stat -o FILE, or NULL. */
+static bool check_files(const MachineConfig *cfg, const char *stat_output, Error *err)
 {
     const IoName names[] = {
         { "KERNEL", cfg->kernel, false },
@@ -82,6 +86,7 @@ static bool check_files(const MachineConfig *cfg, Error *err)
         { "--samples", cfg->samples_file, true },
         { "--guest-trace", cfg->guest_trace_file, true },
         { "--save-at", cfg->save_file, true },
+        { "stat -o", stat_output, true },
     };
     return outfile_check_distinct(names, (int)ARRAY_SIZE(names), err);
 }
@@ -113,11 +118,12 @@ static int check_icount(void)
     return status;
 }
 
-/* Inputs first (image, tree, checkpoint), then the outputs, then the run. */
-static int run(const MachineConfig *cfg)
+/* Inputs first (image, tree, checkpoint), then the outputs, then the run; `stat`: pmusim stat's
+ * table at the end (NULL for pmusim run). */
+static int run(const MachineConfig *cfg, const StatConfig *stat)
 {
     Error err = { { 0 } };
-    if (!check_files(cfg, &err) || !mach_create(&machine, cfg, &err))
+    if (!check_files(cfg, stat ? stat->output : NULL, &err) || !mach_create(&machine, cfg, &err))
         return bad_input(&err);
     if (cfg->restore_file && !checkpoint_restore(&machine, cfg->restore_file, &err))
         return bad_input(&err);
@@ -136,8 +142,41 @@ static int run(const MachineConfig *cfg)
         mach_print_stats(&machine);
     if (cfg->icount_check && check_icount())
         status = EXIT_INTERNAL;
+    if (stat) {
+        int st = stat_print(stat, &machine, cfg->kernel);
+        status = st ? st : status;
+    }
     mach_destroy(&machine);
     return status;
+}
+
+/* The texts any command line may ask for instead of a run; -1 if none. */
+static int print_text(CliAction action)
+{
+    switch (action) {
+    case CLI_HELP:              cli_usage(stdout); return 0;
+    case CLI_HELP_MAN:          cli_print_man(stdout); return 0;
+    case CLI_HELP_COMPLETION:   cli_print_completion(stdout); return 0;
+    case CLI_VERSION:           puts("pmusim " PMUSIM_VERSION); return 0;
+    default:                    return -1;
+    }
+}
+
+/* `pmusim stat`: the run, with the CPU core counting user and kernel apart. */
+static int stat_main(int argc, char **argv)
+{
+    CliStat st;
+    if (!cli_parse_stat(argc, argv, &st, stderr))
+        return EXIT_USAGE;
+    if (st.help) {
+        cli_stat_usage(stdout);
+        return 0;
+    }
+    int text = print_text(st.run.action);
+    if (text >= 0)
+        return text;
+    stat_configure(&st.stat, &st.run.cfg);
+    return run(&st.run.cfg, &st.stat);
 }
 
 /* What went to standard output through stdio (report, --dump-dtb, --help) must have arrived. */
@@ -153,19 +192,16 @@ static int dispatch(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "report"))
         return report_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "stat"))
+        return stat_main(argc - 1, argv + 1);
     bool sub = argc > 1 && !strcmp(argv[1], "run");
     Cli cli;
     if (!cli_parse(argc - sub, argv + sub, &cli, stderr))
         return EXIT_USAGE;
-    if (cli.action == CLI_HELP) {
-        cli_usage(stdout);
-        return 0;
-    }
-    if (cli.action == CLI_VERSION) {
-        puts("pmusim " PMUSIM_VERSION);
-        return 0;
-    }
-    return cli.action == CLI_DUMP_DTB ? dump_dtb(&cli.cfg) : run(&cli.cfg);
+    int text = print_text(cli.action);
+    if (text >= 0)
+        return text;
+    return cli.action == CLI_DUMP_DTB ? dump_dtb(&cli.cfg) : run(&cli.cfg, NULL);
 }
 
 int main(int argc, char **argv)
