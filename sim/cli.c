@@ -649,7 +649,7 @@ static void man_option(FILE *f, const CliOption *o)
 
 static void man_command(FILE *f, const CliCommand *cmd)
 {
-    fprintf(f, ".SS \"%s\"\n.nf\n", cmd->name);
+    fprintf(f, ".SS \"pmusim %s\"\n.nf\n", cmd->sub);
     roff_str(f, cmd->usage);
     fputs(".fi\n", f);
     for (size_t i = 0; i < cmd->n; i++) {

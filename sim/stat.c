@@ -68,12 +68,17 @@ const char *stat_event_name(int n)
     return NULL;
 }
 
-static int event_find(const char *name, size_t len)
+static bool same(const char *a, const char *b, size_t len)
+{
+    return a && strlen(a) == len && !strncmp(a, b, len);
+}
+
+/* The event named name[0, len) (*alias: by its alias), or -1. */
+static int event_find(const char *name, size_t len, bool *alias)
 {
     for (int i = 0; i < EV_COUNT; i++) {
-        const StatEventDef *d = &events[i];
-        if ((strlen(d->name) == len && !strncmp(d->name, name, len)) ||
-            (d->alias && strlen(d->alias) == len && !strncmp(d->alias, name, len)))
+        *alias = same(events[i].alias, name, len);
+        if (*alias || same(events[i].name, name, len))
             return i;
     }
     return -1;
@@ -98,7 +103,8 @@ static bool add_event(StatConfig *s, const char *item, size_t len, Error *err)
 {
     const char *colon = memchr(item, ':', len);
     size_t nlen = colon ? (size_t)(colon - item) : len;
-    int ev = event_find(item, nlen);
+    bool alias;
+    int ev = event_find(item, nlen, &alias);
     int mod = !colon ? STAT_MOD_SPLIT : colon + 1 < item + len ? mod_parse(colon + 1, len - nlen - 1) : -1;
     if (ev < 0)
         return err_set(err, "-e %.*s: unknown event (pmusim stat --help lists them)", (int)len, item);
@@ -106,7 +112,7 @@ static bool add_event(StatConfig *s, const char *item, size_t len, Error *err)
         return err_set(err, "-e %.*s: unknown modifier (u, k or uk)", (int)len, item);
     if (s->n == STAT_MAX_EVENTS)
         return err_set(err, "-e %.*s: more than %d events", (int)len, item, STAT_MAX_EVENTS);
-    s->sel[s->n++] = (StatSel){ (uint8_t)ev, (uint8_t)mod };
+    s->sel[s->n++] = (StatSel){ (uint8_t)ev, (uint8_t)mod, alias };
     return true;
 }
 
@@ -131,7 +137,7 @@ void stat_configure(StatConfig *s, MachineConfig *cfg)
 {
     if (!s->n)
         for (size_t i = 0; i < ARRAY_SIZE(default_events); i++)
-            s->sel[s->n++] = (StatSel){ default_events[i], STAT_MOD_SPLIT };
+            s->sel[s->n++] = (StatSel){ default_events[i], STAT_MOD_SPLIT, false };
     cfg->stat = true;
     for (int i = 0; i < s->n; i++) {
         cfg->stat_branches |= events[s->sel[i].ev].branches;
@@ -267,11 +273,12 @@ static Metric metric(const StatCtx *x, const Count *v, int ev, int mod)
     return r;
 }
 
-static void print_row(const StatCtx *x, FILE *f, int cpu, const Count *v, int ev, int mod)
+static void print_row(const StatCtx *x, FILE *f, int cpu, const Count *v, const StatSel *sel, int mod)
 {
     char cnt[48], name[64];
+    int ev = sel->ev;
     count_str(x, ev, value(&v[ev], mod), cnt, sizeof cnt);
-    snprintf(name, sizeof name, "%s%s", events[ev].name, mod_suffix[mod]);
+    snprintf(name, sizeof name, "%s%s", sel->alias ? events[ev].alias : events[ev].name, mod_suffix[mod]);
     Metric mt = metric(x, v, ev, mod);
     if (x->sep) {
         if (cpu >= 0)
@@ -302,12 +309,12 @@ static void print_row(const StatCtx *x, FILE *f, int cpu, const Count *v, int ev
 static void print_event(const StatCtx *x, FILE *f, int cpu, const Count *v, const StatSel *sel)
 {
     if (sel->mod != STAT_MOD_SPLIT) {
-        print_row(x, f, cpu, v, sel->ev, sel->mod);
+        print_row(x, f, cpu, v, sel, sel->mod);
         return;
     }
-    print_row(x, f, cpu, v, sel->ev, STAT_MOD_SPLIT);
-    print_row(x, f, cpu, v, sel->ev, STAT_MOD_USER);
-    print_row(x, f, cpu, v, sel->ev, STAT_MOD_KERNEL);
+    print_row(x, f, cpu, v, sel, STAT_MOD_SPLIT);
+    print_row(x, f, cpu, v, sel, STAT_MOD_USER);
+    print_row(x, f, cpu, v, sel, STAT_MOD_KERNEL);
 }
 
 /* perf -A: each event's rows for every CPU in turn. */

@@ -34,6 +34,7 @@ typedef enum StatMod { STAT_MOD_SPLIT, STAT_MOD_USER, STAT_MOD_KERNEL, STAT_MOD_
 typedef struct StatSel {
     uint8_t ev;                     /* index into the event table */
     uint8_t mod;                    /* StatMod */
+    bool alias;                     /* named by its alias: printed so, as perf does */
 } StatSel;
 
 typedef struct StatConfig {

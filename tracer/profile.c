@@ -65,17 +65,34 @@ static ProfBlock *block_get(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
     return b;
 }
 
+/* An x86 block with a tail (cpu.c: hook_tail) learns its instructions as the engine runs them:
+ * the same (pc, size) comes back with more.  The arrays grow to them; the old end boundary
+ * stays where it was (runs that ended there end before the instruction now at that index).
+ * Without this, a longer run wrote past the arrays (paging.elf's counts varied between runs). */
+static void block_grow(ProfBlock *b, uint32_t n)
+{
+    b->off = xrealloc(b->off, n * sizeof *b->off);
+    b->cost = xrealloc(b->cost, n * sizeof *b->cost);
+    b->d_all = xrealloc(b->d_all, ((size_t)n + 1) * sizeof *b->d_all);
+    b->d_win = xrealloc(b->d_win, ((size_t)n + 1) * sizeof *b->d_win);
+    for (uint32_t i = b->n + 1; i <= n; i++)
+        b->d_all[i] = b->d_win[i] = 0;
+    b->n = n;
+}
+
 void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, bool window)
 {
     if (!e || !e->size || to > e->n || from >= to)
         return;
     ProfBlock *b = slot(p->tab, p->cap, e->pc, e->size);
-    if (!b->size) {
+    bool fresh = !b->size || b->n < e->n;
+    if (!b->size)
         b = block_get(p, e->pc, e->size, e->n);
-        for (uint32_t i = 0; i < e->n; i++) {
-            b->off[i] = e->info[i].off;
-            b->cost[i] = e->info[i].cost;
-        }
+    else if (b->n < e->n)
+        block_grow(b, e->n);
+    for (uint32_t i = 0; fresh && i < e->n; i++) {
+        b->off[i] = e->info[i].off;
+        b->cost[i] = e->info[i].cost;
     }
     b->d_all[from]++;
     b->d_all[to]--;
