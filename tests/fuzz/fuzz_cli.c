@@ -108,17 +108,35 @@ static void check_usage(void (*usage)(FILE *f))
     free(msg);
 }
 
+/* A parser's message stream, captured: begin, parse into c->f, end (which checks the message). */
+typedef struct Capture {
+    char *msg;
+    size_t len;
+    FILE *f;
+} Capture;
+
+static FILE *capture_begin(Capture *c)
+{
+    c->msg = NULL;
+    c->len = 0;
+    c->f = open_memstream(&c->msg, &c->len);
+    return c->f;
+}
+
+static void capture_end(Capture *c, const char *fn, bool ok)
+{
+    fclose(c->f);
+    check_message(fn, ok, c->msg, c->len);
+    free(c->msg);
+}
+
 static void parse_run(int argc, char **argv)
 {
     int sub = argc > 1 && !strcmp(argv[1], "run");
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *err = open_memstream(&msg, &msglen);
     Cli cli;
-    bool ok = cli_parse(argc - sub, argv + sub, &cli, err);
-    fclose(err);
-    check_message("cli_parse", ok, msg, msglen);
-    free(msg);
+    Capture cap;
+    bool ok = cli_parse(argc - sub, argv + sub, &cli, capture_begin(&cap));
+    capture_end(&cap, "cli_parse", ok);
     if (ok)
         check_config(&cli);
     if (ok && cli.action == CLI_HELP)
@@ -128,14 +146,10 @@ static void parse_run(int argc, char **argv)
 /* `pmusim report`: GUEST.elf and SAMPLES from the arguments, --truth=cycles implying --truth. */
 static void parse_report(int argc, char **argv)
 {
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *err = open_memstream(&msg, &msglen);
     CliReport r;
-    bool ok = cli_parse_report(argc, argv, &r, err);
-    fclose(err);
-    check_message("cli_parse_report", ok, msg, msglen);
-    free(msg);
+    Capture cap;
+    bool ok = cli_parse_report(argc, argv, &r, capture_begin(&cap));
+    capture_end(&cap, "cli_parse_report", ok);
     if (ok && r.help) {
         check_usage(cli_report_usage);
         return;
@@ -150,14 +164,10 @@ static void parse_report(int argc, char **argv)
 /* `pmusim stat`: what cli_parse accepts, and the events and outputs of stat. */
 static void parse_stat(int argc, char **argv)
 {
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *err = open_memstream(&msg, &msglen);
     CliStat st;
-    bool ok = cli_parse_stat(argc, argv, &st, err);
-    fclose(err);
-    check_message("cli_parse_stat", ok, msg, msglen);
-    free(msg);
+    Capture cap;
+    bool ok = cli_parse_stat(argc, argv, &st, capture_begin(&cap));
+    capture_end(&cap, "cli_parse_stat", ok);
     if (!ok)
         return;
     if (st.help) {
