@@ -965,6 +965,7 @@ static void write_samples(Machine *m)
         return;
     for (int i = 0; i < m->cl.ncpus; i++) {
         vcpu_profile_flush(m->cl.cpus[i]);
+        vcpu_mem_flush(m->cl.cpus[i]);  /* its loads and stores too: pmusim stat reads them after */
         m->cl.cpus[i]->blk_counted = 0;
     }
     Error err = { { 0 } };

@@ -52,6 +52,9 @@ static const char *const mod_suffix[] = { [STAT_MOD_SPLIT] = "", [STAT_MOD_USER]
 
 #define NS_PER_SEC 1000000000u
 #define NS_PER_MSEC 1000000u
+#define NS_PER_CENTI_MSEC 10000u    /* msec printed with two decimals */
+#define PERCENT 100.0
+#define NS_PER_USEC 1e3             /* events per ns x 10^3 = millions per second */
 #define COUNT_WIDTH 18              /* perf's "%18s" count column */
 #define NAME_WIDTH 32
 
@@ -239,7 +242,7 @@ static void count_str(const StatCtx *x, int ev, uint64_t v, char *buf, size_t le
     if (x->sep)
         snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ns / NS_PER_MSEC, ns % NS_PER_MSEC);
     else
-        snprintf(buf, len, "%s.%02" PRIu64, grouped(ns / NS_PER_MSEC, g, sizeof g), ns % NS_PER_MSEC / 10000);
+        snprintf(buf, len, "%s.%02" PRIu64, grouped(ns / NS_PER_MSEC, g, sizeof g), ns % NS_PER_MSEC / NS_PER_CENTI_MSEC);
 }
 
 typedef struct Metric {
@@ -263,14 +266,31 @@ static Metric metric(const StatCtx *x, const Count *v, int ev, int mod)
     if (ev == EV_INSNS && asked(x->s, EV_CYCLES) && cyc)
         r = (Metric){ ratio(me, cyc), "insn per cycle", false };
     else if (ev == EV_BRMISS && asked(x->s, EV_BRANCHES) && br)
-        r = (Metric){ 100 * ratio(me, br), "of all branches", true };
+        r = (Metric){ PERCENT * ratio(me, br), "of all branches", true };
     else if (ev == EV_CLOCK && x->elapsed)
         r = (Metric){ ratio(value(&v[EV_CLOCK], mod), x->elapsed), "CPUs utilized", false };
     else if (ev == EV_CYCLES && asked(x->s, EV_CLOCK) && clk)
         r = (Metric){ ratio(me, clk), "GHz", false };
     else if (ev != EV_CYCLES && ev != EV_INSNS && asked(x->s, EV_CLOCK) && clk)
-        r = (Metric){ 1e3 * ratio(me, clk), "M/sec", false };
+        r = (Metric){ NS_PER_USEC * ratio(me, clk), "M/sec", false };
     return r;
+}
+
+/* perf's CSV row (tools/perf/util/stat-display.c, -x): the run time is the simulated time the
+ * counting took (the CPU's, or every CPU's summed), the share of it counted always 100.00. */
+static void csv_row(const StatCtx *x, FILE *f, int cpu, int ev, const char *cnt, const char *name, Metric mt)
+{
+    const char *sep = x->sep;
+    if (cpu >= 0)
+        fprintf(f, "CPU%d%s", cpu, sep);
+    uint64_t run = ns_of(x, cpu >= 0 ? x->m->cl.cpus[cpu]->cycles : x->sum[EV_CLOCK].all);
+    fprintf(f, "%s%s%s%s%s%s%" PRIu64 "%s100.00%s", cnt, sep, ev == EV_CLOCK ? "msec" : "", sep, name, sep, run,
+            sep, sep);
+    if (mt.unit)
+        fprintf(f, "%.2f%s%s", mt.v, sep, mt.unit);
+    else
+        fputs(sep, f);
+    fputc('\n', f);
 }
 
 static void print_row(const StatCtx *x, FILE *f, int cpu, const Count *v, const StatSel *sel, int mod)
@@ -281,16 +301,7 @@ static void print_row(const StatCtx *x, FILE *f, int cpu, const Count *v, const 
     snprintf(name, sizeof name, "%s%s", sel->alias ? events[ev].alias : events[ev].name, mod_suffix[mod]);
     Metric mt = metric(x, v, ev, mod);
     if (x->sep) {
-        if (cpu >= 0)
-            fprintf(f, "CPU%d%s", cpu, x->sep);
-        uint64_t run = ns_of(x, cpu >= 0 ? x->m->cl.cpus[cpu]->cycles : x->sum[EV_CLOCK].all);
-        fprintf(f, "%s%s%s%s%s%s%" PRIu64 "%s100.00%s", cnt, x->sep, ev == EV_CLOCK ? "msec" : "", x->sep, name,
-                x->sep, run, x->sep, x->sep);
-        if (mt.unit)
-            fprintf(f, "%.2f%s%s", mt.v, x->sep, mt.unit);
-        else
-            fputs(x->sep, f);
-        fputc('\n', f);
+        csv_row(x, f, cpu, ev, cnt, name, mt);
         return;
     }
     if (cpu >= 0)

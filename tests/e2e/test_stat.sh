@@ -62,6 +62,12 @@ done
 check "arm64: the user program's compare_keys leads --per-symbol" \
     [ "$(awk -F, '$1 == "symbol" { print $2; exit }' "$T/arm64.err")" = compare_keys ]
 
+# ---- run options change nothing counted: --samples (the profile's flush) and --trace
+run "$T/s1" stat -x, -e instructions,cycles,L1-dcache-loads,mem-stores,branches "$GUESTS/x86_64/trap.elf"
+run "$T/s2" stat -x, -e instructions,cycles,L1-dcache-loads,mem-stores,branches --samples "$T/s2.samples" \
+    --trace "$T/s2.trace" "$GUESTS/x86_64/trap.elf"
+check "--samples and --trace: the same counts" cmp -s "$T/s1.err" "$T/s2.err"
+
 # ---- --per-cpu on two CPUs: each CPU's counts are --stats', the rows add up to the total
 for arch in $ARCHES; do
     ELF=$GUESTS/$arch/smp.elf
