@@ -62,6 +62,29 @@ done
 check "arm64: the user program's compare_keys leads --per-symbol" \
     [ "$(awk -F, '$1 == "symbol" { print $2; exit }' "$T/arm64.err")" = compare_keys ]
 
+# ---- against the guest's own PMU: pmucount.elf counts a workload of `rounds` rounds with fixed
+# counters 0 (instructions) and 1 (unhalted cycles) at CPL 0 and reads them with RDPMC (values in
+# the trace); the rest of the run is the same for any rounds, so between two runs the counters'
+# difference is the totals' (and all of it kernel)
+# pmc TRACE ECX: the value RDPMC read
+pmc() {
+    printf '%d' "$(sed -n "s/.* rdpmc .*ecx=$2 value=\(0x[0-9a-f]*\).*/\1/p" "$1")"
+}
+PC=$GUESTS/x86_64/pmucount.elf
+for r in 1 2; do
+    run "$T/pc$r" stat -x, -e instructions,cycles --trace "$T/pc$r.trace" --bootargs rounds=$r "$PC"
+done
+for e in instructions:0x40000000 cycles:0x40000001 instructions:k:0x40000000 cycles:k:0x40000001; do
+    ev=${e%:0x*} ecx=${e##*:}
+    dpmu=$(($(pmc "$T/pc2.trace" "$ecx") - $(pmc "$T/pc1.trace" "$ecx")))
+    dstat=$(($(csv "$T/pc2.err" "$ev") - $(csv "$T/pc1.err" "$ev")))
+    check "guest PMU: one more round, $ev: the guest's counter counted it ($dpmu)" [ "$dpmu" -gt 0 ]
+    check "guest PMU: one more round, $ev: the guest's counter and stat agree ($dpmu vs $dstat)" \
+        [ "$dpmu" = "$dstat" ]
+done
+check "guest PMU: its region is within the run" [ "$(pmc "$T/pc1.trace" 0x40000000)" -lt "$(csv "$T/pc1.err" instructions)" ]
+check "guest PMU: a kernel-only guest has no user part" [ "$(csv "$T/pc1.err" instructions:u)" = 0 ]
+
 # ---- run options change nothing counted: --samples (the profile's flush) and --trace
 run "$T/s1" stat -x, -e instructions,cycles,L1-dcache-loads,mem-stores,branches "$GUESTS/x86_64/trap.elf"
 run "$T/s2" stat -x, -e instructions,cycles,L1-dcache-loads,mem-stores,branches --samples "$T/s2.samples" \
