@@ -29,20 +29,42 @@ void profile_destroy(Profile *p)
     memset(p, 0, sizeof *p);
 }
 
-static ProfBlock *slot(ProfBlock *tab, uint32_t cap, uint64_t pc, uint32_t size)
+/* The first free slot of pc's probe sequence. */
+static ProfBlock *free_slot(ProfBlock *tab, uint32_t cap, uint64_t pc)
 {
     uint32_t mask = cap - 1;
     for (uint32_t i = hash_fib(pc, 24) & mask;; i = (i + 1) & mask)
-        if (!tab[i].size || (tab[i].pc == pc && tab[i].size == size))
+        if (!tab[i].size)
             return &tab[i];
 }
 
-/* The slot of block (pc, size) with n instructions, created empty if new. */
-static ProfBlock *block_get(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
+/* Does profile block b hold block e's code: the same instructions, by offset and cost, as far as
+ * both go (an x86 tail learned later makes one longer)?  Other code at the same address and size
+ * (a user program copied into the page another one ran from: paging.elf) is another block: one
+ * profile block for both mixed their instructions' addresses and costs. */
+static bool same_code(const ProfBlock *b, const BlockEntry *e)
 {
-    ProfBlock *b = slot(p->tab, p->cap, pc, size);
-    if (b->size)
-        return b;
+    uint32_t n = b->n < e->n ? b->n : e->n;
+    for (uint32_t i = 0; i < n; i++)
+        if (b->off[i] != e->info[i].off || b->cost[i] != e->info[i].cost)
+            return false;
+    return true;
+}
+
+/* The profile block of e's code, or the free slot where it goes. */
+static ProfBlock *slot_of(Profile *p, const BlockEntry *e)
+{
+    uint32_t mask = p->cap - 1;
+    for (uint32_t i = hash_fib(e->pc, 24) & mask;; i = (i + 1) & mask) {
+        ProfBlock *b = &p->tab[i];
+        if (!b->size || (b->pc == e->pc && b->size == e->size && same_code(b, e)))
+            return b;
+    }
+}
+
+/* A new empty profile block (pc, size) of n instructions. */
+static ProfBlock *block_new(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
+{
     if (2 * (p->used + 1) > p->cap) {               /* grow and rehash */
         uint32_t old_cap = p->cap;
         ProfBlock *old = p->tab;
@@ -50,10 +72,10 @@ static ProfBlock *block_get(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
         p->tab = xcalloc(p->cap, sizeof *p->tab);
         for (uint32_t i = 0; i < old_cap; i++)
             if (old[i].size)
-                *slot(p->tab, p->cap, old[i].pc, old[i].size) = old[i];
+                *free_slot(p->tab, p->cap, old[i].pc) = old[i];
         free(old);
-        b = slot(p->tab, p->cap, pc, size);
     }
+    ProfBlock *b = free_slot(p->tab, p->cap, pc);
     p->used++;
     b->pc = pc;
     b->size = size;
@@ -84,10 +106,10 @@ void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, 
 {
     if (!e || !e->size || to > e->n || from >= to)
         return;
-    ProfBlock *b = slot(p->tab, p->cap, e->pc, e->size);
+    ProfBlock *b = slot_of(p, e);
     bool fresh = !b->size || b->n < e->n;
     if (!b->size)
-        b = block_get(p, e->pc, e->size, e->n);
+        b = block_new(p, e->pc, e->size, e->n);
     else if (b->n < e->n)
         block_grow(b, e->n);
     for (uint32_t i = 0; fresh && i < e->n; i++) {
@@ -172,7 +194,14 @@ static int cmp_block(const void *a, const void *b)
     const ProfBlock *x = *(const ProfBlock *const *)a, *y = *(const ProfBlock *const *)b;
     if (x->pc != y->pc)
         return x->pc < y->pc ? -1 : 1;
-    return x->size < y->size ? -1 : x->size > y->size;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    if (x->n != y->n)                               /* other code at the same address and size */
+        return x->n < y->n ? -1 : 1;
+    for (uint32_t i = 0; i < x->n; i++)            /* by value: the same order on any host */
+        if (x->off[i] != y->off[i] || x->cost[i] != y->cost[i])
+            return x->off[i] != y->off[i] ? (x->off[i] < y->off[i] ? -1 : 1) : (x->cost[i] < y->cost[i] ? -1 : 1);
+    return 0;
 }
 
 static void save_block(const ProfBlock *pb, Blob *b)
@@ -236,9 +265,7 @@ static bool load_block(Profile *p, BlobReader *r)
     /* an engine block: 1 to 65535 bytes (offsets are 16-bit), at least a byte per instruction */
     if (!size || size > UINT16_MAX || !n || n > size || block_bytes(n) - 16 > r->len - r->off)
         return br_fail(r, "profile block size");
-    if (slot(p->tab, p->cap, pc, size)->size)
-        return br_fail(r, "profile block repeated");
-    ProfBlock *b = block_get(p, pc, size, n);
+    ProfBlock *b = block_new(p, pc, size, n);       /* (other code at the same address: another) */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t off = br_u32(r);
         b->cost[i] = br_u8(r);
