@@ -118,8 +118,10 @@ void vcpu_branch_retire(Cpu *c, uint64_t next)
     const InsnInfo *last = &e->info[e->n - 1];
     uint64_t pc = e->pc + last->off;
     c->pev.branches++;
-    if (bp_resolve(&c->bp, (BranchKind)e->br, pc, pc + last->len, next))
-        c->pev.br_misses++;
+    bool miss = bp_resolve(&c->bp, (BranchKind)e->br, pc, pc + last->len, next);
+    c->pev.br_misses += miss;
+    if (c->cl->host.branch_retired)
+        c->cl->host.branch_retired(c->cl->host.opaque, c, pc, miss);
 }
 
 void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)

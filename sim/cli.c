@@ -103,7 +103,7 @@ static const CliOption stat_options[] = {
     { "per-cpu", NULL, O_PER_CPU, false, NULL, "a row per CPU, as perf stat -A" },
     { "no-aggr", NULL, O_NO_AGGR, false, NULL, "the same (perf's name)" },
     { "per-symbol", NULL, O_PER_SYMBOL, false, NULL,
-      "also the instructions and cycles of each symbol of the guest,\nexact (every retired instruction is counted by address)" },
+      "also the instructions and cycles (and with a branch event, the\nbranches and misses) of each symbol of the guest, exact: every\nretired instruction is counted by address" },
     { "output", "FILE", O_OUTPUT, false, NULL, "the table to FILE instead of standard error" },
     { "field-separator", "SEP", O_SEP, false, NULL, "CSV rows, fields separated by SEP (perf stat -x)" },
     { "help", NULL, O_HELP, false, "Other:", "this text" },

@@ -581,6 +581,11 @@ static void cl_profile_block(void *m, Cpu *cpu, const BlockEntry *blk, uint32_t 
         profile_block(mm->profile, blk, from, to, window);
 }
 
+static void cl_branch_retired(void *m, Cpu *cpu, uint64_t pc, bool miss)
+{
+    profile_branch(((Machine *)m)->profile, pc, miss);
+}
+
 static void cl_profile_sample(void *m, Cpu *cpu, uint64_t pc, bool user, const char *counter)
 {
     mach_profile_sample(m, cpu, pc, user, counter);
@@ -884,6 +889,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         m->profile = xcalloc(1, sizeof *m->profile);
         profile_init(m->profile);
     }
+    if (cfg->stat_profile && cfg->stat_branches)     /* pmusim stat: branches by symbol */
+        m->cl.host.branch_retired = cl_branch_retired;
     m->cl.ncpus = m->desc.ncpus;
     for (int i = 0; i < m->cl.ncpus; i++) {
         const CpuDesc *cd = &m->desc.cpus[i];

@@ -12,7 +12,7 @@
  *
  * With -x SEP each row is perf's CSV row: [CPUn SEP] COUNT SEP UNIT SEP EVENT SEP RUN-TIME SEP
  * 100.00 SEP METRIC SEP METRIC-UNIT (the run time in simulated nanoseconds), and nothing else but
- * the --per-symbol rows: `symbol SEP NAME SEP INSTRUCTIONS SEP CYCLES`.  Every number is an
+ * the --per-symbol rows: `symbol SEP NAME SEP INSTRUCTIONS SEP CYCLES [SEP BRANCHES SEP MISSES]`.  Every number is an
  * integer or computed from integers; nothing of the host (time, locale) is printed.
  */
 #include "sim/stat.h"
@@ -366,6 +366,7 @@ static void print_times(const StatCtx *x, FILE *f)
 typedef struct SymRow {
     const char *name;
     uint64_t insns, cycles;
+    uint64_t branches, misses;      /* with a branch event asked for */
 } SymRow;
 
 typedef struct SymTable {
@@ -385,8 +386,14 @@ static SymRow *sym_row(SymTable *t, const char *name)
         t->cap = t->cap ? 2 * t->cap : 64;
         t->rows = xrealloc(t->rows, t->cap * sizeof *t->rows);
     }
-    t->rows[t->n] = (SymRow){ name, 0, 0 };
+    t->rows[t->n] = (SymRow){ name, 0, 0, 0, 0 };
     return &t->rows[t->last = t->n++];
+}
+
+static const char *sym_name(const Image *im, uint64_t pc)
+{
+    const Symbol *s = image_symbol_at(im, pc, NULL);
+    return s ? s->name : "[unknown]";
 }
 
 /* One block of the exact profile: per instruction, the prefix sum of its difference array. */
@@ -397,10 +404,22 @@ static void sym_block(SymTable *t, const Image *im, const ProfBlock *b)
         count += b->d_all[i];
         if (!count)
             continue;
-        const Symbol *s = image_symbol_at(im, b->pc + b->off[i], NULL);
-        SymRow *r = sym_row(t, s ? s->name : "[unknown]");
+        SymRow *r = sym_row(t, sym_name(im, b->pc + b->off[i]));
         r->insns += count;
         r->cycles += count * b->cost[i];
+    }
+}
+
+/* Each retired branch, by the address of the branch instruction (cpu/power.c). */
+static void sym_branches(SymTable *t, const Image *im, const Profile *p)
+{
+    for (uint32_t i = 0; i < p->br_cap; i++) {
+        const ProfBranch *b = &p->br[i];
+        if (!b->count)
+            continue;
+        SymRow *r = sym_row(t, sym_name(im, b->pc));
+        r->branches += b->count;
+        r->misses += b->misses;
     }
 }
 
@@ -426,32 +445,47 @@ static uint64_t entry_cycles(const Machine *m)
     return sum;
 }
 
+/* One row: text columns of COUNT_WIDTH, or CSV `symbol SEP NAME SEP INSNS SEP CYCLES [SEP BRANCHES
+ * SEP MISSES]`. */
+static void sym_print(const StatCtx *x, FILE *f, const SymRow *r, bool br)
+{
+    const uint64_t v[] = { r->insns, r->cycles, r->branches, r->misses };
+    size_t n = br ? ARRAY_SIZE(v) : 2;
+    char g[40];
+    if (x->sep)
+        fprintf(f, "symbol%s%s", x->sep, r->name);
+    for (size_t i = 0; i < n; i++) {
+        if (x->sep)
+            fprintf(f, "%s%" PRIu64, x->sep, v[i]);
+        else
+            fprintf(f, "%*s ", COUNT_WIDTH, grouped(v[i], g, sizeof g));
+    }
+    if (!x->sep)
+        fprintf(f, " %s", r->name);
+    fputc('\n', f);
+}
+
 static void print_symbols(const StatCtx *x, FILE *f)
 {
     Machine *m = x->m;
     SymTable t = { 0 };
+    bool br = asked(x->s, EV_BRANCHES) || asked(x->s, EV_BRMISS);      /* (profile_branch counted) */
     for (int k = 0; k < m->cl.ncpus; k++)
         vcpu_profile_flush(m->cl.cpus[k]);
     for (uint32_t i = 0; i < m->profile->cap; i++)
         if (m->profile->tab[i].size)
             sym_block(&t, &m->image, &m->profile->tab[i]);
+    sym_branches(&t, &m->image, m->profile);
     if (t.n)
         qsort(t.rows, t.n, sizeof *t.rows, cmp_sym);
-    uint64_t entries = entry_cycles(m);
     if (!x->sep)
-        fprintf(f, "\n%*s %*s  symbol (exact: every retired instruction)\n", COUNT_WIDTH, "instructions",
-                COUNT_WIDTH, "cycles");
-    for (size_t i = 0; i <= t.n; i++) {
-        SymRow r = i < t.n ? t.rows[i] : (SymRow){ "[exception entries]", 0, entries };
-        char a[40], b[40];
-        if (i == t.n && !entries)
-            break;
-        if (x->sep)
-            fprintf(f, "symbol%s%s%s%" PRIu64 "%s%" PRIu64 "\n", x->sep, r.name, x->sep, r.insns, x->sep, r.cycles);
-        else
-            fprintf(f, "%*s %*s  %s\n", COUNT_WIDTH, grouped(r.insns, a, sizeof a), COUNT_WIDTH,
-                    grouped(r.cycles, b, sizeof b), r.name);
-    }
+        fprintf(f, "\n%*s %*s %s %s(exact: every retired instruction)\n", COUNT_WIDTH, "instructions",
+                COUNT_WIDTH, "cycles", br ? "          branches      branch-misses " : "", "symbol ");
+    for (size_t i = 0; i < t.n; i++)
+        sym_print(x, f, &t.rows[i], br);
+    SymRow entries = { "[exception entries]", 0, entry_cycles(m), 0, 0 };
+    if (entries.cycles)
+        sym_print(x, f, &entries, br);
     free(t.rows);
 }
 

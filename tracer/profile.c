@@ -25,6 +25,7 @@ void profile_destroy(Profile *p)
         free(p->tab[i].d_win);
     }
     free(p->tab);
+    free(p->br);
     free(p->samples);
     memset(p, 0, sizeof *p);
 }
@@ -122,6 +123,33 @@ void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, 
         b->d_win[from]++;
         b->d_win[to]--;
     }
+}
+
+static ProfBranch *branch_slot(ProfBranch *tab, uint32_t cap, uint64_t pc)
+{
+    uint32_t mask = cap - 1;
+    for (uint32_t i = hash_fib(pc, 24) & mask;; i = (i + 1) & mask)
+        if (!tab[i].count || tab[i].pc == pc)
+            return &tab[i];
+}
+
+void profile_branch(Profile *p, uint64_t pc, bool miss)
+{
+    if (2 * (p->br_used + 1) > p->br_cap) {         /* grow (from nothing) and rehash */
+        uint32_t old_cap = p->br_cap;
+        ProfBranch *old = p->br;
+        p->br_cap = old_cap ? 2 * old_cap : 1024;
+        p->br = xcalloc(p->br_cap, sizeof *p->br);
+        for (uint32_t i = 0; i < old_cap; i++)
+            if (old[i].count)
+                *branch_slot(p->br, p->br_cap, old[i].pc) = old[i];
+        free(old);
+    }
+    ProfBranch *b = branch_slot(p->br, p->br_cap, pc);
+    p->br_used += !b->count;
+    b->pc = pc;
+    b->count++;
+    b->misses += miss;
 }
 
 void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter)

@@ -50,6 +50,10 @@ for arch in $ARCHES; do
     si=$(awk -F, '$1 == "symbol" { s += $3 } END { print s }' "$f")
     sc=$(awk -F, '$1 == "symbol" { s += $4 } END { print s }' "$f")
     check "$arch: --per-symbol instructions add up ($si)" [ "$si" = "$(csv "$f" instructions)" ]
+    for k in 5:branches 6:branch-misses; do
+        sum=$(awk -F, -v k="${k%%:*}" '$1 == "symbol" { s += $k } END { print s }' "$f")
+        check "$arch: --per-symbol ${k#*:} add up ($sum)" [ "$sum" = "$(csv "$f" "${k#*:}")" ]
+    done
     # (x86 paging.elf copies two user programs into one page: they are two blocks of the profile)
     check "$arch: --per-symbol cycles with the exception entries add up ($sc)" [ "$sc" = "$(csv "$f" cycles)" ]
 done
