@@ -1,11 +1,12 @@
-/* fuzz_cli.c — option parsing (sim/cli.h: cli_parse, cli_parse_report, cli_parse_stat with the
+/* fuzz_cli.c — option parsing (sim/cli.h: cli_parse, cli_parse_report, cli_parse_diff, cli_parse_stat with the
  * event lists of sim/stat.h, cli_number).
  *
  * Input: the arguments after the program name, separated by NUL bytes ("--cpus\0" "4\0" "k.elf").
  * A first argument "run" is dropped as main() does; a first argument "report" selects
- * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments), "stat" cli_parse_stat
- * (the run's checks, at most STAT_MAX_EVENTS known events with known modifiers, no --restore,
- * -x and -o pointing into the arguments).  cli_parse() must accept them or refuse them
+ * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments), "diff" cli_parse_diff
+ * (two sides, each a file or a run's arguments, all inside the input), "stat" cli_parse_stat (the
+ * run's checks, at most STAT_MAX_EVENTS known events with known modifiers, no --restore, -x and -o
+ * pointing into the arguments).  cli_parse() must accept them or refuse them
  * with one message ("pmusim: ..." or the usage text) on its error stream, with no side effect;
  * what it accepts must hold the documented ranges (--cpus 1 to 16, --quantum 1 to 2^32, --max-*
  * and --trace-limit up to 2^62, --mem in whole 4 KiB pages up to 1 TiB, --load-addr only with
@@ -67,6 +68,7 @@ static void check_config(const Cli *cli)
     inside("--trace", c->trace_file);
     inside("--samples", c->samples_file);
     inside("--guest-trace", c->guest_trace_file);
+    inside("--trace-dat", c->trace_dat_file);
     inside("--console", c->console_file);
     inside("--console-input", c->console_input_file);
     inside("--save-at", c->save_file);
@@ -108,35 +110,46 @@ static void check_usage(void (*usage)(FILE *f))
     free(msg);
 }
 
-/* A parser's message stream, captured: begin, parse into c->f, end (which checks the message). */
-typedef struct Capture {
-    char *msg;
-    size_t len;
-    FILE *f;
-} Capture;
+/* A subcommand's parser, its messages caught and checked (check_message). */
+typedef bool (*SubParser)(int argc, char **argv, void *out, FILE *err);
 
-static FILE *capture_begin(Capture *c)
+static bool parse_checked(const char *fn, SubParser parse, int argc, char **argv, void *out)
 {
-    c->msg = NULL;
-    c->len = 0;
-    c->f = open_memstream(&c->msg, &c->len);
-    return c->f;
+    char *msg = NULL;
+    size_t msglen = 0;
+    FILE *err = open_memstream(&msg, &msglen);
+    bool ok = parse(argc, argv, out, err);
+    fclose(err);
+    check_message(fn, ok, msg, msglen);
+    free(msg);
+    return ok;
 }
 
-static void capture_end(Capture *c, const char *fn, bool ok)
+static bool run_parser(int argc, char **argv, void *out, FILE *err)
 {
-    fclose(c->f);
-    check_message(fn, ok, c->msg, c->len);
-    free(c->msg);
+    return cli_parse(argc, argv, out, err);
+}
+
+static bool report_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_report(argc, argv, out, err);
+}
+
+static bool diff_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_diff(argc, argv, out, err);
+}
+
+static bool stat_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_stat(argc, argv, out, err);
 }
 
 static void parse_run(int argc, char **argv)
 {
     int sub = argc > 1 && !strcmp(argv[1], "run");
     Cli cli;
-    Capture cap;
-    bool ok = cli_parse(argc - sub, argv + sub, &cli, capture_begin(&cap));
-    capture_end(&cap, "cli_parse", ok);
+    bool ok = parse_checked("cli_parse", run_parser, argc - sub, argv + sub, &cli);
     if (ok)
         check_config(&cli);
     if (ok && cli.action == CLI_HELP)
@@ -147,9 +160,7 @@ static void parse_run(int argc, char **argv)
 static void parse_report(int argc, char **argv)
 {
     CliReport r;
-    Capture cap;
-    bool ok = cli_parse_report(argc, argv, &r, capture_begin(&cap));
-    capture_end(&cap, "cli_parse_report", ok);
+    bool ok = parse_checked("cli_parse_report", report_parser, argc, argv, &r);
     if (ok && r.help) {
         check_usage(cli_report_usage);
         return;
@@ -161,13 +172,32 @@ static void parse_report(int argc, char **argv)
     inside("SAMPLES", r.samples);
 }
 
+/* `pmusim diff`: two sides, each a trace file or a run's arguments inside the input (each a
+ * valid run, checked by cli_parse), --context within 0 to 100. */
+static void parse_diff(int argc, char **argv)
+{
+    CliDiff d;
+    bool ok = parse_checked("cli_parse_diff", diff_parser, argc, argv, &d);
+    if (ok && d.help) {
+        check_usage(cli_diff_usage);
+        return;
+    }
+    if (ok && d.opts.context > DIFF_CONTEXT_MAX)
+        fz_fail("cli_parse_diff accepted --context %u", d.opts.context);
+    for (int s = 0; ok && s < DIFF_SIDES; s++) {
+        if (!d.file[s] == !d.run_argv[s])
+            fz_fail("cli_parse_diff: side %d is %s", s, d.file[s] ? "a file and a run" : "neither a file nor a run");
+        inside("TRACE", d.file[s]);
+        for (int i = 0; d.run_argv[s] && i < d.run_argc[s]; i++)
+            inside("RUN_ARGS", d.run_argv[s][i]);
+    }
+}
+
 /* `pmusim stat`: what cli_parse accepts, and the events and outputs of stat. */
 static void parse_stat(int argc, char **argv)
 {
     CliStat st;
-    Capture cap;
-    bool ok = cli_parse_stat(argc, argv, &st, capture_begin(&cap));
-    capture_end(&cap, "cli_parse_stat", ok);
+    bool ok = parse_checked("cli_parse_stat", stat_parser, argc, argv, &st);
     if (!ok)
         return;
     if (st.help) {
@@ -211,6 +241,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (argc > 1 && !strcmp(argv[1], "report"))
         parse_report(argc - 1, argv + 1);
+    else if (argc > 1 && !strcmp(argv[1], "diff"))
+        parse_diff(argc - 1, argv + 1);
     else if (argc > 1 && !strcmp(argv[1], "stat"))
         parse_stat(argc - 1, argv + 1);
     else
