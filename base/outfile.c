@@ -86,6 +86,21 @@ void outfile_write(OutFile *o, const void *buf, size_t len)
     o->lost += len;
 }
 
+void outfile_put(OutFile *o, char *buf, size_t cap, size_t *len, const void *p, size_t n)
+{
+    if (*len + n > cap) {
+        size_t full = *len;
+        *len = 0;               /* first: a fatal signal's rescue must not write them again */
+        outfile_write(o, buf, full);
+    }
+    if (n > cap) {
+        outfile_write(o, p, n);
+        return;
+    }
+    memcpy(buf + *len, p, n);
+    *len += n;
+}
+
 static void outfile_free(OutFile *o)
 {
     free(o->tmp);

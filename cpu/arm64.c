@@ -196,6 +196,7 @@ static void pmu_el_switch(Cpu *c, uint64_t upto, uint64_t to)
 {
     vcpu_branch_retire(c, upto);
     armv8_pmu_set_el(&A64(c)->pmu, (unsigned)(to >> 2) & 3);
+    vcpu_set_user(c, ((to >> 2) & 3) == 0);
 }
 
 /* The same from the trap site of an ERET at pc, which retires at the EL it leaves: counted here
@@ -207,6 +208,7 @@ static void pmu_el_switch_eret(Cpu *c, uint64_t pc, uint64_t to)
     if (c->pev.track_branches)
         vcpu_branch_retire(c, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
     armv8_pmu_set_el(&A64(c)->pmu, (unsigned)(to >> 2) & 3);
+    vcpu_set_user(c, ((to >> 2) & 3) == 0);
 }
 
 /* Exception entry to EL1h (DDI 0487 D1.10, "Exception entry"): ELR_EL1, SPSR_EL1 = the old
@@ -672,6 +674,8 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     }
     uint64_t spsr = spsr_read(c), pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
     bool illegal = eret_illegal(spsr);
+    uint64_t elr = vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1);
+    trace_exception_return(c->cl->trace, c->cycles, c->index, pc, &elr);
     if (!illegal && !(spsr & PSTATE_IL)) {
         pmu_el_switch_eret(c, pc, spsr);
         if (unmasks_pending(c, spsr))
@@ -691,10 +695,10 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
     if (debug_first) {
         engine_flags_refresh(c);
-        vcpu_reg_write(c, UC_ARM64_REG_PC, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
+        vcpu_reg_write(c, UC_ARM64_REG_PC, elr);
         return TRAP_DONE;
     }
-    a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
+    a64_take(c, TK_EXCEPTION, elr, 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
 }
 
@@ -1219,18 +1223,9 @@ static bool a64_debug_reg(Cpu *c, uint32_t key, uint64_t *v)
     return true;
 }
 
-static const PmcBank *a64_pmu_bank(Cpu *c)
+static int a64_pmu_readings(Cpu *c, PmcReading *out, int max)
 {
-    return &A64(c)->pmu.bank;
-}
-
-static const char *a64_pmu_counter_name(Cpu *c, unsigned i, char *buf, size_t len)
-{
-    if (i == ARMV8_PMU_CCNT)
-        snprintf(buf, len, "PMCCNTR_EL0");
-    else
-        snprintf(buf, len, "PMEVCNTR%u_EL0", i);
-    return buf;
+    return armv8_pmu_readings(&A64(c)->pmu, out, max);
 }
 
 const CpuOps vcpu_arm64_ops = {
@@ -1256,6 +1251,5 @@ const CpuOps vcpu_arm64_ops = {
     .save = a64_save,
     .load = a64_load,
     .debug_reg = a64_debug_reg,
-    .pmu_bank = a64_pmu_bank,
-    .pmu_counter_name = a64_pmu_counter_name,
+    .pmu_readings = a64_pmu_readings,
 };

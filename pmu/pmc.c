@@ -29,13 +29,12 @@ static uint64_t bank_source(PmcBank *b, PmcSource s)
     return pmc_source(b->cpu, s);
 }
 
-uint64_t pmc_peek(const PmcBank *b, unsigned i)
+uint64_t pmc_peek(PmcBank *b, unsigned i)
 {
     const Pmc *p = &b->ctr[i];
     if (!p->active || p->src == PMC_SRC_NONE)
         return p->value;
-    PmcBank *nb = (PmcBank *)b;     /* the sources are read, never changed */
-    uint64_t d = (bank_source(nb, p->src) - b->at[p->src]) - (bank_source(nb, p->sub) - b->at[p->sub]);
+    uint64_t d = (bank_source(b, p->src) - b->at[p->src]) - (bank_source(b, p->sub) - b->at[p->sub]);
     return (p->value + d) & p->mask;
 }
 

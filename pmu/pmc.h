@@ -76,8 +76,6 @@ struct PmcBank {
 void pmc_bank_init(PmcBank *b, const CpuPort *c, unsigned n, PmcOverflowFn overflow, void *opaque, const char *name);
 /* A source's current value on the bank's CPU (exact at trap hooks and between runs). */
 uint64_t pmc_source(const CpuPort *c, PmcSource s);
-/* Counter i's value now, without a sync (nothing changes: the debugger's view, monitor pmu). */
-uint64_t pmc_peek(const PmcBank *b, unsigned i);
 /* Increments until counter p next reaches its trip value. */
 uint64_t pmc_left(const Pmc *p);
 /* Fold what happened since the last sync into the counting counters; reports wraps. */
@@ -89,6 +87,17 @@ void pmc_arm(PmcBank *b);
 void pmc_rebase_ext(PmcBank *b);
 /* Does any counter need the CPU's branch tracking? */
 bool pmc_needs_branches(const PmcBank *b);
+
+/* Counter i's value now, without a sync: what a read would return, and no state changes (for
+ * exporters that sample the counters; exact at trap hooks and between runs). */
+uint64_t pmc_peek(PmcBank *b, unsigned i);
+
+/* A counter as an exporter shows it: the architectural register's name and its value. */
+typedef struct PmcReading {
+    const char *name;
+    uint64_t value;
+    const Pmc *ctr;                 /* the bank's counter: what it counts, when it next trips */
+} PmcReading;
 
 /* The `pmu-overflow` trace event (docs/trace-format.md), shared by the PMU models. */
 void pmc_trace_overflow(const PmcBank *b, uint64_t pc, const char *counter, uint64_t status, bool pmi);

@@ -461,7 +461,7 @@ bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigne
     return true;
 }
 
-bool armv8_pmu_peek(const ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
+bool armv8_pmu_peek(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
                     uint64_t *val)
 {
     uint32_t k = resolve(p, key(op0, op1, crn, crm, op2));
@@ -499,6 +499,19 @@ static bool el_matters(const ArmPmu *p)
             return true;
     }
     return false;
+}
+
+int armv8_pmu_readings(ArmPmu *p, PmcReading *out, int max)
+{
+    int n = 0;
+    for (unsigned i = 0; i < ARMV8_PMU_COUNTERS && n < max; i++)
+        out[n++] = (PmcReading){ counter_name(i), pmc_peek(&p->bank, i), &p->bank.ctr[i] };
+    uint64_t lo = pmc_peek(&p->bank, ARMV8_PMU_CCNT);
+    if (n < max)                    /* as ccnt_read: [63:32] apart while PMCR_EL0.LC = 0 */
+        out[n++] = (PmcReading){ counter_name(ARMV8_PMU_CCNT),
+                                 p->pmcr & PMCR_LC ? lo : (uint64_t)p->ccnt_hi << 32 | lo,
+                                 &p->bank.ctr[ARMV8_PMU_CCNT] };
+    return n;
 }
 
 void armv8_pmu_set_el(ArmPmu *p, unsigned el)

@@ -75,8 +75,11 @@ bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsign
                      uint64_t val);
 /* The same read for a debugger: nothing synced, armed or changed (false: not a readable PMU
  * register). */
-bool armv8_pmu_peek(const ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
+bool armv8_pmu_peek(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
                     uint64_t *val);
+/* PMEVCNTR0..5_EL0 and PMCCNTR_EL0 (all 64 bits) now, for exporters (pmc_peek: no state
+ * changes); returns how many (at most max). */
+int armv8_pmu_readings(ArmPmu *p, PmcReading *out, int max);
 /* The CPU goes to exception level `el`; its counts are exact up to that point, and what ran
  * before it ran at the old EL (the filters' P and U bits count at EL1 and EL0 as they allow). */
 void armv8_pmu_set_el(ArmPmu *p, unsigned el);

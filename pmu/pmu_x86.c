@@ -69,7 +69,7 @@ static unsigned status_bit(unsigned i)
     return i < X86_PMU_FIXED_BASE ? i : 32 + (i - X86_PMU_FIXED_BASE);
 }
 
-const char *x86pmu_counter_name(unsigned i, char *buf, size_t len)
+static const char *counter_name(unsigned i, char *buf, size_t len)
 {
     if (i < X86_PMU_FIXED_BASE)
         snprintf(buf, len, "IA32_PMC%u", i);
@@ -172,18 +172,18 @@ static void overflow(PmcBank *b, uint32_t wrapped)
         if (p->global_status & bit)
             port_diag(c, pc, "pmu-unacked",
                          "%s overflowed again while its IA32_PERF_GLOBAL_STATUS bit was still set",
-                         x86pmu_counter_name(i, name, sizeof name));
+                         counter_name(i, name, sizeof name));
         p->global_status |= bit;
         bool want = i < X86_PMU_FIXED_BASE ? p->evtsel[i] & SEL_INT
                                            : (p->fixed_ctrl >> (4 * (i - X86_PMU_FIXED_BASE))) & FIX_PMI;
         pmi |= want;
-        pmc_trace_overflow(b, pc, x86pmu_counter_name(i, name, sizeof name), p->global_status, want);
+        pmc_trace_overflow(b, pc, counter_name(i, name, sizeof name), p->global_status, want);
     }
     if (!pmi)
         return;
     uint64_t at = c->last_retired_pc(c->opaque);
     char name[32];
-    x86pmu_counter_name((unsigned)__builtin_ctz(wrapped), name, sizeof name);
+    counter_name((unsigned)__builtin_ctz(wrapped), name, sizeof name);
     if (!irq_pulse(&p->pmi)) {
         port_diag(c, pc, "pmi-lost",
                      "PMI for IA32_PERF_GLOBAL_STATUS 0x%" PRIx64 " found LVTPC masked: the interrupt is lost",
@@ -349,6 +349,17 @@ bool x86pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v)
     *v = p->bank.ctr[fixed ? X86_PMU_FIXED_BASE + idx : idx].value;
     commit(p, 0);
     return true;
+}
+
+int x86pmu_readings(X86Pmu *p, PmcReading *out, int max)
+{
+    int n = 0;
+    for (unsigned i = 0; i < p->cfg.ngp && n < max; i++)
+        out[n++] = (PmcReading){ x86pmu_msr_name(p, MSR_PMC0 + i), pmc_peek(&p->bank, i), &p->bank.ctr[i] };
+    for (unsigned j = 0; j < p->cfg.nfixed && n < max; j++)
+        out[n++] = (PmcReading){ x86pmu_msr_name(p, MSR_FIXED_CTR0 + j), pmc_peek(&p->bank, X86_PMU_FIXED_BASE + j),
+                                 &p->bank.ctr[X86_PMU_FIXED_BASE + j] };
+    return n;
 }
 
 void x86pmu_cpuid(const X86Pmu *p, uint32_t r[4])

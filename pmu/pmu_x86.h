@@ -56,14 +56,15 @@ typedef enum MsrResult { MSR_NOT_MINE, MSR_OK, MSR_GP } MsrResult;
 
 void x86pmu_init(X86Pmu *p, const CpuPort *c, IrqLine pmi, const X86PmuConfig *cfg);
 /* The MSR's name if it is a PMU MSR (for the trace), else NULL. */
-/* A counter's name by its place in the bank ("IA32_PMC0", "IA32_FIXED_CTR1"). */
-const char *x86pmu_counter_name(unsigned i, char *buf, size_t len);
 const char *x86pmu_msr_name(const X86Pmu *p, uint32_t index);
 /* Access at an exact instruction boundary (a trap hook); `pc` is the accessing instruction. */
 MsrResult x86pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v);
 MsrResult x86pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc);
 /* RDPMC with ECX = sel (privilege checks are the caller's); false: #GP. */
 bool x86pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v);
+/* The counters' values now, for exporters (pmc_peek: no state changes): the general-purpose
+ * ones, then the fixed ones, by their MSR names; returns how many (at most max). */
+int x86pmu_readings(X86Pmu *p, PmcReading *out, int max);
 /* CPUID leaf 0xA. */
 void x86pmu_cpuid(const X86Pmu *p, uint32_t r[4]);
 /* The CPU's privilege level changed (exception entry, IRET, SYSRET): counted so far at the old. */

@@ -38,6 +38,7 @@
 #include "gic/gic.h"
 #include "pmu/pmc.h"
 #include "sim/checkpoint.h"
+#include "sim/cli.h"
 
 #define GDB_KILL_STATUS (128 + 9)   /* `k`: as a shell reports a process killed by SIGKILL */
 #define GDB_MAX_ACK_TRIES 3         /* resends of a packet the client asked again with '-' */
@@ -486,30 +487,29 @@ static const char *const source_name[PMC_SRC_COUNT] = {
     [PMC_SRC_LOADS] = "loads", [PMC_SRC_STORES] = "stores", [PMC_SRC_MEMOPS] = "memory-ops",
 };
 
-static void mon_counter(Cpu *c, const PmcBank *b, unsigned i)
+static void mon_counter(int cpu, const PmcReading *r)
 {
-    char name[32];
-    if (!c->ops->pmu_counter_name(c, i, name, sizeof name))
-        return;
-    Pmc now = b->ctr[i];
-    now.value = pmc_peek(b, i);
-    say("cpu%d %-16s value=0x%" PRIx64, c->index, name, now.value);
-    if (!now.active || now.src == PMC_SRC_NONE) {
-        say(" counts=%s stopped\n", source_name[now.src]);
+    const Pmc *p = r->ctr;
+    say("cpu%d %-16s value=0x%" PRIx64, cpu, r->name, r->value);
+    if (!p->active || p->src == PMC_SRC_NONE) {
+        say(" counts=%s stopped\n", source_name[p->src]);
         return;
     }
+    Pmc now = *p;
+    now.value = r->value & p->mask;
     say(" counts=%s%s%s%s next-overflow-in=%" PRIu64 " %s\n", source_name[now.src], now.sub ? "-minus-" : "",
         now.sub ? source_name[now.sub] : "", now.sampling ? " interrupt" : "", pmc_left(&now), source_name[now.src]);
 }
 
 static void mon_pmu(GdbStub *s)
 {
+    PmcReading r[PMC_MAX];
     for (int k = 0; k < s->m->cl.ncpus; k++) {
         Cpu *c = s->m->cl.cpus[k];
         say("cpu%d insns=%" PRIu64 " cycles=%" PRIu64 "\n", k, c->insns, c->cycles);
-        const PmcBank *b = c->ops->pmu_bank ? c->ops->pmu_bank(c) : NULL;
-        for (unsigned i = 0; b && i < b->n; i++)
-            mon_counter(c, b, i);
+        int n = vcpu_pmu_readings(c, r, PMC_MAX);
+        for (int i = 0; i < n; i++)
+            mon_counter(k, &r[i]);
     }
 }
 
@@ -565,8 +565,10 @@ static void mon_gic(GdbStub *s)
 static void mon_checkpoint(GdbStub *s, const char *file)
 {
     Error err = { { 0 } };
-    IoName extra = { "monitor checkpoint", file, true };
-    if (!*file || !mach_check_files(&s->m->cfg, &extra, &err)) {
+    IoName names[CLI_IO_NAMES + 1];
+    int n = cli_io_names(&s->m->cfg, names);
+    names[n++] = (IoName){ "monitor checkpoint", file, true };
+    if (!*file || !outfile_check_distinct(names, n, &err)) {
         say("%s\n", *file ? err.msg : "usage: monitor checkpoint FILE");
         return;
     }

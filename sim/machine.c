@@ -2,6 +2,8 @@
 #include "sim/machine.h"
 
 #include "tracer/guesttrace.h"
+#include "tracer/tracedat.h"
+#include "tracer/tracejson.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -581,6 +583,11 @@ static void cl_profile_block(void *m, Cpu *cpu, const BlockEntry *blk, uint32_t 
         profile_block(mm->profile, blk, from, to, window);
 }
 
+static void cl_branch_retired(void *m, Cpu *cpu, uint64_t pc, bool miss)
+{
+    profile_branch(((Machine *)m)->profile, pc, miss);
+}
+
 static void cl_profile_sample(void *m, Cpu *cpu, uint64_t pc, bool user, const char *counter)
 {
     mach_profile_sample(m, cpu, pc, user, counter);
@@ -880,10 +887,12 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
                        cfg->console_input_file, m->desc.stdout_path[0] ? "/chosen stdout-path names " : "no UART model",
                        m->desc.stdout_path[0] ? m->desc.stdout_path : " in the tree");
 
-    if (cfg->samples_file) {
+    if (cfg->samples_file || cfg->stat_profile) {
         m->profile = xcalloc(1, sizeof *m->profile);
         profile_init(m->profile);
     }
+    if (cfg->stat_profile && cfg->stat_branches)     /* pmusim stat: branches by symbol */
+        m->cl.host.branch_retired = cl_branch_retired;
     m->cl.ncpus = m->desc.ncpus;
     for (int i = 0; i < m->cl.ncpus; i++) {
         const CpuDesc *cd = &m->desc.cpus[i];
@@ -893,7 +902,24 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
             return false;
         }
         m->cl.cpus[i]->prof.on = m->profile != NULL;
+        if (cfg->stat)
+            vcpu_priv_start(m->cl.cpus[i], cfg->stat_branches, cfg->stat_mem);
     }
+    return true;
+}
+
+/* --trace-dat: a second sink of the same events (tracer/tracedat.h), under the same limit. */
+static bool open_trace_dat(Machine *m, Error *err)
+{
+    char uname[96];
+    snprintf(uname, sizeof uname, "pmusim %s %s, %d CPUs at %" PRIu64 " Hz", PMUSIM_VERSION, isa_name(m->arch),
+             m->cl.ncpus, m->clock.freq_hz);
+    TraceDatConfig dc = { m->cfg.trace_dat_file, m->cfg.trace_limit, m->cl.ncpus, m->clock.freq_hz, &m->image, uname };
+    m->tracedat = tracedat_open(&dc, err);
+    if (!m->tracedat)
+        return false;
+    trace_add_sink(&m->trace, m->tracedat);
+    trace_set_full_handler(&m->trace, trace_full, m);
     return true;
 }
 
@@ -907,28 +933,19 @@ bool mach_open_outputs(Machine *m, Error *err)
         trace_add_sink(&m->trace, s);
         trace_set_full_handler(&m->trace, trace_full, m);
     }
+    if (cfg->trace_dat_file && !open_trace_dat(m, err))
+        return false;
+    if (cfg->trace_json_file) {
+        m->trace_json = tracejson_open(cfg->trace_json_file, &m->cl, m->desc.model, cfg->trace_limit, err);
+        if (!m->trace_json)
+            return false;
+        trace_add_sink(&m->trace, m->trace_json);
+        trace_set_full_handler(&m->trace, trace_full, m);
+    }
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
         return false;
     m->console.line_flush = !cfg->console_file && isatty(STDOUT_FILENO);
     return true;
-}
-
-bool mach_check_files(const MachineConfig *cfg, const IoName *extra, Error *err)
-{
-    const IoName names[] = {
-        { "KERNEL", cfg->kernel, false },
-        { "--machine", cfg->machine_file, false },
-        { "--initrd", cfg->initrd_file, false },
-        { "--restore", cfg->restore_file, false },
-        { "--console-input", cfg->console_input_file, false },
-        { "--trace", cfg->trace_file, true },
-        { "--console", cfg->console_file, true },
-        { "--samples", cfg->samples_file, true },
-        { "--guest-trace", cfg->guest_trace_file, true },
-        { "--save-at", cfg->save_file, true },
-        { extra ? extra->what : NULL, extra ? extra->path : NULL, true },
-    };
-    return outfile_check_distinct(names, (int)ARRAY_SIZE(names), err);
 }
 
 void mach_interrupt(Machine *m, int sig)
@@ -946,6 +963,10 @@ void mach_rescue_outputs(Machine *m)
     trace_flush_all();
     outfile_write(&m->console.out, m->console.buf, m->console.len);
     trace_rescue_all();
+    if (m->tracedat)
+        tracedat_abandon(m->tracedat);
+    if (m->trace_json)
+        tracejson_rescue(m->trace_json);
     outfile_rescue(&m->console.out);
 }
 
@@ -977,10 +998,11 @@ static bool fill_guest_trace(FILE *f, void *arg, Error *err)
 
 static void write_samples(Machine *m)
 {
-    if (!m->profile)
+    if (!m->cfg.samples_file)
         return;
     for (int i = 0; i < m->cl.ncpus; i++) {
         vcpu_profile_flush(m->cl.cpus[i]);
+        vcpu_mem_flush(m->cl.cpus[i]);  /* its loads and stores too: pmusim stat reads them after */
         m->cl.cpus[i]->blk_counted = 0;
     }
     Error err = { { 0 } };
@@ -1011,6 +1033,7 @@ void mach_destroy(Machine *m)
     free(m->mmio_ctx);
     outfile_discard(&m->console.out);   /* mach_run committed it; on an error path no run began */
     trace_close(&m->trace, &(Error){ { 0 } });
+    m->trace_json = NULL;
     if (m->profile) {
         profile_destroy(m->profile);
         free(m->profile);
@@ -1085,6 +1108,21 @@ static bool mach_hung(Machine *m)
     return true;
 }
 
+/* --trace-dat: the guest's own ftrace rings, if it keeps any, go into the file too (a guest that
+ * never set them up has none: said, not an error). */
+static void trace_dat_guest(Machine *m)
+{
+    if (!guesttrace_present(&m->image))
+        return;
+    GuestTrace gt;
+    Error err = { { 0 } };
+    if (guesttrace_read(&m->image, &m->mem, &gt, &err))
+        tracedat_add_guest(m->tracedat, &gt);
+    else
+        fprintf(stderr, "pmusim: --trace-dat %s: without the guest's trace rings: %s\n", m->cfg.trace_dat_file, err.msg);
+    guesttrace_free(&gt);
+}
+
 /* The end of a run: every output written and put in place, or its loss reported. */
 static void finish_outputs(Machine *m)
 {
@@ -1092,8 +1130,12 @@ static void finish_outputs(Machine *m)
     console_flush(m);
     if (!outfile_commit(&m->console.out, &err))
         output_lost(m, &err);
+    if (m->tracedat)
+        trace_dat_guest(m);
+    m->tracedat = NULL;
     if (!trace_close(&m->trace, &err))
         output_lost(m, &err);
+    m->trace_json = NULL;               /* closed with the trace */
     write_samples(m);
     if (m->cfg.guest_trace_file &&
         !outfile_write_stdio("--guest-trace", m->cfg.guest_trace_file, fill_guest_trace, m, &err))
@@ -1127,6 +1169,8 @@ int mach_run(Machine *m)
         }
         evq_run_due(&m->clock.global, end);
         m->clock.now = end;
+        if (m->trace_json)
+            tracejson_tick(m->trace_json);
         if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
             mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
             break;

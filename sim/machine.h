@@ -48,10 +48,12 @@ typedef struct MachineConfig {
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
+    const char *trace_json_file;    /* --trace-json: the trace as Chrome trace-event JSON */
     uint64_t trace_limit;           /* --trace-limit, bytes (0 = unlimited) */
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
     bool check_patching;            /* --check-patching: the patch validator and its summary */
     const char *guest_trace_file;   /* --guest-trace: the guest's trace rings, decoded */
+    const char *trace_dat_file;     /* --trace-dat: the trace and the guest's rings as a trace.dat */
     bool strict;                    /* --strict: violations make the exit status 6 */
     bool icache_strict;             /* --icache=strict: stale fetch until cache maintenance */
     const char *console_file;
@@ -66,6 +68,10 @@ typedef struct MachineConfig {
     bool icount_check;              /* test aid: count every instruction with a code hook too */
     const char *gdb;                /* --gdb DEV (sim/gdbstub.h), or NULL */
     bool gdb_wait;                  /* --gdb-wait */
+    /* pmusim stat (sim/stat.h): count user and kernel apart (cpu.h, CpuPrivSplit), keeping the
+     * branch and load/store sources on all the run; stat_profile: the exact per-address
+     * profile (--per-symbol) without a --samples file */
+    bool stat, stat_branches, stat_mem, stat_profile;
 } MachineConfig;
 
 typedef struct Console {
@@ -91,9 +97,11 @@ struct Machine {
     int ndevs;
     Clock clock;
     Trace trace;
+    TraceSink *tracedat;            /* --trace-dat's sink (in trace), until the trace is closed */
     Console console;
     Profile *profile;               /* --samples, else NULL */
     PatchCheck *patchcheck;         /* --check-patching, else NULL */
+    TraceSink *trace_json;          /* --trace-json, else NULL (a sink of `trace`) */
     ICache *icache;                 /* --icache=strict, else NULL */
 
     int exit_status;
@@ -109,9 +117,6 @@ struct Machine {
     int nmmio_ctx, mmio_ctx_cap;
 };
 
-/* Every input and output the configuration names is distinct (an output never overwrites an
- * input or another output); extra (or NULL) is one more (monitor checkpoint FILE). */
-bool mach_check_files(const MachineConfig *cfg, const IoName *extra, Error *err);
 /* Build the machine from its inputs (image, tree); no output file is opened yet. */
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err);
 /* Open --trace and --console, once the inputs (a checkpoint too) have been read and checked. */
