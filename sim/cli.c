@@ -19,7 +19,7 @@ enum {
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
     O_VERSION,
-    O_TRUTH, O_FOLDED,              /* pmusim report */
+    O_TRUTH, O_FOLDED, O_PERF_SCRIPT, /* pmusim report */
 };
 
 typedef struct CliOption {
@@ -74,7 +74,10 @@ static const CliOption run_options[] = {
 static const CliOption report_options[] = {
     { "truth", "MODE", O_TRUTH, true, "Report:",
       "add each symbol's exact share: MODE insns (default), of the\ninstructions retired while a sampling counter counted;\ncycles, of their cycles" },
-    { "folded", NULL, O_FOLDED, false, NULL, "one line per symbol, app;image;symbol COUNT (flame graphs)" },
+    { "folded", NULL, O_FOLDED, false, NULL,
+      "one line per call stack, app;image;outer;...;inner COUNT\n(flame graphs)" },
+    { "perf-script", NULL, O_PERF_SCRIPT, false, NULL,
+      "the samples and their call chains as `perf script` prints\nthem (FlameGraph, speedscope, the Firefox Profiler)" },
     { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
 };
 
@@ -92,7 +95,7 @@ static const CliCommand run_command = {
     "pmusim",
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
-    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n",
+    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded] [--perf-script]\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
     "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
     "output could not be written completely; 128 + N signal N (docs/guest-abi.md).\n",
@@ -387,7 +390,10 @@ static bool report_option(void *ctx, int id, const char *val, FILE *err)
         return true;
     case O_FOLDED:
         r->folded = true;
-        return true;
+        return !r->perf_script || bad(err, "report: --folded and --perf-script are two outputs: one at a time%s%s", "", "");
+    case O_PERF_SCRIPT:
+        r->perf_script = true;
+        return !r->folded || bad(err, "report: --folded and --perf-script are two outputs: one at a time%s%s", "", "");
     case O_TRUTH:
         r->truth = true;
         r->by_cycles = val && !strcmp(val, "cycles");
