@@ -339,17 +339,21 @@ bool profile_load(Profile *p, BlobReader *r, int ncpus)
  * and a comma). */
 #define SAMPLES_LINE_MAX (256 + 19 * CALLCHAIN_DEPTH)
 
-/* `key=value` from a line, as a number; false if absent or malformed (strtoull alone would take
- * "-1" as 2^64 - 1 and skip blanks). */
-static bool field_u64(const char *line, const char *key, uint64_t *v)
+/* The value of ` key=` in a line, NULL if the line has none. */
+static const char *field_at(const char *line, const char *key)
 {
     char pat[32];
     snprintf(pat, sizeof pat, " %s=", key);
     const char *p = strstr(line, pat);
-    if (!p)
-        return false;
-    p += strlen(pat);
-    if (*p < '0' || *p > '9')
+    return p ? p + strlen(pat) : NULL;
+}
+
+/* `key=value` from a line, as a number; false if absent or malformed (strtoull alone would take
+ * "-1" as 2^64 - 1 and skip blanks). */
+static bool field_u64(const char *line, const char *key, uint64_t *v)
+{
+    const char *p = field_at(line, key);
+    if (!p || *p < '0' || *p > '9')
         return false;
     char *end;
     errno = 0;
@@ -369,12 +373,9 @@ typedef struct ReadState {
 /* `key=WORD` from a line into buf (a word: up to a blank); false if absent or too long. */
 static bool field_word(const char *line, const char *key, char *buf, size_t size)
 {
-    char pat[32];
-    snprintf(pat, sizeof pat, " %s=", key);
-    const char *p = strstr(line, pat);
+    const char *p = field_at(line, key);
     if (!p)
         return false;
-    p += strlen(pat);
     size_t n = strcspn(p, " \n");
     if (n >= size)
         return false;
@@ -386,10 +387,9 @@ static bool field_word(const char *line, const char *key, char *buf, size_t size
 /* ` chain=A,B,...` (version 2): at most CALLCHAIN_DEPTH numbers; an empty chain is allowed. */
 static bool field_chain(const char *line, uint64_t *out, size_t *n)
 {
-    const char *p = strstr(line, " chain=");
+    const char *p = field_at(line, "chain");
     if (!p)
         return false;
-    p += strlen(" chain=");
     *n = 0;
     while (*p && *p != ' ' && *p != '\n') {
         char *end;

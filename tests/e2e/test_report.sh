@@ -38,6 +38,7 @@ check "report: a bad ELF is refused (status 2)" [ "$(cat "$T/r3.status")" = 2 ]
 run "$T/h" report --help
 check "report --help: status 0" [ "$(cat "$T/h.status")" = 0 ]
 check "report --help: the usage on stdout, from the table" grep -q "^  --truth\[=MODE\]" "$T/h.out"
+check "report --help: --folded and --perf-script in the table" sh -c "grep -q '^  --folded ' '$T/h.out' && grep -q '^  --perf-script ' '$T/h.out'"
 run "$T/u" report "$ELF"
 check "report without SAMPLES: status 2 and the usage" \
     sh -c '[ "$(cat "$1.status")" = 2 ] && grep -q "^usage: pmusim report" "$1.err"' - "$T/u"

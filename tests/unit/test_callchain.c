@@ -78,6 +78,14 @@ static size_t walk(Fake *f, Arch a, uint64_t pc, uint64_t fp, uint64_t lr, uint6
     return callchain_walk(&r, &env, out, max);
 }
 
+/* The walk found exactly the n return addresses of want. */
+static void expect(const uint64_t *out, size_t got, const uint64_t *want, size_t n)
+{
+    ck_assert_uint_eq(got, n);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_uint_eq(out[i], want[i]);
+}
+
 /* x86_64 and arm64 records: [fp] = the caller's fp, [fp + 8] = the return address. */
 static void record64(Fake *f, uint64_t fp, uint64_t next, uint64_t ret)
 {
@@ -99,10 +107,8 @@ START_TEST(x86_rbp_chain)
     record64(f, FK_STACK + 0x40, FK_STACK + 0x80, FN_G + 0x10);
     record64(f, FK_STACK + 0x80, 0, 0x10050);
     uint64_t out[CALLCHAIN_DEPTH];
-    ck_assert_uint_eq(walk(f, ARCH_X86_64, FN_F + 8, FK_STACK, 0, FK_STACK - 0x20, out, CALLCHAIN_DEPTH), 3);
-    ck_assert_uint_eq(out[0], FN_C + 0x10);
-    ck_assert_uint_eq(out[1], FN_G + 0x10);
-    ck_assert_uint_eq(out[2], 0x10050);
+    const uint64_t want[] = { FN_C + 0x10, FN_G + 0x10, 0x10050 };
+    expect(out, walk(f, ARCH_X86_64, FN_F + 8, FK_STACK, 0, FK_STACK - 0x20, out, CALLCHAIN_DEPTH), want, 3);
     free(f);
 }
 END_TEST
@@ -258,16 +264,23 @@ static void ppc_code(Fake *f, uint64_t at, const uint32_t *w, int n)
         put(f, at + 4 * (uint64_t)i, 4, w[i]);
 }
 
+/* F (stwu, then nops) called by C at lr - 4, frames sp0 < sp1 < sp2 with ret0 above sp1's back
+ * chain: the chain from r1 = sp0 with the LR. */
+static void ppc_scene(Fake *f, uint64_t lr, uint64_t ret0, uint64_t ret1)
+{
+    const uint32_t code[] = { PPC_STWU_16, PPC_NOP, PPC_NOP, PPC_NOP };
+    ppc_code(f, FN_F, code, 4);
+    put(f, lr - 4, 4, ppc_bl(lr - 4, FN_F));
+    ppc_frames(f, FK_STACK, FK_STACK + 0x10, FK_STACK + 0x40, ret0, ret1);
+}
+
 /* A leaf with its own frame never saves the LR: the LR is its caller, and the stale LR save
  * word above its back chain is skipped. */
 START_TEST(ppc_leaf_with_frame)
 {
     Fake *f = fake(true);
-    const uint32_t code[] = { PPC_STWU_16, PPC_NOP, PPC_NOP, PPC_NOP };
-    ppc_code(f, FN_F, code, 4);
     uint64_t lr = FN_C + 0x10, out[CALLCHAIN_DEPTH];
-    put(f, lr - 4, 4, ppc_bl(lr - 4, FN_F));
-    ppc_frames(f, FK_STACK, FK_STACK + 0x10, FK_STACK + 0x40, FN_G + 0x44 /* stale */, FN_G + 0x20);
+    ppc_scene(f, lr, FN_G + 0x44 /* stale */, FN_G + 0x20);
     ck_assert_uint_eq(walk(f, ARCH_PPC32, FN_F + 8, FK_STACK, lr, 0, out, CALLCHAIN_DEPTH), 2);
     ck_assert_uint_eq(out[0], lr);
     ck_assert_uint_eq(out[1], FN_G + 0x20);
@@ -275,10 +288,8 @@ START_TEST(ppc_leaf_with_frame)
     const uint32_t epi[] = { PPC_STWU_16, PPC_NOP, PPC_ADDI_R1_16, PPC_NOP };
     ppc_code(f, FN_F, epi, 4);
     ppc_frames(f, FK_STACK + 0x10, FK_STACK + 0x40, FK_STACK + 0x80, FN_G + 0x20, 0x10050);
-    ck_assert_uint_eq(walk(f, ARCH_PPC32, FN_F + 8, FK_STACK + 0x10, lr, 0, out, CALLCHAIN_DEPTH), 3);
-    ck_assert_uint_eq(out[0], lr);
-    ck_assert_uint_eq(out[1], FN_G + 0x20);
-    ck_assert_uint_eq(out[2], 0x10050);
+    const uint64_t want[] = { lr, FN_G + 0x20, 0x10050 };
+    expect(out, walk(f, ARCH_PPC32, FN_F + 8, FK_STACK + 0x10, lr, 0, out, CALLCHAIN_DEPTH), want, 3);
     free(f);
 }
 END_TEST
@@ -287,11 +298,8 @@ END_TEST
 START_TEST(ppc_saved_lr)
 {
     Fake *f = fake(true);
-    const uint32_t code[] = { PPC_STWU_16, PPC_NOP, PPC_NOP, PPC_NOP };
-    ppc_code(f, FN_F, code, 4);
     uint64_t lr = FN_C + 0x10, out[CALLCHAIN_DEPTH];
-    put(f, lr - 4, 4, ppc_bl(lr - 4, FN_F));
-    ppc_frames(f, FK_STACK, FK_STACK + 0x10, FK_STACK + 0x40, lr, FN_G + 0x20);
+    ppc_scene(f, lr, lr, FN_G + 0x20);
     ck_assert_uint_eq(walk(f, ARCH_PPC32, FN_F + 8, FK_STACK, lr, 0, out, CALLCHAIN_DEPTH), 2);
     ck_assert_uint_eq(out[0], lr);
     ck_assert_uint_eq(out[1], FN_G + 0x20);
