@@ -184,7 +184,7 @@ static bool ppc_owns_frame(const ChainRegs *r, const ChainEnv *env)
             owns = framed = true;
         else if (ppc_frees_frame((uint32_t)w))
             owns = false;
-        else if (w == PPC_BLR)
+        else if (w == PPC_BLR && a < r->pc)     /* the sampled blr itself has returned */
             owns = framed;
     }
     return owns;
@@ -200,11 +200,12 @@ static bool lr_is_caller(const ChainRegs *r, const ChainEnv *env, uint64_t first
     return (!f || f != func_of_ret(env, r->lr)) && returns_from(r, env, f);
 }
 
-/* x86_64 instructions (Intel SDM vol. 2): push %rbp (55), pop %rbp (5d), leave (c9), call rel32
- * (e8 cd: the target is the next instruction + rel32). */
+/* x86_64 instructions (Intel SDM vol. 2): push %rbp (55), pop %rbp (5d), leave (c9), ret (c3),
+ * call rel32 (e8 cd: the target is the next instruction + rel32). */
 #define X86_PUSH_RBP    0x55u
 #define X86_POP_RBP     0x5du
 #define X86_LEAVE       0xc9u
+#define X86_RET         0xc3u
 #define X86_CALL_REL32  0xe8u
 #define X86_CALL_LEN    5u
 #define X86_WORD        8u
@@ -230,7 +231,8 @@ static bool x86_called(const ChainEnv *env, uint64_t ret, uint64_t f)
 
 /* x86_64: the sampled function's return address when rbp is not its frame yet (or any more):
  * [rsp + 8] after its push %rbp, [rsp] after its leave or pop %rbp and in a function without
- * push %rbp; 0 if none is the return of a direct call of it (an indirect call is not
+ * push %rbp, [rsp - 8] after its ret (which popped it; the registers are those after the
+ * sampled instruction); 0 if none is the return of a direct call of it (an indirect call is not
  * recognised) or the rbp chain holds it already (first). */
 static uint64_t x86_frameless_ret(const ChainRegs *r, const ChainEnv *env, uint64_t first)
 {
@@ -238,7 +240,9 @@ static uint64_t x86_frameless_ret(const ChainRegs *r, const ChainEnv *env, uint6
     uint8_t head, at;
     if (!f || !read_byte(env, f, &head) || !read_byte(env, r->pc, &at))
         return 0;
-    if (head == X86_PUSH_RBP && r->pc == f)
+    if (at == X86_RET)
+        slot -= X86_WORD;
+    else if (head == X86_PUSH_RBP && r->pc == f)
         slot += X86_WORD;
     else if (head == X86_PUSH_RBP && at != X86_LEAVE && at != X86_POP_RBP)
         return 0;

@@ -127,6 +127,11 @@ START_TEST(x86_frameless_function_uses_rsp)
     ck_assert_uint_eq(walk(f, ARCH_X86_64, FN_F + 4, FK_STACK, 0, sp, out, CALLCHAIN_DEPTH), 2);
     ck_assert_uint_eq(out[0], ret);
     ck_assert_uint_eq(out[1], FN_G + 0x10);
+    /* sampled on F's ret: the return address it popped is at [rsp - 8] */
+    f->mem[FN_F + 4 - FK_BASE] = 0xc3;
+    ck_assert_uint_eq(walk(f, ARCH_X86_64, FN_F + 4, FK_STACK, 0, sp + 8, out, CALLCHAIN_DEPTH), 2);
+    ck_assert_uint_eq(out[0], ret);
+    f->mem[FN_F + 4 - FK_BASE] = X86_NOP;
     /* the word at rsp returns from a call of another function: not F's return address */
     put(f, ret - 4, 4, (uint32_t)(FN_G - ret));
     ck_assert_uint_eq(walk(f, ARCH_X86_64, FN_F + 4, FK_STACK, 0, sp, out, CALLCHAIN_DEPTH), 1);
@@ -290,6 +295,9 @@ START_TEST(ppc_leaf_with_frame)
     ppc_frames(f, FK_STACK + 0x10, FK_STACK + 0x40, FK_STACK + 0x80, FN_G + 0x20, 0x10050);
     const uint64_t want[] = { lr, FN_G + 0x20, 0x10050 };
     expect(out, walk(f, ARCH_PPC32, FN_F + 8, FK_STACK + 0x10, lr, 0, out, CALLCHAIN_DEPTH), want, 3);
+    /* sampled on its blr (the registers are after it): the frame is freed all the same */
+    put(f, FN_F + 12, 4, 0x4e800020u);
+    expect(out, walk(f, ARCH_PPC32, FN_F + 12, FK_STACK + 0x10, lr, 0, out, CALLCHAIN_DEPTH), want, 3);
     free(f);
 }
 END_TEST
