@@ -116,4 +116,10 @@ printf '# pmusim samples 1 arch=x86_64 samples=1\nsample cpu=0 cycle=1000 pc=0x%
 check "report: a version 1 file's sample without a chain, at a nominal 1 GHz" \
     sh -c "head -n 2 '$T/v1.script' | tr '\\t' '|' | grep -q '^|  *[0-9a-f]* lockup_spin+0x0 (\\[kernel.kallsyms\\])$' &&
            head -n 1 '$T/v1.script' | grep -q ' 0\\.000001: '"
+# a malformed chain is refused with the file and line (status 2)
+printf '# pmusim samples 2 arch=x86_64 hz=1000 samples=1\nsample cpu=0 cycle=1 pc=0x1 mode=kernel counter=PMC1 chain=0x1,,0x2\n' \
+    >"$T/bad.samples"
+"$PMUSIM" report --folded "$GUESTS/x86_64/watchdog-fp.elf" "$T/bad.samples" >"$T/bad.out" 2>"$T/bad.err"
+check "report: a malformed chain refused with status 2" [ $? -eq 2 ]
+check "report: ... naming the file and line" grep -q "bad.samples:2: malformed sample line" "$T/bad.err"
 finish
