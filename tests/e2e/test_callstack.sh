@@ -116,6 +116,17 @@ printf '# pmusim samples 1 arch=x86_64 samples=1\nsample cpu=0 cycle=1000 pc=0x%
 check "report: a version 1 file's sample without a chain, at a nominal 1 GHz" \
     sh -c "head -n 2 '$T/v1.script' | tr '\\t' '|' | grep -q '^|  *[0-9a-f]* lockup_spin+0x0 (\\[kernel.kallsyms\\])$' &&
            head -n 1 '$T/v1.script' | grep -q ' 0\\.000001: '"
+# The walk reads the guest's stacks through its MMU as a probe: the x86_64 watchdog at the
+# kernel's address (page tables on, accessed bits) runs the same with and without --samples,
+# trace and console byte for byte, and its chains are the identity build's.
+run "$T/wh.s" --cpus 2 --trace "$T/wh.s.trace" --samples "$T/wh.samples" "$GUESTS/x86_64/watchdog-high.elf"
+run "$T/wh.n" --cpus 2 --trace "$T/wh.n.trace" "$GUESTS/x86_64/watchdog-high.elf"
+check "x86_64 watchdog-high: the same trace with and without --samples" cmp -s "$T/wh.s.trace" "$T/wh.n.trace"
+check "x86_64 watchdog-high: the same console with and without --samples" cmp -s "$T/wh.s.out" "$T/wh.n.out"
+folded "$GUESTS/x86_64/watchdog-high.elf" "$T/wh.samples" "$T/wh.folded"
+check "x86_64 watchdog-high: secondary_main calls lockup_spin" \
+    has_stack "$T/wh.folded" '^watchdog-high\.elf;vmlinux;(.*;)?secondary_main;lockup_spin$'
+
 # a malformed chain is refused with the file and line (status 2)
 printf '# pmusim samples 2 arch=x86_64 hz=1000 samples=1\nsample cpu=0 cycle=1 pc=0x1 mode=kernel counter=PMC1 chain=0x1,,0x2\n' \
     >"$T/bad.samples"
