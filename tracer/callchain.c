@@ -21,7 +21,11 @@
  * with a frame pointer allocates its frame (stwu) but never saves the LR: the LR save word of
  * its caller's frame then holds a stale address (an earlier callee's) or garbage, which is
  * skipped when the frame at r1 is the leaf's own: when the leaf's code from its start to the
- * sampled instruction has allocated a frame and not freed it (ppc_owns_frame).
+ * sampled instruction has allocated a frame and not freed it (ppc_owns_frame).  On x86_64 a
+ * function without a frame of its own, or in its prologue or epilogue, has its return address
+ * at the stack pointer, taken when a direct call of it precedes that address
+ * (x86_frameless_ret); Linux's rbp walk misses it.  The registers are those after the sampled
+ * instruction: the PMUs report a sample before the exception entry that delivers it.
  */
 #include "tracer/callchain.h"
 
@@ -32,10 +36,12 @@
 /* The saved return address lies one word above the frame pointer (x86_64, arm64), or one word
  * above the back chain (ppc32): the LR save word. */
 #define RET_SLOT 1
+#define WORD_PPC32 4u
+#define WORD_64 8u
 
 static unsigned word_of(Arch a)
 {
-    return a == ARCH_PPC32 ? 4 : 8;
+    return a == ARCH_PPC32 ? WORD_PPC32 : WORD_64;
 }
 
 /* A frame pointer the walk may follow: nonzero, word-aligned, with room for its record. */
@@ -45,7 +51,7 @@ static bool fp_ok(uint64_t fp, unsigned word)
 }
 
 /* The function of a code address, 0 if unknown.  A return address is looked up one byte
- * before itself (ret_addr), in its call instruction: a call that ends a function (to a
+ * before itself (func_of_ret), in its call instruction: a call that ends a function (to a
  * noreturn one) returns past its end. */
 static uint64_t func_of(const ChainEnv *env, uint64_t addr)
 {
@@ -105,6 +111,13 @@ static size_t follow(const ChainRegs *r, const ChainEnv *env, uint64_t fp, bool 
 #define PPC_XO(w)       (((w) >> 1) & 0x3ffu)
 enum { PPC_OP_BC = 16, PPC_OP_B = 18, PPC_OP_XL = 19, PPC_XO_BCLR = 16, PPC_XO_BCCTR = 528 };
 #define INSN_BYTES      4
+/* Widths of the branch displacements, in bits, as byte offsets: imm26 * 4, LI || 0b00, BD || 0b00,
+ * and x86's rel32. */
+#define A64_BL_BITS     28
+#define PPC_LI_BITS     26
+#define PPC_BD_BITS     16
+#define X86_REL32_BYTES 4
+#define X86_REL32_BITS  32
 
 static uint64_t sext(uint64_t v, unsigned bits)
 {
@@ -118,13 +131,13 @@ static bool call_insn(Arch a, uint64_t at, uint32_t w, uint64_t *target)
     *target = 0;
     if (a == ARCH_ARM64) {
         if ((w & A64_BL_MASK) == A64_BL)
-            *target = at + sext((uint64_t)(w & A64_IMM26) << 2, 28);
+            *target = at + sext((uint64_t)(w & A64_IMM26) * INSN_BYTES, A64_BL_BITS);
         return (w & A64_BL_MASK) == A64_BL || (w & A64_BLR_MASK) == A64_BLR;
     }
     if (!(w & PPC_LK))
         return false;
     if (PPC_OPCD(w) == PPC_OP_B || PPC_OPCD(w) == PPC_OP_BC) {
-        uint64_t d = PPC_OPCD(w) == PPC_OP_B ? sext(w & PPC_LI, 26) : sext(w & PPC_BD, 16);
+        uint64_t d = PPC_OPCD(w) == PPC_OP_B ? sext(w & PPC_LI, PPC_LI_BITS) : sext(w & PPC_BD, PPC_BD_BITS);
         *target = (uint32_t)((w & PPC_AA ? 0 : at) + d);
         return true;
     }
@@ -208,7 +221,7 @@ static bool lr_is_caller(const ChainRegs *r, const ChainEnv *env, uint64_t first
 #define X86_RET         0xc3u
 #define X86_CALL_REL32  0xe8u
 #define X86_CALL_LEN    5u
-#define X86_WORD        8u
+#define X86_WORD        WORD_64
 
 static bool read_byte(const ChainEnv *env, uint64_t va, uint8_t *b)
 {
@@ -226,7 +239,7 @@ static bool x86_called(const ChainEnv *env, uint64_t ret, uint64_t f)
     for (unsigned i = 0; i < X86_CALL_LEN; i++)
         if (ret < X86_CALL_LEN || !read_byte(env, ret - X86_CALL_LEN + i, &b[i]))
             return false;
-    return b[0] == X86_CALL_REL32 && ret + sext(load_le(b + 1, 4), 32) == f;
+    return b[0] == X86_CALL_REL32 && ret + sext(load_le(b + 1, X86_REL32_BYTES), X86_REL32_BITS) == f;
 }
 
 /* x86_64: the sampled function's return address when rbp is not its frame yet (or any more):
