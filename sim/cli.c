@@ -389,11 +389,10 @@ static bool report_option(void *ctx, int id, const char *val, FILE *err)
         r->help = true;
         return true;
     case O_FOLDED:
-        r->folded = true;
-        return !r->perf_script || bad(err, "report: --folded and --perf-script are two outputs: one at a time%s%s", "", "");
     case O_PERF_SCRIPT:
-        r->perf_script = true;
-        return !r->folded || bad(err, "report: --folded and --perf-script are two outputs: one at a time%s%s", "", "");
+        *(id == O_FOLDED ? &r->folded : &r->perf_script) = true;
+        return !(r->folded && r->perf_script) ||
+               bad(err, "report: --folded and --perf-script are two outputs: one at a time%s%s", "", "");
     case O_TRUTH:
         r->truth = true;
         r->by_cycles = val && !strcmp(val, "cycles");
