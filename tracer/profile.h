@@ -2,8 +2,9 @@
  *
  * With `pmusim run --samples FILE`, every sample the hardware signals (a ppc32 counter becoming
  * negative with its exception enabled, SIAR; an x86 counter overflow that fires a PMI through
- * LVTPC) is recorded with the address of the instruction that caused it and the privilege
- * level it ran at, and every retired instruction is counted by address: each block's retired
+ * LVTPC; an arm64 overflow with its PMINTENSET_EL1 bit) is recorded with the address of the
+ * instruction that caused it, the privilege level it ran at and the guest's call chain there
+ * (tracer/callchain.c), and every retired instruction is counted by address: each block's retired
  * prefix is recorded when the CPU leaves the block (an exact per-instruction count, since a
  * block is straight-line code).  The count is kept twice: all instructions, and those retired in
  * the *sampling window*, while a counter whose overflow raises a sample was counting (the
