@@ -249,3 +249,33 @@ for a in $ARCHES; do
             "$(ratio "$cycles" "$nop_cycles")" "$(ratio "$ms" "$nop_ms")"
     done
 done
+
+# Issue 14: the cost of the trace outputs with the trace on: the alu workload (a handful of
+# events: the outputs' fixed cost) and the ppc32 oprofile guest (samples=N: ~14 events per
+# sample, the per-event cost), host time of the whole run with no trace, --trace, --trace-dat.
+# Target: --trace-dat <= 1.10 x no trace on alu.
+echo
+echo "trace outputs (host ms of the whole run, median of $REPS): none, --trace FILE, --trace-dat FILE"
+printf "%-7s %-9s %8s %8s %8s %9s %9s  %s\n" arch work none trace dat trace/none dat/none target
+trace_row() {    # trace_row ARCH WORK ELF ARGS...: one row
+    _a=$1 _w=$2 _e=$3
+    shift 3
+    : >"$T/tn" ; : >"$T/tt" ; : >"$T/td"
+    for r in $(seq "$REPS"); do
+        time_ms "$PMUSIM" "$@" "$_e" >>"$T/tn"
+        time_ms "$PMUSIM" "$@" --trace "$T/b.trace" "$_e" >>"$T/tt"
+        time_ms "$PMUSIM" "$@" --trace-dat "$T/b.dat" "$_e" >>"$T/td"
+    done
+    _n=$(median <"$T/tn") _t=$(median <"$T/tt") _d=$(median <"$T/td")
+    _target=-
+    [ "$_w" = alu ] && _target="dat/none<=1.10:$(awk -v r="$(ratio "$_d" "$_n")" 'BEGIN { print r <= 1.10 ? "ok" : "MISS" }')"
+    printf "%-7s %-9s %8s %8s %8s %9s %9s  %s\n" "$_a" "$_w" "$_n" "$_t" "$_d" "$(ratio "$_t" "$_n")" \
+        "$(ratio "$_d" "$_n")" "$_target"
+}
+for a in $ARCHES; do
+    [ -f "$G/$a/bench-alu.elf" ] && trace_row $a alu "$G/$a/bench-alu.elf"
+done
+case " $ARCHES " in *" ppc32 "*)
+    [ -f "$G/ppc32/oprofile.elf" ] && trace_row ppc32 oprofile "$G/ppc32/oprofile.elf" --bootargs samples=${SAMPLES:-10000}
+    ;;
+esac

@@ -52,6 +52,7 @@ typedef struct MachineConfig {
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
     bool check_patching;            /* --check-patching: the patch validator and its summary */
     const char *guest_trace_file;   /* --guest-trace: the guest's trace rings, decoded */
+    const char *trace_dat_file;     /* --trace-dat: the trace and the guest's rings as a trace.dat */
     bool strict;                    /* --strict: violations make the exit status 6 */
     bool icache_strict;             /* --icache=strict: stale fetch until cache maintenance */
     const char *console_file;
@@ -89,6 +90,7 @@ struct Machine {
     int ndevs;
     Clock clock;
     Trace trace;
+    TraceSink *tracedat;            /* --trace-dat's sink (in trace), until the trace is closed */
     Console console;
     Profile *profile;               /* --samples, else NULL */
     PatchCheck *patchcheck;         /* --check-patching, else NULL */
