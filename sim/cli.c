@@ -92,7 +92,7 @@ static const CliOption run_options[] = {
     { "gdb", "DEV", O_GDB, false, "Debugging:",
       "GDB remote stub on DEV: tcp::PORT (127.0.0.1), tcp:HOST:PORT\nor unix:PATH; one gdb thread per CPU (docs/debugging.md)" },
     { "gdb-wait", NULL, O_GDB_WAIT, false, NULL, "with --gdb: wait for gdb before the first instruction" },
-        { "help", NULL, O_HELP, false, "Other:", "this text" },
+    { "help", NULL, O_HELP, false, "Other:", "this text" },
     { "version", NULL, O_VERSION, false, NULL, "the version" },
     { "help-man", NULL, O_HELP_MAN, false, NULL, "the manual page (roff), generated from these tables" },
     { "help-completion", NULL, O_HELP_COMPLETION, false, NULL, "the bash completion script, generated from them" },
@@ -144,7 +144,7 @@ static const CliCommand run_command = {
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
     "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded] [--perf-script]\n"
-    "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n",
+    "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n"
     "       pmusim stat [-e EVENTS] [--per-cpu] [--per-symbol] [--] [run options] KERNEL\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
     "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
