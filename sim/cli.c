@@ -141,7 +141,7 @@ static const CliCommand run_command = {
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
     "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded] [--perf-script]\n"
-    "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n",
+    "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n"
     "       pmusim stat [-e EVENTS] [--per-cpu] [--per-symbol] [--] [run options] KERNEL\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
     "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
