@@ -45,16 +45,6 @@ enum { CK_OPT_CHECK_PATCHING = 1, CK_OPT_ICACHE_STRICT = 2, CK_OPT_SAMPLES = 4, 
 /* ------------------------------------------------------------------ machine state */
 
 
-/* Identifies the machine a checkpoint belongs to: the tree, the image, the quantum. */
-static uint64_t fingerprint(const Machine *m)
-{
-    uint64_t h = FNV1A64_BASIS;
-    h = fnv1a(h, m->fdt, m->fdt_size);
-    h = fnv1a(h, m->image.data, m->image.size);
-    h = fnv1a(h, &m->clock.quantum, sizeof m->clock.quantum);
-    return h;
-}
-
 static uint32_t options_of(const Machine *m)
 {
     return (m->patchcheck ? CK_OPT_CHECK_PATCHING : 0) | (m->icache ? CK_OPT_ICACHE_STRICT : 0) |
@@ -329,7 +319,7 @@ bool checkpoint_save(Machine *m, const char *path, Error *err)
     blob_put(&out, CK_MAGIC, 8);
     blob_u32(&out, CK_VERSION);
     blob_u32(&out, (uint32_t)m->arch);
-    blob_u64(&out, fingerprint(m));
+    blob_u64(&out, mach_fingerprint(m));
     blob_u64(&out, 0);              /* the length, once known */
     blob_u32(&out, options_of(m));
     save_sections(m, &out);
@@ -454,7 +444,7 @@ static bool check_header(const Machine *m, const Blob *data, const char *path, E
     if (want != got)
         return err_set(err, "%s: offset %zu: CRC-32 mismatch (stored 0x%08x, computed 0x%08x): the checkpoint is"
                             " corrupted", path, data->len - CK_CRC, want, got);
-    if (load_le(p + 12, 4) != (uint32_t)m->arch || load_le(p + 16, 8) != fingerprint(m))
+    if (load_le(p + 12, 4) != (uint32_t)m->arch || load_le(p + 16, 8) != mach_fingerprint(m))
         return err_set(err, "%s: offset 12: the checkpoint was taken on a different machine (device tree, guest"
                             " image or --quantum differ)", path);
     return true;

@@ -18,7 +18,7 @@ enum {
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
-    O_VERSION,
+    O_VERSION, O_CONSOLE_IN, O_RECORD, O_REPLAY, O_QUIET,
     O_TRUTH, O_FOLDED,              /* pmusim report */
 };
 
@@ -49,8 +49,14 @@ static const CliOption run_options[] = {
     { "max-insns", "N", O_MAX_INSNS, false, NULL, "stop after exactly N instructions (all CPUs together), N <= 2^62" },
     { "max-cycles", "N", O_MAX_CYCLES, false, NULL, "stop when simulated time reaches N cycles, N <= 2^62" },
     { "console", "FILE", O_CONSOLE, false, NULL, "guest console output to FILE instead of stdout" },
+    { "console-in", "FILE|stdin", O_CONSOLE_IN, false, NULL,
+      "bytes for the console UART's receiver, delivered one character\ntime apart while the guest takes them: FILE read whole before\nthe run; stdin (or -) on a terminal or pipe is live, read as\nit comes (docs/guest-abi.md)" },
     { "console-input", "FILE", O_CONSOLE_INPUT, false, NULL,
-      "bytes for the console UART's receiver, read whole before the\nrun (- for standard input), delivered one character time\napart while the guest takes them (docs/guest-abi.md)" },
+      "the same, FILE always read whole (- for standard input)" },
+    { "record", "FILE", O_RECORD, false, NULL,
+      "log every console input byte with the cycle it arrived at\n(docs/debugging.md, \"Record and replay\")" },
+    { "replay", "FILE", O_REPLAY, false, NULL,
+      "console input from a --record log, each byte at its logged\ncycle: the recorded run again, bit for bit" },
     { "trace", "FILE", O_TRACE, false, NULL, "event trace (docs/trace-format.md)" },
     { "trace-limit", "BYTES", O_TRACE_LIMIT, false, NULL,
       "end the run (status 3) where the trace would grow past BYTES\n(then its exit line); 0: no limit; default 1073741824 (1 GiB)" },
@@ -63,6 +69,8 @@ static const CliOption run_options[] = {
       "the guest's trace rings at the end, in ftrace's function /\nfunction_graph text format (docs/trace-format.md)" },
     { "samples", "FILE", O_SAMPLES, false, NULL, "PMU samples and the exact instruction profile, for\n`pmusim report` (docs/profiling.md)" },
     { "stats", NULL, O_STATS, false, NULL, "per-CPU instruction and cycle counts on stderr at the end" },
+    { "quiet", NULL, O_QUIET, false, NULL,
+      "no progress line (shown on a terminal), no note when a limit\nends the run" },
     { "save-at", "CYCLE:FILE", O_SAVE_AT, false, NULL, "write a checkpoint at the first quantum boundary >= CYCLE" },
     { "restore", "FILE", O_RESTORE, false, NULL, "continue from a checkpoint (same machine and image)" },
     { "semihosting", NULL, O_SEMIHOSTING, false, NULL, "arm64: hlt #0xf000 semihosting (exit, writec, write0)" },
@@ -229,7 +237,14 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
     case O_GUEST_TRACE: cfg->guest_trace_file = val; return true;
     case O_SAMPLES:     cfg->samples_file = val; return true;
     case O_CONSOLE:     cfg->console_file = val; return true;
-    case O_CONSOLE_INPUT: cfg->console_input_file = val; return true;
+    case O_CONSOLE_INPUT:
+    case O_CONSOLE_IN:
+        cfg->console_input_file = val;
+        cfg->console_input_opt = id == O_CONSOLE_IN ? "--console-in" : "--console-input";
+        cfg->console_input_live = id == O_CONSOLE_IN;
+        return true;
+    case O_RECORD:      cfg->record_file = val; return true;
+    case O_REPLAY:      cfg->replay_file = val; return true;
     case O_RESTORE:     cfg->restore_file = val; return true;
     case O_SAVE_AT:     return parse_save_at(cfg, val, err);
     case O_CPUS:
@@ -272,6 +287,7 @@ static bool apply_flag(Cli *cli, int id)
     case O_STATS:           cfg->stats = true; return true;
     case O_SEMIHOSTING:     cfg->semihosting = true; return true;
     case O_ICOUNT_CHECK:    cfg->icount_check = true; return true;
+    case O_QUIET:           cfg->quiet = true; return true;
     case O_CHECK_PATCHING:  cfg->check_patching = true; return true;
     case O_STRICT:          cfg->check_patching = cfg->strict = true; return true;
     }
@@ -295,6 +311,10 @@ static bool check_combination(Cli *cli, FILE *err)
         cli_usage(err);
         return false;
     }
+    if (cfg->replay_file && cfg->console_input_file)
+        return bad(err, "--replay and %s exclude each other: the log is the console input%s", cfg->console_input_opt, "");
+    if (cfg->record_file && !cfg->replay_file && !cfg->console_input_file)
+        return bad(err, "--record needs console input to record (--console-in or --replay)%s%s", "", "");
     if (cli->action == CLI_DUMP_DTB && !cfg->kernel && cfg->arch == ARCH_NONE)
         return bad(err, "--dump-dtb needs a KERNEL or --arch%s%s", "", "");
     return true;

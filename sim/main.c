@@ -68,6 +68,13 @@ static int bad_input(const Error *err)
     return EXIT_USAGE;
 }
 
+/* Standard input is no file of the run's (its "stdin" means it, not ./stdin). */
+static const char *console_input_path(const MachineConfig *cfg)
+{
+    const char *p = cfg->console_input_file;
+    return p && cfg->console_input_live && !strcmp(p, "stdin") ? NULL : p;
+}
+
 /* No output may overwrite an input or another output (checked before anything is opened). */
 static bool check_files(const MachineConfig *cfg, Error *err)
 {
@@ -76,7 +83,9 @@ static bool check_files(const MachineConfig *cfg, Error *err)
         { "--machine", cfg->machine_file, false },
         { "--initrd", cfg->initrd_file, false },
         { "--restore", cfg->restore_file, false },
-        { "--console-input", cfg->console_input_file, false },
+        { cfg->console_input_opt ? cfg->console_input_opt : "--console-input", console_input_path(cfg), false },
+        { "--replay", cfg->replay_file, false },
+        { "--record", cfg->record_file, true },
         { "--trace", cfg->trace_file, true },
         { "--console", cfg->console_file, true },
         { "--samples", cfg->samples_file, true },
@@ -114,9 +123,10 @@ static int check_icount(void)
 }
 
 /* Inputs first (image, tree, checkpoint), then the outputs, then the run. */
-static int run(const MachineConfig *cfg)
+static int run(MachineConfig *cfg)
 {
     Error err = { { 0 } };
+    cfg->progress = !cfg->quiet && isatty(STDERR_FILENO);
     if (!check_files(cfg, &err) || !mach_create(&machine, cfg, &err))
         return bad_input(&err);
     if (cfg->restore_file && !checkpoint_restore(&machine, cfg->restore_file, &err))
@@ -130,7 +140,8 @@ static int run(const MachineConfig *cfg)
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
         fprintf(stderr, "pmusim: --trace %s: the next event would take it past --trace-limit %" PRIu64
                 " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file, cfg->trace_limit);
-    if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit"))
+    if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit") &&
+        !(cfg->quiet && machine.exit_status == EXIT_LIMIT))
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
     if (cfg->stats)
         mach_print_stats(&machine);
