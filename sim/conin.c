@@ -17,6 +17,7 @@ void conin_init(ConIn *ci)
 {
     memset(ci, 0, sizeof *ci);
     ci->fd = -1;
+    ci->digest = FNV1A64_BASIS;
 }
 
 /* Every byte of fd, read before the run (at most CONSOLE_INPUT_MAX). */
@@ -119,10 +120,30 @@ bool conin_check_uart(const ConIn *ci, const char *uart, Error *err)
                    ci->replay_path, ci->log.uart, uart);
 }
 
+bool conin_check_start(const ConIn *ci, uint64_t pos, uint64_t digest, Error *err)
+{
+    const ConLog *log = &ci->log;
+    if (!ci->replay)
+        return true;
+    if (pos < log->start)
+        return err_set(err, "--replay %s: offset 24: the log starts at input byte %" PRIu64 ", the run is at byte %"
+                       PRIu64 " (%s)", ci->replay_path, log->start, pos,
+                       pos ? "another checkpoint" : "replay it from the checkpoint its run was restored from");
+    if (pos - log->start > log->n)
+        return err_set(err, "--replay %s: offset %" PRIu64 ": the log ends at input byte %" PRIu64 ", before the"
+                       " checkpoint's position %" PRIu64, ci->replay_path, conlog_offset(log, log->n),
+                       log->start + log->n, pos);
+    if (conlog_digest_upto(log, pos - log->start) != digest)
+        return err_set(err, "--replay %s: offset %" PRIu64 ": the log's input up to byte %" PRIu64 " is not the input"
+                       " of the checkpoint's run: a log of another run", ci->replay_path,
+                       pos > log->start ? conlog_offset(log, 0) : 32, pos);
+    return true;
+}
+
 bool conin_record(ConIn *ci, const char *path, Arch arch, uint64_t fingerprint, uint64_t start, const char *uart,
                   Error *err)
 {
-    if (!conlog_create(&ci->rec, path, arch, fingerprint, start, uart, err))
+    if (!conlog_create(&ci->rec, path, arch, fingerprint, start, ci->digest, uart, err))
         return false;
     ci->recording = true;
     return true;
@@ -167,6 +188,7 @@ bool conin_open(const ConIn *ci, uint64_t now)
 
 void conin_taken(ConIn *ci, uint8_t c, int cpu, uint64_t when)
 {
+    ci->digest = conlog_digest(ci->digest, c, (unsigned)cpu, when);
     if (ci->recording)
         conlog_put(&ci->rec, c, (unsigned)cpu, when);
 }

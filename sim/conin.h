@@ -28,6 +28,7 @@ typedef struct ConIn {
     int fd;                         /* live: standard input; -1 otherwise */
     size_t cap;                     /* live: room in the buffer */
     uint64_t closed;                /* machine time from which no more input came (CONLOG_OPEN: open) */
+    uint64_t digest;                /* of every byte taken since boot (conlog_digest) */
     bool replay;
     ConLog log;                     /* --replay */
     const char *replay_path;
@@ -46,12 +47,15 @@ bool conin_check_uart(const ConIn *ci, const char *uart, Error *err);
 /* --record PATH (opened once the inputs are checked); `start`: the input position now. */
 bool conin_record(ConIn *ci, const char *path, Arch arch, uint64_t fingerprint, uint64_t start, const char *uart,
                   Error *err);
+/* Before a replay runs: its log must start where the input is (`pos`: 0 from boot, a
+ * checkpoint's position), with the same bytes up to there (`digest`: the checkpoint's). */
+bool conin_check_start(const ConIn *ci, uint64_t pos, uint64_t digest, Error *err);
 /* A live input: take what standard input has without waiting; true if bytes came.  `now`:
  * the machine time, kept as the end of input when it ends. */
 bool conin_poll(ConIn *ci, uint64_t now);
 /* May more input come at machine time `now`? */
 bool conin_open(const ConIn *ci, uint64_t now);
-/* The receiver took input byte `pos` (c) at cycle `when` of CPU `cpu`. */
+/* The receiver took the next input byte (c) at cycle `when` of CPU `cpu`. */
 void conin_taken(ConIn *ci, uint8_t c, int cpu, uint64_t when);
 /* Byte `pos` of a replay: the log's file offset of its entry. */
 uint64_t conin_log_offset(const ConIn *ci, uint64_t pos);

@@ -15,7 +15,8 @@
 #define CONLOG_ARCH_AT 12u
 #define CONLOG_FP_AT 16u
 #define CONLOG_START_AT 24u
-#define CONLOG_PATH_AT 32u          /* u32 length, then the path */
+#define CONLOG_DIGEST_AT 32u
+#define CONLOG_PATH_AT 40u          /* u32 length, then the path */
 #define CONLOG_TAG_BYTE 'B'
 #define CONLOG_TAG_END 'E'
 #define CONLOG_CRC 4u
@@ -46,6 +47,9 @@ static bool parse_header(const uint8_t *p, size_t len, const char *path, ConLog 
     log->arch = (Arch)arch;
     log->fingerprint = load_le(p + CONLOG_FP_AT, 8);
     log->start = load_le(p + CONLOG_START_AT, 8);
+    log->start_digest = load_le(p + CONLOG_DIGEST_AT, 8);
+    if (log->start > MAX_RUN_LIMIT)
+        return bad(err, path, CONLOG_START_AT, "the start position is out of range");
     uint32_t n = (uint32_t)load_le(p + CONLOG_PATH_AT, 4);
     if (n == 0 || n >= CONLOG_PATH_MAX)
         return bad(err, path, CONLOG_PATH_AT, "the UART's path length is out of range");
@@ -167,7 +171,7 @@ static void put(ConLogWriter *w, const void *p, size_t n)
 }
 
 bool conlog_create(ConLogWriter *w, const char *path, Arch arch, uint64_t fingerprint, uint64_t start,
-                   const char *uart, Error *err)
+                   uint64_t start_digest, const char *uart, Error *err)
 {
     memset(w, 0, sizeof *w);
     if (!outfile_open(&w->out, "--record", path, err))
@@ -179,17 +183,41 @@ bool conlog_create(ConLogWriter *w, const char *path, Arch arch, uint64_t finger
     store_le(h + CONLOG_ARCH_AT, 4, (uint32_t)arch);
     store_le(h + CONLOG_FP_AT, 8, fingerprint);
     store_le(h + CONLOG_START_AT, 8, start);
+    store_le(h + CONLOG_DIGEST_AT, 8, start_digest);
     store_le(h + CONLOG_PATH_AT, 4, n);
     put(w, h, sizeof h);
     put(w, uart, n);
     return true;
 }
 
-void conlog_put(ConLogWriter *w, uint8_t c, unsigned cpu, uint64_t cycle)
+static void encode_entry(uint8_t *e, uint8_t c, unsigned cpu, uint64_t cycle)
 {
-    uint8_t e[CONLOG_ENTRY] = { CONLOG_TAG_BYTE, c };
+    memset(e, 0, CONLOG_ENTRY);
+    e[0] = CONLOG_TAG_BYTE;
+    e[1] = c;
     store_le(e + 2, 2, cpu);
     store_le(e + 8, 8, cycle);
+}
+
+uint64_t conlog_digest(uint64_t h, uint8_t c, unsigned cpu, uint64_t cycle)
+{
+    uint8_t e[CONLOG_ENTRY];
+    encode_entry(e, c, cpu, cycle);
+    return fnv1a(h, e, sizeof e);
+}
+
+uint64_t conlog_digest_upto(const ConLog *log, uint64_t i)
+{
+    uint64_t h = log->start_digest;
+    for (uint64_t k = 0; k < i && k < log->n; k++)
+        h = conlog_digest(h, log->bytes[k], log->cpus[k], log->cycles[k]);
+    return h;
+}
+
+void conlog_put(ConLogWriter *w, uint8_t c, unsigned cpu, uint64_t cycle)
+{
+    uint8_t e[CONLOG_ENTRY];
+    encode_entry(e, c, cpu, cycle);
     put(w, e, sizeof e);
     w->count++;
 }

@@ -14,8 +14,9 @@
  *              quantum), so a log is replayed only on the machine it was recorded on
  *         24   u64 start: input bytes the receiver had taken before the first entry (0 for a
  *              run from boot; a checkpoint's position for a run restored from one)
- *         32   u32 n, then n bytes: the console UART's tree path (1 to CONLOG_PATH_MAX - 1)
- *     36 + n   entries, CONLOG_ENTRY (16) bytes each, one per byte taken, in the order taken:
+ *         32   u64 the digest of those bytes (conlog_digest; FNV1A64_BASIS for none)
+ *         40   u32 n, then n bytes: the console UART's tree path (1 to CONLOG_PATH_MAX - 1)
+ *     44 + n   entries, CONLOG_ENTRY (16) bytes each, one per byte taken, in the order taken:
  *                  u8 'B' | u8 the byte | u16 CPU | u32 0 | u64 cycle of that CPU's clock
  *              then the end marker, CONLOG_END (28) bytes:
  *                  u8 'E' | u8 0 | u16 0 | u32 0 | u64 entries | u64 closed | u32 CRC-32
@@ -25,6 +26,10 @@
  * the run ended; a replay keeps the machine awake until then as the live input did.  The CRC-32
  * (base/state.h's, zlib's) covers every byte before it.  A file without its end marker is
  * truncated; every refusal names the file and the offset.
+ *
+ * The digest chains every byte taken since boot (FNV-1a over each entry's 16 bytes, as the
+ * file has them): a checkpoint keeps it with the input position, so that a --replay restored
+ * from a checkpoint is refused unless the log's bytes up to there are the checkpoint's run's.
  */
 #ifndef PMUSIM_CONLOG_H
 #define PMUSIM_CONLOG_H
@@ -44,6 +49,7 @@ typedef struct ConLog {
     Arch arch;
     uint64_t fingerprint;
     uint64_t start;
+    uint64_t start_digest;
     char uart[CONLOG_PATH_MAX];
     uint8_t *bytes;
     uint64_t *cycles;
@@ -66,6 +72,11 @@ static inline uint64_t conlog_offset(const ConLog *log, uint64_t i)
 }
 void conlog_free(ConLog *log);
 
+/* The digest h (FNV1A64_BASIS before any byte) with one more byte taken. */
+uint64_t conlog_digest(uint64_t h, uint8_t c, unsigned cpu, uint64_t cycle);
+/* The digest at the log's entry i (its start's, then entries 0 .. i - 1). */
+uint64_t conlog_digest_upto(const ConLog *log, uint64_t i);
+
 /* A log being written (--record), through base/outfile.h: complete or not in place at all. */
 typedef struct ConLogWriter {
     OutFile out;
@@ -74,7 +85,7 @@ typedef struct ConLogWriter {
 } ConLogWriter;
 
 bool conlog_create(ConLogWriter *w, const char *path, Arch arch, uint64_t fingerprint, uint64_t start,
-                   const char *uart, Error *err);
+                   uint64_t start_digest, const char *uart, Error *err);
 void conlog_put(ConLogWriter *w, uint8_t c, unsigned cpu, uint64_t cycle);
 /* The end marker, then the file into place; false with err if a byte was lost. */
 bool conlog_finish(ConLogWriter *w, uint64_t closed, Error *err);

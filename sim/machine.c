@@ -922,8 +922,10 @@ bool mach_open_outputs(Machine *m, Error *err)
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
         return false;
     m->console.line_flush = !cfg->console_file && isatty(STDOUT_FILENO);
-    /* a restored run's log starts at the checkpoint's input position */
+    /* a replay goes on from the input position (a checkpoint's), a record starts a log there */
     const UartRx *rx = m->conin.in.rx;
+    if (rx && !conin_check_start(&m->conin, rx->pos, m->conin.digest, err))
+        return false;
     if (cfg->record_file && !conin_record(&m->conin, cfg->record_file, m->arch, mach_fingerprint(m), rx ? rx->pos : 0,
                                           m->conin_owner, err))
         return false;
