@@ -116,7 +116,7 @@ bool conin_check_uart(const ConIn *ci, const char *uart, Error *err)
 {
     if (!ci->replay || !strcmp(ci->log.uart, uart))
         return true;
-    return err_set(err, "--replay %s: offset 36: the log's input went to %s; this machine's console UART is %s",
+    return err_set(err, "--replay %s: offset 44: the log's input went to %s; this machine's console UART is %s",
                    ci->replay_path, ci->log.uart, uart);
 }
 
