@@ -42,6 +42,22 @@ field() {
     sed -n "s/.*\\<$1=\\([^ ]*\\).*/\\1/p" "$2" | head -n 1
 }
 
+# asm_raw ARCH SRC OUT [OPTIONS...]: assemble SRC for ARCH into the raw binary OUT
+asm_raw() {
+    _arch=$1 _src=$2 _out=$3
+    shift 3
+    case $_arch in
+    x86_64) as --64 "$@" -o "$_out.o" "$_src" && objcopy -O binary "$_out.o" "$_out" ;;
+    arm64) aarch64-linux-gnu-as "$@" -o "$_out.o" "$_src" && aarch64-linux-gnu-objcopy -O binary "$_out.o" "$_out" ;;
+    ppc32) powerpc-linux-gnu-as -mregnames "$@" -o "$_out.o" "$_src" && powerpc-linux-gnu-objcopy -O binary "$_out.o" "$_out" ;;
+    esac
+}
+
+# raw_load_addr ARCH: where the raw test guests (tests/e2e/data/*.S) are linked to run
+raw_load_addr() {
+    case $1 in x86_64) echo 0x100000 ;; arm64) echo 0x40080000 ;; ppc32) echo 0 ;; esac
+}
+
 finish() {
     echo "$(basename "$0"): $CHECKS checks passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]
