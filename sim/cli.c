@@ -54,7 +54,7 @@ static const CliOption run_options[] = {
     { "console-input", "FILE", O_CONSOLE_INPUT, false, NULL,
       "the same, FILE always read whole (- for standard input)" },
     { "record", "FILE", O_RECORD, false, NULL,
-      "log every console input byte with the cycle it arrived at\n(docs/debugging.md, \"Record and replay\")" },
+      "log every console input byte with the cycle it arrived at\n(docs/guest-abi.md, \"Record and replay\")" },
     { "replay", "FILE", O_REPLAY, false, NULL,
       "console input from a --record log, each byte at its logged\ncycle: the recorded run again, bit for bit" },
     { "trace", "FILE", O_TRACE, false, NULL, "event trace (docs/trace-format.md)" },

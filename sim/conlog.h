@@ -3,7 +3,7 @@
  * A live console input (--console-in stdin on a terminal or a pipe) arrives when the host
  * delivers it, so two runs differ; the log keeps, for every byte the console UART's receiver
  * took, the cycle and the CPU whose clock the line ran on, and a replay delivers each byte at
- * exactly that cycle: the same run again, bit for bit (docs/debugging.md, "Record and replay").
+ * exactly that cycle: the same run again, bit for bit (docs/guest-abi.md, "Record and replay").
  *
  * File format, version 1 (all integers little-endian):
  *

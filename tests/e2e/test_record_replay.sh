@@ -1,5 +1,5 @@
 #!/bin/sh
-# --console-in stdin (live), --record and --replay (docs/debugging.md, "Record and replay").
+# --console-in stdin (live), --record and --replay (docs/guest-abi.md, "Record and replay").
 # The echo guests (tests/e2e/data/echo-*.S: the PL011 on arm64, the 16550 on x86_64 and
 # ppc32; echo-irq-arm64.S through the GICv3) are fed live through a pipe that a shell writes
 # with pauses, so the bytes arrive while the guest runs, at cycles the host decided; the run is
