@@ -62,8 +62,11 @@ void console_putc(Machine *m, uint8_t ch)
         return;                     /* after the instruction that ended the run */
     con->buf[con->len++] = (char)ch;
     con->bytes++;
-    if (con->len == sizeof con->buf || (ch == '\n' && con->line_flush))
+    if (con->len == sizeof con->buf || (ch == '\n' && con->line_flush)) {
+        if (con->line_flush)
+            progress_clear(&m->progress);   /* a terminal's line: the progress line returns later */
         console_write_all(con);
+    }
 }
 
 void console_flush(Machine *m)

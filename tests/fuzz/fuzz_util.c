@@ -462,6 +462,20 @@ void fz_checkpoint_config(Arch arch, MachineConfig *cfg)
     cfg->console_file = "/dev/null";
 }
 
+void fz_plain_machines(Machine *machines, int ncpus)
+{
+    for (int a = 0; a < ARCH_COUNT; a++) {
+        MachineConfig cfg;
+        fz_checkpoint_config((Arch)a, &cfg);
+        cfg.ncpus = ncpus;
+        cfg.check_patching = cfg.icache_strict = false;
+        cfg.samples_file = NULL;
+        Error err = { { 0 } };
+        if (!mach_create(&machines[a], &cfg, &err))
+            fz_fail("cannot create the %s machine: %s", isa_name((Arch)a), err.msg);
+    }
+}
+
 uint64_t fz_gt_ring_base(Arch arch)
 {
     return (arch == ARCH_ARM64 ? 0x40000000ull : 0) + 0x20000;
