@@ -56,6 +56,29 @@ static bool is_stdin(const char *path)
     return !strcmp(path, "-") || !strcmp(path, "stdin");
 }
 
+/* A terminal sends each key as it is typed, without echoing it (the guest echoes, as a serial
+ * terminal's far end does: QEMU's -serial stdio does the same), ^D a byte like any other; ISIG
+ * stays on, so ^C still ends the run (SIGINT, every output complete).  termios(3). */
+static void raw_tty(ConIn *ci)
+{
+    struct termios t;
+    if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &ci->tio) != 0)
+        return;
+    t = ci->tio;
+    t.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | IEXTEN);
+    t.c_iflag &= ~(tcflag_t)(ICRNL | IXON);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    ci->tty = tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0;
+}
+
+void conin_restore_tty(ConIn *ci)
+{
+    if (ci->tty)
+        tcsetattr(STDIN_FILENO, TCSANOW, &ci->tio);
+    ci->tty = false;
+}
+
 /* Standard input that is not a regular file is live: it may still be written to. */
 static bool start_live(ConIn *ci)
 {
@@ -67,6 +90,7 @@ static bool start_live(ConIn *ci)
     ci->in.data = xcalloc(1, ci->cap);
     ci->in.live = true;
     ci->closed = CONLOG_OPEN;
+    raw_tty(ci);
     return true;
 }
 
@@ -210,10 +234,12 @@ void conin_rescue(ConIn *ci)
 {
     if (ci->recording)
         outfile_rescue(&ci->rec.out);
+    conin_restore_tty(ci);
 }
 
 void conin_free(ConIn *ci)
 {
+    conin_restore_tty(ci);
     if (ci->recording)
         outfile_discard(&ci->rec.out);
     if (ci->replay)

@@ -8,7 +8,8 @@
  *                          pipe, socket or device is LIVE: read without blocking at quantum
  *                          boundaries (conin_poll), the bytes handed to the receiver as they
  *                          come; the run never waits for them, so when they arrive depends on
- *                          the host: --record keeps it
+ *                          the host: --record keeps it; a terminal is put in
+ *                          non-canonical mode without echo for the run (conin_restore_tty)
  *   --replay LOG           the log's bytes at the log's cycles (sim/conlog.h): the recorded run again
  *
  * The ConsoleInput (sim/dev/device.h) is what the UART sees.  The machine calls conin_poll
@@ -19,6 +20,8 @@
 #ifndef PMUSIM_CONIN_H
 #define PMUSIM_CONIN_H
 
+#include <termios.h>
+
 #include "sim/conlog.h"
 #include "sim/dev/device.h"
 
@@ -27,6 +30,8 @@ typedef struct ConIn {
     const char *opt;                /* the option that named it, for messages */
     int fd;                         /* live: standard input; -1 otherwise */
     size_t cap;                     /* live: room in the buffer */
+    bool tty;                       /* live from a terminal: its modes, restored at the end */
+    struct termios tio;
     uint64_t closed;                /* machine time from which no more input came (CONLOG_OPEN: open) */
     uint64_t digest;                /* of every byte taken since boot (conlog_digest) */
     bool replay;
@@ -61,8 +66,11 @@ void conin_taken(ConIn *ci, uint8_t c, int cpu, uint64_t when);
 uint64_t conin_log_offset(const ConIn *ci, uint64_t pos);
 /* The end of the run: the record log's end marker, the file into place. */
 bool conin_finish(ConIn *ci, Error *err);
-/* From a fatal-signal handler: the record log as far as it got (without its end marker). */
+/* From a fatal-signal handler: the record log as far as it got (without its end marker), the
+ * terminal's modes back. */
 void conin_rescue(ConIn *ci);
+/* The terminal's modes as they were before the run (async-signal-safe; conin_free does it). */
+void conin_restore_tty(ConIn *ci);
 void conin_free(ConIn *ci);
 
 #endif

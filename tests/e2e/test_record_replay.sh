@@ -9,7 +9,8 @@
 # that checkpoint.  --console-in FILE and a regular file on standard input are read whole as
 # --console-input reads them.  A log that is truncated, corrupted, from another machine, of
 # another run at a checkpoint, or whose bytes cannot arrive where they were logged is refused
-# naming the file and the offset; SIGTERM during a live run leaves a complete log.
+# naming the file and the offset; SIGTERM during a live run leaves a complete log.  A terminal
+# sends each key as typed and gets its modes back.
 . "$(dirname "$0")/lib.sh" "$@"
 
 DATA=$(dirname "$0")/data
@@ -124,6 +125,19 @@ for s in file stdin; do
     check "--console-in from a regular file ($s): the same console" cmp -s "$T/old.out" "$T/$s.out"
     check "--console-in from a regular file ($s): the same counts" cmp -s "$T/old.err" "$T/$s.err"
 done
+
+# A terminal (script(1)'s pseudo-terminal): each key reaches the guest as it is typed, without
+# a line discipline's echo, ^D as the byte 0x04 (EOT ends the echo guest); the terminal's modes
+# are as before the run after it.
+if command -v script >/dev/null; then
+    (sleep 0.5; printf 'hi\r\004') | timeout -k 10 "$RUN_TIMEOUT" script -q -e -c \
+        "stty -a >$T/modes.before; $PMUSIM $base --console $T/tty.out --console-in stdin $img; echo status=\$?; stty -a >$T/modes.after" \
+        "$T/tty.ts" >/dev/null
+    check "terminal: the keys echoed by the guest, ^D as EOT" [ "$(tail -n 1 "$T/tty.out")" = "echo: 3 bytes" ]
+    check "terminal: the run ended by the guest" grep -q "status=0" "$T/tty.ts"
+    check "terminal: no echo of the keys by the terminal" [ "$(sed '/^Script /d' "$T/tty.ts" | grep -c 'hi')" = 0 ]
+    check "terminal: its modes restored" cmp -s "$T/modes.before" "$T/modes.after"
+fi
 
 # Refusals: status 2, the file and the offset named, nothing run.
 refused() {
