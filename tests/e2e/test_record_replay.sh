@@ -125,6 +125,17 @@ for s in file stdin; do
     check "--console-in from a regular file ($s): the same console" cmp -s "$T/old.out" "$T/$s.out"
     check "--console-in from a regular file ($s): the same counts" cmp -s "$T/old.err" "$T/$s.err"
 done
+# a file's input recorded twice: the same log; replayed: the same run
+for r in 1 2; do
+    # shellcheck disable=SC2086
+    run "$T/filerec$r" $base --console-in "$T/hello.in" --record "$T/file$r.log" "$img"
+done
+check "a file's input recorded twice: the same log" cmp -s "$T/file1.log" "$T/file2.log"
+check "a file's input: the log closed at 0" [ "$(u64 "$T/file1.log" $(($(wc -c <"$T/file1.log") - 12)))" = 0 ]
+# shellcheck disable=SC2086
+run "$T/filerep" $base --replay "$T/file1.log" "$img"
+check "a file's input replayed: the same console" cmp -s "$T/old.out" "$T/filerep.out"
+check "a file's input replayed: the same counts" cmp -s "$T/old.err" "$T/filerep.err"
 
 # A terminal (script(1)'s pseudo-terminal): each key reaches the guest as it is typed, without
 # a line discipline's echo, ^D as the byte 0x04 (EOT ends the echo guest); the terminal's modes
