@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -191,9 +192,13 @@ bool conin_poll(ConIn *ci, uint64_t now)
     if (ci->fd < 0)
         return false;
     struct pollfd p = { .fd = ci->fd, .events = POLLIN };
-    if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR)))
+    if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)))
         return false;
-    ssize_t got = live_room(ci) ? read(ci->fd, (uint8_t *)ci->in.data + ci->in.len, CONIN_CHUNK) : 0;
+    bool room = live_room(ci);
+    if (!room)
+        fprintf(stderr, "pmusim: %s %s: more than %s in this run: the rest is not read\n", ci->opt, ci->in.path,
+                CONSOLE_INPUT_MAX_TEXT);
+    ssize_t got = room ? read(ci->fd, (uint8_t *)ci->in.data + ci->in.len, CONIN_CHUNK) : 0;
     if (got < 0 && (errno == EINTR || errno == EAGAIN))
         return false;
     if (got <= 0) {                 /* the end (or an error, or more than a file may hold): no more */
