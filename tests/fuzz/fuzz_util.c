@@ -460,6 +460,8 @@ void fz_checkpoint_config(Arch arch, MachineConfig *cfg)
     cfg->icache_strict = arch != ARCH_X86_64;   /* sections are in the checkpoint too */
     cfg->samples_file = "/dev/null";
     cfg->console_file = "/dev/null";
+    cfg->console_input_file = fz_file("console.in", "hi\n", 3);   /* checkpoints get its section */
+    cfg->console_input_opt = "--console-in";
 }
 
 void fz_plain_machines(Machine *machines, int ncpus)
