@@ -75,31 +75,39 @@ for g in x86_64 arm64 ppc32 irq; do
 done
 check "irq: interrupts taken, one a piece at least" [ "$(grep -c ' interrupt ' "$T/irq-rec.trace")" -ge 3 ]
 
-# A checkpoint in the middle of a replay (between 'b' and 'c'), restored with the replay.
+# A checkpoint in the middle of a replay (between 'b' and 'c'), restored with the replay: the
+# console, the trace after the checkpoint, the counts and the status of the recorded run.
+base="run --arch arm64 --load-addr 0x40080000 --stats"
+for g in arm64 irq; do
+    e=$(entries "$T/$g.log")
+    mid=$((($(u64 "$T/$g.log" $((e + 16 + 8))) + $(u64 "$T/$g.log" $((e + 2 * 16 + 8)))) / 2))
+    # shellcheck disable=SC2086
+    run "$T/$g-save" $base --replay "$T/$g.log" --save-at "$mid:$T/$g-mid.ck" "$T/$g.bin"
+    # shellcheck disable=SC2086
+    run "$T/$g-rest" $base --trace "$T/$g-rest.trace" --replay "$T/$g.log" --restore "$T/$g-mid.ck" "$T/$g.bin"
+    check "$g: checkpoint at cycle $mid written" [ -s "$T/$g-mid.ck" ]
+    check "$g: the saving replay is the recorded run" cmp -s "$T/$g-rec.out" "$T/$g-save.out"
+    k=$(wc -c <"$T/$g-rest.out")
+    tail -c "$k" "$T/$g-rec.out" >"$T/$g-rest.tail"
+    check "$g: restored replay: the console ($k bytes) is the tail" cmp -s "$T/$g-rest.tail" "$T/$g-rest.out"
+    k=$(wc -l <"$T/$g-rest.trace")
+    tail -n "$k" "$T/$g-rec.trace" >"$T/$g-rest.tailtrace"
+    check "$g: restored replay: the trace ($k lines) is the tail" cmp -s "$T/$g-rest.tailtrace" "$T/$g-rest.trace"
+    check "$g: restored replay: the same counts" cmp -s "$T/$g-rec.err" "$T/$g-rest.err"
+    check "$g: restored replay: the same status" cmp -s "$T/$g-rec.status" "$T/$g-rest.status"
+done
+check "irq: the restored trace has interrupts" grep -q ' interrupt ' "$T/irq-rest.trace"
 a=arm64
 img="$T/$a.bin"
-base="run --arch $a --load-addr 0x40080000 --stats"
 e=$(entries "$T/$a.log")
-mid=$((($(u64 "$T/$a.log" $((e + 16 + 8))) + $(u64 "$T/$a.log" $((e + 2 * 16 + 8)))) / 2))
-# shellcheck disable=SC2086
-run "$T/save" $base --replay "$T/$a.log" --save-at "$mid:$T/mid.ck" "$img"
-# shellcheck disable=SC2086
-run "$T/rest" $base --replay "$T/$a.log" --restore "$T/mid.ck" "$img"
-check "checkpoint at cycle $mid written" [ -s "$T/mid.ck" ]
-check "the saving replay is the recorded run" cmp -s "$T/$a-rec.out" "$T/save.out"
-k=$(wc -c <"$T/rest.out")
-tail -c "$k" "$T/$a-rec.out" >"$T/rest.tail"
-check "restored replay: the console ($k bytes) is the tail" cmp -s "$T/rest.tail" "$T/rest.out"
-check "restored replay: the same counts" cmp -s "$T/$a-rec.err" "$T/rest.err"
-check "restored replay: the same status" cmp -s "$T/$a-rec.status" "$T/rest.status"
 # a log recorded from the checkpoint starts there and replays from it
 # shellcheck disable=SC2086
-run "$T/rest-rec" $base --replay "$T/$a.log" --restore "$T/mid.ck" --record "$T/from-mid.log" "$img"
+run "$T/rest-rec" $base --replay "$T/$a.log" --restore "$T/$a-mid.ck" --record "$T/from-mid.log" "$img"
 check "a log from the checkpoint starts at input byte 2" [ "$(u64 "$T/from-mid.log" 24)" = 2 ]
 # shellcheck disable=SC2086
-run "$T/rest2" $base --replay "$T/from-mid.log" --restore "$T/mid.ck" "$img"
-check "that log replayed from the checkpoint: the same console" cmp -s "$T/rest.out" "$T/rest2.out"
-check "that log replayed from the checkpoint: the same counts" cmp -s "$T/rest.err" "$T/rest2.err"
+run "$T/rest2" $base --replay "$T/from-mid.log" --restore "$T/$a-mid.ck" "$img"
+check "that log replayed from the checkpoint: the same console" cmp -s "$T/$a-rest.out" "$T/rest2.out"
+check "that log replayed from the checkpoint: the same counts" cmp -s "$T/$a-rest.err" "$T/rest2.err"
 # shellcheck disable=SC2086
 run "$T/nock" $base --replay "$T/from-mid.log" "$img"
 check "that log without the checkpoint: status 2" [ "$(cat "$T/nock.status")" = 2 ]
@@ -109,7 +117,7 @@ printf 'xy\004' >"$T/other.in"
 # shellcheck disable=SC2086
 run "$T/other" $base --console-in "$T/other.in" --record "$T/other.log" "$img"
 # shellcheck disable=SC2086
-run "$T/wrongrun" $base --replay "$T/other.log" --restore "$T/mid.ck" "$img"
+run "$T/wrongrun" $base --replay "$T/other.log" --restore "$T/$a-mid.ck" "$img"
 check "the log of another run at the checkpoint: status 2" [ "$(cat "$T/wrongrun.status")" = 2 ]
 check "the log of another run at the checkpoint: said" grep -q -- "--replay $T/other.log: offset [0-9]*: the log's input up to byte 2 is not the input of the checkpoint's run" "$T/wrongrun.err"
 
