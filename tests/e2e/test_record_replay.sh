@@ -43,14 +43,16 @@ entries() {
 
 printf 'echo: ready\nABCD\nLINE TWO\n\necho: 14 bytes\n' >"$T/echoed"
 
-for g in x86_64 arm64 ppc32 irq; do
+for g in x86_64 arm64 ppc32 irq smp; do
+    cpus=1
     case $g in
     irq) a=arm64 src=echo-irq-arm64.S opts="--defsym GICV3=1" ;;
+    smp) a=arm64 src=echo-arm64.S opts="--defsym SMP=1" cpus=2 ;;
     *) a=$g src=echo-$g.S opts= ;;
     esac
     # shellcheck disable=SC2086 # $opts: the assembler's options, split as written
     asm_raw "$a" "$DATA/$src" "$T/$g.bin" $opts
-    base="run --arch $a --load-addr $(raw_load_addr "$a") --stats"
+    base="run --arch $a --load-addr $(raw_load_addr "$a") --cpus $cpus --stats"
     # shellcheck disable=SC2086 # $base: the subcommand and the image's options, split as written
     live | timeout -k 10 "$RUN_TIMEOUT" "$PMUSIM" $base --trace "$T/$g-rec.trace" --console-in stdin \
         --record "$T/$g.log" "$T/$g.bin" >"$T/$g-rec.out" 2>"$T/$g-rec.err"
@@ -74,6 +76,23 @@ for g in x86_64 arm64 ppc32 irq; do
     check "$g: a replay recorded again: the same log" cmp -s "$T/$g.log" "$T/$g-again.log"
 done
 check "irq: interrupts taken, one a piece at least" [ "$(grep -c ' interrupt ' "$T/irq-rec.trace")" -ge 3 ]
+check "smp: cpu1 echoed" grep -q 'cpu1: .*exit=psci-system-off' "$T/smp-rec.err"
+
+# Two CPUs, the input arriving on cpu1's clock (CPU 0 runs first in every round and never
+# touches the UART): a file's input recorded, then replayed.
+asm_raw arm64 "$DATA/echo-arm64.S" "$T/smp2.bin" --defsym SMP=2
+base="run --arch arm64 --load-addr 0x40080000 --cpus 2 --stats"
+printf 'ab\004' >"$T/ab.in"
+# shellcheck disable=SC2086
+run "$T/smp2-rec" $base --trace "$T/smp2-rec.trace" --console-in "$T/ab.in" --record "$T/smp2.log" "$T/smp2.bin"
+e=$(entries "$T/smp2.log")
+check "smp2: the bytes arrived on cpu1" [ "$(od -An -t u2 -j $((e + 2)) -N 2 "$T/smp2.log" | tr -d ' ')" = 1 ]
+# shellcheck disable=SC2086
+run "$T/smp2-rep" $base --trace "$T/smp2-rep.trace" --replay "$T/smp2.log" "$T/smp2.bin"
+check "smp2: replayed: the same console" cmp -s "$T/smp2-rec.out" "$T/smp2-rep.out"
+check "smp2: replayed: the same trace" cmp -s "$T/smp2-rec.trace" "$T/smp2-rep.trace"
+check "smp2: replayed: the same counts" cmp -s "$T/smp2-rec.err" "$T/smp2-rep.err"
+check "smp2: a log for two CPUs on one: status 2" sh -c "\"$PMUSIM\" run --arch arm64 --load-addr 0x40080000 --replay $T/smp2.log $T/smp2.bin 2>&1 >/dev/null | grep -q 'offset 12: the log was recorded on a different machine'"
 
 # A checkpoint in the middle of a replay (between 'b' and 'c'), restored with the replay: the
 # console, the trace after the checkpoint, the counts and the status of the recorded run.
