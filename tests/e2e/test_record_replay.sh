@@ -44,15 +44,15 @@ entries() {
 printf 'echo: ready\nABCD\nLINE TWO\n\necho: 14 bytes\n' >"$T/echoed"
 
 for g in x86_64 arm64 ppc32 irq smp; do
-    cpus=1
+    cpus=
     case $g in
     irq) a=arm64 src=echo-irq-arm64.S opts="--defsym GICV3=1" ;;
-    smp) a=arm64 src=echo-arm64.S opts="--defsym SMP=1" cpus=2 ;;
+    smp) a=arm64 src=echo-arm64.S opts="--defsym SMP=1" cpus="--cpus 2" ;;
     *) a=$g src=echo-$g.S opts= ;;
     esac
     # shellcheck disable=SC2086 # $opts: the assembler's options, split as written
     asm_raw "$a" "$DATA/$src" "$T/$g.bin" $opts
-    base="run --arch $a --load-addr $(raw_load_addr "$a") --cpus $cpus --stats"
+    base="run --arch $a --load-addr $(raw_load_addr "$a") $cpus --stats"
     # shellcheck disable=SC2086 # $base: the subcommand and the image's options, split as written
     live | timeout -k 10 "$RUN_TIMEOUT" "$PMUSIM" $base --trace "$T/$g-rec.trace" --console-in stdin \
         --record "$T/$g.log" "$T/$g.bin" >"$T/$g-rec.out" 2>"$T/$g-rec.err"
