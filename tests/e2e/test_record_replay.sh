@@ -106,14 +106,7 @@ for g in arm64 irq; do
     run "$T/$g-rest" $base --trace "$T/$g-rest.trace" --replay "$T/$g.log" --restore "$T/$g-mid.ck" "$T/$g.bin"
     check "$g: checkpoint at cycle $mid written" [ -s "$T/$g-mid.ck" ]
     check "$g: the saving replay is the recorded run" cmp -s "$T/$g-rec.out" "$T/$g-save.out"
-    k=$(wc -c <"$T/$g-rest.out")
-    tail -c "$k" "$T/$g-rec.out" >"$T/$g-rest.tail"
-    check "$g: restored replay: the console ($k bytes) is the tail" cmp -s "$T/$g-rest.tail" "$T/$g-rest.out"
-    k=$(wc -l <"$T/$g-rest.trace")
-    tail -n "$k" "$T/$g-rec.trace" >"$T/$g-rest.tailtrace"
-    check "$g: restored replay: the trace ($k lines) is the tail" cmp -s "$T/$g-rest.tailtrace" "$T/$g-rest.trace"
-    check "$g: restored replay: the same counts" cmp -s "$T/$g-rec.err" "$T/$g-rest.err"
-    check "$g: restored replay: the same status" cmp -s "$T/$g-rec.status" "$T/$g-rest.status"
+    same_end "$g: replay" "$T/$g-rec" "$T/$g-rest"
 done
 check "irq: the restored trace has interrupts" grep -q ' interrupt ' "$T/irq-rest.trace"
 a=arm64
