@@ -209,6 +209,12 @@ refused diverged "--replay $T/early.log: offset $e: input byte 0 cannot arrive a
     --trace "$T/diverged.trace" --replay "$T/early.log"
 check "diverged: a diag in the trace" grep -q 'diag .*what=replay-diverged' "$T/diverged.trace"
 
+# a log that cannot be written: status 7, the bytes lost named
+# shellcheck disable=SC2086
+run "$T/full" $base --console-in "$T/hello.in" --record /dev/full "$img"
+check "--record /dev/full: status 7" [ "$(cat "$T/full.status")" = 7 ]
+check "--record /dev/full: said" grep -q -- "--record /dev/full: write error: .* bytes lost" "$T/full.err"
+
 # SIGTERM in a live run: the run ends, the log is complete (input still open: replayed to a limit)
 mkfifo "$T/fifo"
 # shellcheck disable=SC2086
