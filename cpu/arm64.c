@@ -672,6 +672,8 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     }
     uint64_t spsr = spsr_read(c), pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
     bool illegal = eret_illegal(spsr);
+    uint64_t elr = vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1);
+    trace_exception_return(c->cl->trace, c->cycles, c->index, pc, &elr);
     if (!illegal && !(spsr & PSTATE_IL)) {
         pmu_el_switch_eret(c, pc, spsr);
         if (unmasks_pending(c, spsr))
@@ -691,10 +693,10 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
     if (debug_first) {
         engine_flags_refresh(c);
-        vcpu_reg_write(c, UC_ARM64_REG_PC, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
+        vcpu_reg_write(c, UC_ARM64_REG_PC, elr);
         return TRAP_DONE;
     }
-    a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
+    a64_take(c, TK_EXCEPTION, elr, 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
 }
 
@@ -1204,6 +1206,11 @@ static bool a64_load(Cpu *c, BlobReader *r)
     return true;
 }
 
+static int a64_pmu_readings(Cpu *c, PmcReading *out, int max)
+{
+    return armv8_pmu_readings(&A64(c)->pmu, out, max);
+}
+
 const CpuOps vcpu_arm64_ops = {
     .arch = ARCH_ARM64,
     .size = sizeof(Arm64Cpu),
@@ -1226,4 +1233,5 @@ const CpuOps vcpu_arm64_ops = {
     .set_pc = a64_set_pc,
     .save = a64_save,
     .load = a64_load,
+    .pmu_readings = a64_pmu_readings,
 };

@@ -373,6 +373,11 @@ void vcpu_profile_flush(Cpu *c)
     c->prof.from = c->blk_counted;
 }
 
+int vcpu_pmu_readings(Cpu *c, PmcReading *out, int max)
+{
+    return c->ops->pmu_readings ? c->ops->pmu_readings(c, out, max) : 0;
+}
+
 void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
 {
     uint64_t l, s, m;

@@ -44,6 +44,7 @@
 typedef struct Cpu Cpu;
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
+typedef struct PmcReading PmcReading;
 
 /* A CPU model selectable with --cpu-model. */
 typedef struct CpuModel {
@@ -188,6 +189,9 @@ typedef struct CpuOps {
      * cannot be restored. */
     bool (*load_finish)(Cpu *c, const char *path, Error *err);
     void (*destroy)(Cpu *c);
+    /* Optional: the PMU's counters now, without changing any state (pmu/pmc.h pmc_peek); returns
+     * how many it wrote (at most max). */
+    int (*pmu_readings)(Cpu *c, PmcReading *out, int max);
 } CpuOps;
 
 /* The limits of the current run. */
@@ -377,6 +381,8 @@ void vcpu_branch_retire(Cpu *c, uint64_t next);
 void vcpu_profile_window(Cpu *c, bool on);
 /* --samples: the current block's retired instructions not yet in the profile go there. */
 void vcpu_profile_flush(Cpu *c);
+/* The PMU's counters now, by register name, for exporters (no state changes; 0 without a PMU). */
+int vcpu_pmu_readings(Cpu *c, PmcReading *out, int max);
 /* Loads, stores and memory instructions retired so far (exact at trap hooks and events). */
 void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops);
 /* The current block's retired part goes into c->loads/stores/memops. */

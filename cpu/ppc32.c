@@ -759,11 +759,13 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             goto privileged;
         uint32_t nmsr = msr_supported(c, pc, (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS));
         vcpu_retire_upto(c, pc, true);           /* rfi completes in the old state */
+        uint64_t to = p->srr0 & ~3u;
+        trace_exception_return(c->cl->trace, c->cycles, c->index, pc, &to);
         if (c->cl->watch.context_sync)          /* a context-synchronising instruction */
             c->cl->watch.context_sync(c->cl->watch.opaque, c);
         mpc7450_pmu_set_msr(&p->pmu, nmsr);
         vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
-        vcpu_reg_write(c, UC_PPC_REG_PC, p->srr0 & ~3u);
+        vcpu_reg_write(c, UC_PPC_REG_PC, to);
         request_stop_if_deliverable(c, nmsr);
         return TRAP_DONE;
     }
@@ -1161,6 +1163,11 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     return br_end(r, &outer);
 }
 
+static int ppc_pmu_readings(Cpu *c, PmcReading *out, int max)
+{
+    return mpc7450_pmu_readings(&PPC(c)->pmu, out, max);
+}
+
 const CpuOps vcpu_ppc32_ops = {
     .arch = ARCH_PPC32,
     .size = sizeof(PpcCpu),
@@ -1184,4 +1191,5 @@ const CpuOps vcpu_ppc32_ops = {
     .save = ppc_save,
     .load = ppc_load,
     .destroy = ppc_destroy,
+    .pmu_readings = ppc_pmu_readings,
 };

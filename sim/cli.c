@@ -1,4 +1,4 @@
-/* cli.c — the option tables of `pmusim [run]` and `pmusim report`, one parser for both
+/* cli.c — the option tables of `pmusim [run]`, `pmusim report` and `pmusim diff`, one parser for all
  * (getopt_long) and the --help text each prints. */
 #include "sim/cli.h"
 
@@ -15,11 +15,12 @@ enum {
     O_HELP = 'h',
     O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_MEM, O_DUMP_DTB,
     O_LOAD_ADDR, O_ENTRY, O_INITRD,
-    O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
+    O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_JSON, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
     O_VERSION, O_CONSOLE_IN, O_RECORD, O_REPLAY, O_QUIET,
     O_TRUTH, O_FOLDED,              /* pmusim report */
+    O_CONTEXT, O_IGNORE, O_IGNORE_FIELD,    /* pmusim diff */
 };
 
 typedef struct CliOption {
@@ -58,8 +59,12 @@ static const CliOption run_options[] = {
     { "replay", "FILE", O_REPLAY, false, NULL,
       "console input from a --record log, each byte at its logged\ncycle: the recorded run again, bit for bit" },
     { "trace", "FILE", O_TRACE, false, NULL, "event trace (docs/trace-format.md)" },
+    { "trace-dat", "FILE", O_TRACE_DAT, false, NULL,
+      "the trace and the guest's ftrace rings as a trace.dat for\ntrace-cmd and KernelShark (docs/trace-format.md)" },
+    { "trace-json", "FILE", O_TRACE_JSON, false, NULL,
+      "the trace as Chrome trace-event JSON for Perfetto: a track\nper CPU, exceptions as slices, PMU counters (docs/trace-format.md)" },
     { "trace-limit", "BYTES", O_TRACE_LIMIT, false, NULL,
-      "end the run (status 3) where the trace would grow past BYTES\n(then its exit line); 0: no limit; default 1073741824 (1 GiB)" },
+      "end the run (status 3) where a trace would grow past BYTES\n(then its exit line); 0: no limit; default 1073741824 (1 GiB)" },
     { "check-patching", NULL, O_CHECK_PATCHING, false, NULL,
       "validate every write to guest code against the image's patch\nsites and the architecture's rules; summary on stderr\n(docs/patching.md)" },
     { "strict", NULL, O_STRICT, false, NULL, "with --check-patching: violations make the exit status 6" },
@@ -86,6 +91,15 @@ static const CliOption report_options[] = {
     { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
 };
 
+static const CliOption diff_options[] = {
+    { "context", "N", O_CONTEXT, false, "Diff:", "events shown before the first difference, 0 to 100 (default 5)" },
+    { "ignore", "KIND[,KIND]", O_IGNORE, false, NULL,
+      "skip events of these kinds on both sides (repeatable;\ndocs/trace-format.md lists the kinds)" },
+    { "ignore-field", "KEY[,KEY]", O_IGNORE_FIELD, false, NULL,
+      "do not compare these fields of any kind (repeatable);\n`cycle`: the cycle" },
+    { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
+};
+
 #define CLI_MAX_OPTIONS 48
 
 typedef struct CliCommand {
@@ -100,7 +114,8 @@ static const CliCommand run_command = {
     "pmusim",
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
-    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n",
+    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n"
+    "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
     "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
     "output could not be written completely; 128 + N signal N (docs/guest-abi.md).\n",
@@ -114,6 +129,16 @@ static const CliCommand report_command = {
     "(docs/profiling.md)\n",
     "\nExit status: 0; 2 bad input.\n",
     report_options, ARRAY_SIZE(report_options),
+};
+
+static const CliCommand diff_command = {
+    "pmusim diff",
+    "usage: pmusim diff [options] TRACE_A TRACE_B\n"
+    "       pmusim diff [options] [TRACE_A] -- RUN_ARGS_A [-- RUN_ARGS_B]\n"
+    "the first event where two traces differ, with the events before it; a side after `--` is\n"
+    "a `pmusim run` command line, run here with its trace read as it comes (docs/tools.md)\n",
+    "\nExit status: 0 the same; 1 they differ; 2 bad input (an option, a trace, a run that fails).\n",
+    diff_options, ARRAY_SIZE(diff_options),
 };
 
 #define HELP_COLUMN 27
@@ -147,6 +172,11 @@ void cli_usage(FILE *f)
 void cli_report_usage(FILE *f)
 {
     print_usage(&report_command, f);
+}
+
+void cli_diff_usage(FILE *f)
+{
+    print_usage(&diff_command, f);
 }
 
 bool cli_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
@@ -234,6 +264,8 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
     case O_INITRD:      cfg->initrd_file = val; return true;
     case O_MEM:         return parse_mem(cfg, val, err);
     case O_TRACE:       cfg->trace_file = val; return true;
+    case O_TRACE_DAT:   cfg->trace_dat_file = val; return true;
+    case O_TRACE_JSON:  cfg->trace_json_file = val; return true;
     case O_GUEST_TRACE: cfg->guest_trace_file = val; return true;
     case O_SAMPLES:     cfg->samples_file = val; return true;
     case O_CONSOLE:     cfg->console_file = val; return true;
@@ -396,6 +428,36 @@ bool cli_parse(int argc, char **argv, Cli *cli, FILE *err)
     return run_done(cli) || check_combination(cli, err);
 }
 
+/* Standard input is no file of the run's (--console-in's "stdin" means it, not ./stdin). */
+static const char *console_input_path(const MachineConfig *cfg)
+{
+    const char *p = cfg->console_input_file;
+    return p && cfg->console_input_live && !strcmp(p, "stdin") ? NULL : p;
+}
+
+int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES])
+{
+    const IoName all[] = {
+        { "KERNEL", cfg->kernel, false },
+        { "--machine", cfg->machine_file, false },
+        { "--initrd", cfg->initrd_file, false },
+        { "--restore", cfg->restore_file, false },
+        { cfg->console_input_opt ? cfg->console_input_opt : "--console-input", console_input_path(cfg), false },
+        { "--replay", cfg->replay_file, false },
+        { "--record", cfg->record_file, true },
+        { "--trace", cfg->trace_file, true },
+        { "--trace-dat", cfg->trace_dat_file, true },
+        { "--trace-json", cfg->trace_json_file, true },
+        { "--console", cfg->console_file, true },
+        { "--samples", cfg->samples_file, true },
+        { "--guest-trace", cfg->guest_trace_file, true },
+        { "--save-at", cfg->save_file, true },
+    };
+    _Static_assert(ARRAY_SIZE(all) <= CLI_IO_NAMES, "CLI_IO_NAMES is too small");
+    memcpy(names, all, sizeof all);
+    return (int)ARRAY_SIZE(all);
+}
+
 /* ------------------------------------------------------------------ pmusim report */
 
 static bool report_option(void *ctx, int id, const char *val, FILE *err)
@@ -441,4 +503,114 @@ bool cli_parse_report(int argc, char **argv, CliReport *r, FILE *err)
         return true;
     cli_report_usage(err);
     return false;
+}
+
+/* ------------------------------------------------------------------ pmusim diff */
+
+static bool diff_option(void *ctx, int id, const char *val, FILE *err)
+{
+    CliDiff *d = ctx;
+    Error e = { { 0 } };
+    uint64_t n;
+    switch (id) {
+    case O_HELP:
+        d->help = true;
+        return true;
+    case O_CONTEXT:
+        if (!parse_number("context", val, 0, DIFF_CONTEXT_MAX, "a number of events from 0 to 100", &n, err))
+            return false;
+        d->opts.context = (unsigned)n;
+        return true;
+    case O_IGNORE:
+    case O_IGNORE_FIELD:
+        if ((id == O_IGNORE ? diff_ignore_kinds : diff_ignore_fields)(&d->opts, val, &e))
+            return true;
+        return bad(err, "%s%s", e.msg, "");
+    }
+    return bad(err, "internal: a diff option has no handler%s%s", "", "");
+}
+
+/* The next free side, or -1 (more than two). */
+static int free_side(const CliDiff *d)
+{
+    for (int s = 0; s < DIFF_SIDES; s++)
+        if (!d->file[s] && !d->run_argv[s])
+            return s;
+    return -1;
+}
+
+static bool diff_operand(void *ctx, const char *arg, FILE *err)
+{
+    CliDiff *d = ctx;
+    int s = free_side(d);
+    if (s < 0)
+        return bad(err, "diff: more than two traces (%s)%s", arg, "");
+    d->file[s] = arg;
+    return true;
+}
+
+static bool diff_done(void *ctx)
+{
+    return ((const CliDiff *)ctx)->help;
+}
+
+/* A side's `pmusim run` arguments: a run (a KERNEL, no --help, --dump-dtb), without --trace. */
+static bool check_run_args(int argc, char **argv, const char *label, FILE *err)
+{
+    Cli run;
+    if (!cli_parse(argc, argv, &run, err))
+        return bad(err, "diff: the command line of %s is not a run (above)%s", label, "");
+    if (run.action != CLI_RUN)
+        return bad(err, "diff: %s: --help, --version and --dump-dtb are not runs%s", label, "");
+    if (run.cfg.trace_file)
+        return bad(err, "diff: %s: leave --trace out: diff reads the run's trace itself (%s)", label,
+                   run.cfg.trace_file);
+    const char *in = run.cfg.console_input_file;
+    if (in && (!strcmp(in, "-") || (run.cfg.console_input_live && !strcmp(in, "stdin"))))
+        return bad(err, "diff: %s: console input from standard input: diff's standard input is not the run's; give a"
+                   " file (%s)", label, run.cfg.console_input_opt);
+    return true;
+}
+
+/* After the first `--`: one run per `--`, each up to the next. */
+static bool diff_runs(CliDiff *d, int argc, char **argv, int first, FILE *err)
+{
+    for (int i = first; i < argc;) {
+        int end = i + 1;
+        while (end < argc && strcmp(argv[end], "--"))
+            end++;
+        int s = free_side(d);
+        if (s < 0)
+            return bad(err, "diff: more than two sides (the run after argument %s)%s", argv[i], "");
+        bool sub = end > i + 1 && !strcmp(argv[i + 1], "run");     /* `-- run ARGS` as `-- ARGS` */
+        d->run_argv[s] = argv + i + sub;
+        d->run_argc[s] = end - i - sub;
+        if (!check_run_args(d->run_argc[s], d->run_argv[s], d->opts.label[s], err))
+            return false;
+        i = end;
+    }
+    return true;
+}
+
+bool cli_parse_diff(int argc, char **argv, CliDiff *d, FILE *err)
+{
+    static const CliHandler h = { diff_option, diff_operand, diff_done };
+    memset(d, 0, sizeof *d);
+    diff_options_init(&d->opts);
+    int dashes = 1;
+    while (dashes < argc && strcmp(argv[dashes], "--"))
+        dashes++;
+    if (!parse_with(&diff_command, dashes, argv, &h, d, err))
+        return false;
+    if (d->help)
+        return true;
+    if (!diff_runs(d, argc, argv, dashes, err))
+        return false;
+    if (free_side(d) >= 0) {
+        cli_diff_usage(err);
+        return false;
+    }
+    if (d->file[0] && d->file[1] && !strcmp(d->file[0], "-") && !strcmp(d->file[1], "-"))
+        return bad(err, "diff: - (standard input) for both traces%s%s", "", "");
+    return true;
 }

@@ -1,4 +1,4 @@
-/* cli.h — the command lines of `pmusim [run]`, `pmusim --dump-dtb` and `pmusim report`.
+/* cli.h — the command lines of `pmusim [run]`, `pmusim --dump-dtb`, `pmusim report` and `pmusim diff`.
  *
  * One option table per command (cli.c) gives getopt_long its options and --help its text.  Parsing has no
  * side effect: it fills a Cli, opens no file and never exits, so the fuzzing harness can call it
@@ -10,7 +10,9 @@
 
 #include <stdio.h>
 
+#include "base/outfile.h"
 #include "sim/machine.h"
+#include "tracer/tracediff.h"
 
 typedef enum CliAction {
     CLI_RUN,        /* run KERNEL */
@@ -43,6 +45,27 @@ typedef struct CliReport {
 /* Parse the arguments after "report" (argv[0] is "report"); as cli_parse. */
 bool cli_parse_report(int argc, char **argv, CliReport *r, FILE *err);
 void cli_report_usage(FILE *f);
+
+/* The files a run reads and writes, each named by its option, for outfile_check_distinct (no
+ * output may be an input or another output); returns how many (at most CLI_IO_NAMES). */
+#define CLI_IO_NAMES 24
+int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES]);
+
+/* `pmusim diff [options] TRACE_A TRACE_B`, or a side as a run: `pmusim diff [options] [TRACE_A]
+ * -- RUN_ARGS_A [-- RUN_ARGS_B]` (docs/tools.md).  Everything after the first `--` is command
+ * lines of `pmusim run`, one after each `--`; each is checked with cli_parse (a run, without
+ * --trace, which diff gives it). */
+typedef struct CliDiff {
+    const char *file[DIFF_SIDES];   /* a trace file, or NULL: the side is run_argv */
+    char **run_argv[DIFF_SIDES];    /* into argv: run_argv[s][0] is the `--` (as argv[0]) */
+    int run_argc[DIFF_SIDES];
+    DiffOptions opts;               /* --context, --ignore, --ignore-field */
+    bool help;
+} CliDiff;
+
+/* Parse the arguments after "diff" (argv[0] is "diff"); as cli_parse. */
+bool cli_parse_diff(int argc, char **argv, CliDiff *d, FILE *err);
+void cli_diff_usage(FILE *f);
 
 /* A whole unsigned number (decimal or 0x hex) within [lo, hi]. */
 bool cli_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);

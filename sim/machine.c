@@ -2,6 +2,8 @@
 #include "sim/machine.h"
 
 #include "tracer/guesttrace.h"
+#include "tracer/tracedat.h"
+#include "tracer/tracejson.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -912,6 +914,21 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     return true;
 }
 
+/* --trace-dat: a second sink of the same events (tracer/tracedat.h), under the same limit. */
+static bool open_trace_dat(Machine *m, Error *err)
+{
+    char uname[96];
+    snprintf(uname, sizeof uname, "pmusim %s %s, %d CPUs at %" PRIu64 " Hz", PMUSIM_VERSION, isa_name(m->arch),
+             m->cl.ncpus, m->clock.freq_hz);
+    TraceDatConfig dc = { m->cfg.trace_dat_file, m->cfg.trace_limit, m->cl.ncpus, m->clock.freq_hz, &m->image, uname };
+    m->tracedat = tracedat_open(&dc, err);
+    if (!m->tracedat)
+        return false;
+    trace_add_sink(&m->trace, m->tracedat);
+    trace_set_full_handler(&m->trace, trace_full, m);
+    return true;
+}
+
 bool mach_open_outputs(Machine *m, Error *err)
 {
     const MachineConfig *cfg = &m->cfg;
@@ -920,6 +937,15 @@ bool mach_open_outputs(Machine *m, Error *err)
         if (!s)
             return false;
         trace_add_sink(&m->trace, s);
+        trace_set_full_handler(&m->trace, trace_full, m);
+    }
+    if (cfg->trace_dat_file && !open_trace_dat(m, err))
+        return false;
+    if (cfg->trace_json_file) {
+        m->trace_json = tracejson_open(cfg->trace_json_file, &m->cl, m->desc.model, cfg->trace_limit, err);
+        if (!m->trace_json)
+            return false;
+        trace_add_sink(&m->trace, m->trace_json);
         trace_set_full_handler(&m->trace, trace_full, m);
     }
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
@@ -950,6 +976,10 @@ void mach_rescue_outputs(Machine *m)
     trace_flush_all();
     outfile_write(&m->console.out, m->console.buf, m->console.len);
     trace_rescue_all();
+    if (m->tracedat)
+        tracedat_abandon(m->tracedat);
+    if (m->trace_json)
+        tracejson_rescue(m->trace_json);
     outfile_rescue(&m->console.out);
     conin_rescue(&m->conin);
 }
@@ -1017,6 +1047,7 @@ void mach_destroy(Machine *m)
     free(m->mmio_ctx);
     outfile_discard(&m->console.out);   /* mach_run committed it; on an error path no run began */
     trace_close(&m->trace, &(Error){ { 0 } });
+    m->trace_json = NULL;
     if (m->profile) {
         profile_destroy(m->profile);
         free(m->profile);
@@ -1091,6 +1122,21 @@ static bool mach_hung(Machine *m)
     return true;
 }
 
+/* --trace-dat: the guest's own ftrace rings, if it keeps any, go into the file too (a guest that
+ * never set them up has none: said, not an error). */
+static void trace_dat_guest(Machine *m)
+{
+    if (!guesttrace_present(&m->image))
+        return;
+    GuestTrace gt;
+    Error err = { { 0 } };
+    if (guesttrace_read(&m->image, &m->mem, &gt, &err))
+        tracedat_add_guest(m->tracedat, &gt);
+    else
+        fprintf(stderr, "pmusim: --trace-dat %s: without the guest's trace rings: %s\n", m->cfg.trace_dat_file, err.msg);
+    guesttrace_free(&gt);
+}
+
 /* The end of a run: every output written and put in place, or its loss reported. */
 static void finish_outputs(Machine *m)
 {
@@ -1098,8 +1144,12 @@ static void finish_outputs(Machine *m)
     console_flush(m);
     if (!outfile_commit(&m->console.out, &err))
         output_lost(m, &err);
+    if (m->tracedat)
+        trace_dat_guest(m);
+    m->tracedat = NULL;
     if (!trace_close(&m->trace, &err))
         output_lost(m, &err);
+    m->trace_json = NULL;               /* closed with the trace */
     if (!conin_finish(&m->conin, &err))
         output_lost(m, &err);
     write_samples(m);
@@ -1157,6 +1207,8 @@ int mach_run(Machine *m)
         poll_console_input(m);
         if (progress_due(&m->progress))
             progress_show(&m->progress, m->clock.now, total_insns(m));
+        if (m->trace_json)
+            tracejson_tick(m->trace_json);
         if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
             mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
             break;

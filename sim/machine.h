@@ -50,10 +50,12 @@ typedef struct MachineConfig {
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
+    const char *trace_json_file;    /* --trace-json: the trace as Chrome trace-event JSON */
     uint64_t trace_limit;           /* --trace-limit, bytes (0 = unlimited) */
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
     bool check_patching;            /* --check-patching: the patch validator and its summary */
     const char *guest_trace_file;   /* --guest-trace: the guest's trace rings, decoded */
+    const char *trace_dat_file;     /* --trace-dat: the trace and the guest's rings as a trace.dat */
     bool strict;                    /* --strict: violations make the exit status 6 */
     bool icache_strict;             /* --icache=strict: stale fetch until cache maintenance */
     const char *console_file;
@@ -97,9 +99,11 @@ struct Machine {
     int ndevs;
     Clock clock;
     Trace trace;
+    TraceSink *tracedat;            /* --trace-dat's sink (in trace), until the trace is closed */
     Console console;
     Profile *profile;               /* --samples, else NULL */
     PatchCheck *patchcheck;         /* --check-patching, else NULL */
+    TraceSink *trace_json;          /* --trace-json, else NULL (a sink of `trace`) */
     ICache *icache;                 /* --icache=strict, else NULL */
 
     int exit_status;

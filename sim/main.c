@@ -2,6 +2,7 @@
  *
  *   pmusim [run] [options] KERNEL       run a guest (ELF, or raw with --load-addr)
  *   pmusim --dump-dtb [options] [KERNEL] print the effective machine as DTS
+ *   pmusim report / pmusim diff ...      sim/report.c, sim/diff.c
  *
  * Bad options and bad input files get one message naming the option or file and exit status 2;
  * inputs are read and checked before any output is opened (base/outfile.h).
@@ -15,6 +16,7 @@
 
 #include "sim/checkpoint.h"
 #include "sim/cli.h"
+#include "sim/diff.h"
 #include "sim/machine.h"
 #include "sim/report.h"
 
@@ -68,31 +70,12 @@ static int bad_input(const Error *err)
     return EXIT_USAGE;
 }
 
-/* Standard input is no file of the run's (its "stdin" means it, not ./stdin). */
-static const char *console_input_path(const MachineConfig *cfg)
-{
-    const char *p = cfg->console_input_file;
-    return p && cfg->console_input_live && !strcmp(p, "stdin") ? NULL : p;
-}
-
-/* No output may overwrite an input or another output (checked before anything is opened). */
+/* No output may overwrite an input or another output (checked before anything is opened; the
+ * list of a run's files is sim/cli.c's cli_io_names: add a new file option there). */
 static bool check_files(const MachineConfig *cfg, Error *err)
 {
-    const IoName names[] = {
-        { "KERNEL", cfg->kernel, false },
-        { "--machine", cfg->machine_file, false },
-        { "--initrd", cfg->initrd_file, false },
-        { "--restore", cfg->restore_file, false },
-        { cfg->console_input_opt ? cfg->console_input_opt : "--console-input", console_input_path(cfg), false },
-        { "--replay", cfg->replay_file, false },
-        { "--record", cfg->record_file, true },
-        { "--trace", cfg->trace_file, true },
-        { "--console", cfg->console_file, true },
-        { "--samples", cfg->samples_file, true },
-        { "--guest-trace", cfg->guest_trace_file, true },
-        { "--save-at", cfg->save_file, true },
-    };
-    return outfile_check_distinct(names, (int)ARRAY_SIZE(names), err);
+    IoName names[CLI_IO_NAMES];
+    return outfile_check_distinct(names, cli_io_names(cfg, names), err);
 }
 
 static int dump_dtb(const MachineConfig *cfg)
@@ -122,6 +105,20 @@ static int check_icount(void)
     return status;
 }
 
+/* The run ended at --trace-limit: which trace would have grown past it (either, with both). */
+static void report_trace_limit(const MachineConfig *cfg)
+{
+    const char *opt[] = { "--trace", "--trace-dat", "--trace-json" };
+    const char *file[] = { cfg->trace_file, cfg->trace_dat_file, cfg->trace_json_file };
+    char what[1024] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(opt); i++)
+        if (file[i] && n < sizeof what)
+            n += (size_t)snprintf(what + n, sizeof what - n, "%s%s %s", n ? " or " : "", opt[i], file[i]);
+    fprintf(stderr, "pmusim: %s: the next event would take it past --trace-limit %" PRIu64
+            " bytes; the run ends there (docs/trace-format.md)\n", what, cfg->trace_limit);
+}
+
 /* Inputs first (image, tree, checkpoint), then the outputs, then the run. */
 static int run(MachineConfig *cfg)
 {
@@ -138,8 +135,7 @@ static int run(MachineConfig *cfg)
     install_signals();
     int status = mach_run(&machine);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
-        fprintf(stderr, "pmusim: --trace %s: the next event would take it past --trace-limit %" PRIu64
-                " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file, cfg->trace_limit);
+        report_trace_limit(cfg);
     if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit") &&
         !(cfg->quiet && machine.exit_status == EXIT_LIMIT))
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
@@ -164,6 +160,8 @@ static int dispatch(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "report"))
         return report_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "diff"))
+        return diff_main(argc - 1, argv + 1);
     bool sub = argc > 1 && !strcmp(argv[1], "run");
     Cli cli;
     if (!cli_parse(argc - sub, argv + sub, &cli, stderr))

@@ -95,6 +95,7 @@ enum {
     FZ_OPT_RUN = 16,                /* machine: boot and run FZ_RUN_CYCLES cycles */
     FZ_OPT_GUEST_TRACE = 32,        /* machine: --guest-trace (the image's trace_buffers check) */
     FZ_OPT_SAMPLES = 64,            /* machine: --samples */
+    FZ_OPT_TRACE_JSON = 128,        /* machine: --trace-json (the JSON sink over the run's events) */
 };
 #define FZ_RUN_CYCLES 30000
 

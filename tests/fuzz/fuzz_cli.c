@@ -2,7 +2,8 @@
  *
  * Input: the arguments after the program name, separated by NUL bytes ("--cpus\0" "4\0" "k.elf").
  * A first argument "run" is dropped as main() does; a first argument "report" selects
- * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments).  cli_parse() must accept them or refuse them
+ * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments), "diff" cli_parse_diff
+ * (two sides, each a file or a run's arguments, all inside the input).  cli_parse() must accept them or refuse them
  * with one message ("pmusim: ..." or the usage text) on its error stream, with no side effect;
  * what it accepts must hold the documented ranges (--cpus 1 to 16, --quantum 1 to 2^32, --max-*
  * and --trace-limit up to 2^62, --mem in whole 4 KiB pages up to 1 TiB, --load-addr only with
@@ -64,6 +65,7 @@ static void check_config(const Cli *cli)
     inside("--trace", c->trace_file);
     inside("--samples", c->samples_file);
     inside("--guest-trace", c->guest_trace_file);
+    inside("--trace-dat", c->trace_dat_file);
     inside("--console", c->console_file);
     inside("--console-input", c->console_input_file);
     inside("--record", c->record_file);
@@ -130,17 +132,36 @@ static void parse_run(int argc, char **argv)
         check_usage(cli_usage);
 }
 
-/* `pmusim report`: GUEST.elf and SAMPLES from the arguments, --truth=cycles implying --truth. */
-static void parse_report(int argc, char **argv)
+/* A subcommand's parser, its messages caught and checked (check_message). */
+typedef bool (*SubParser)(int argc, char **argv, void *out, FILE *err);
+
+static bool parse_checked(const char *fn, SubParser parse, int argc, char **argv, void *out)
 {
     char *msg = NULL;
     size_t msglen = 0;
     FILE *err = open_memstream(&msg, &msglen);
-    CliReport r;
-    bool ok = cli_parse_report(argc, argv, &r, err);
+    bool ok = parse(argc, argv, out, err);
     fclose(err);
-    check_message("cli_parse_report", ok, msg, msglen);
+    check_message(fn, ok, msg, msglen);
     free(msg);
+    return ok;
+}
+
+static bool report_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_report(argc, argv, out, err);
+}
+
+static bool diff_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_diff(argc, argv, out, err);
+}
+
+/* `pmusim report`: GUEST.elf and SAMPLES from the arguments, --truth=cycles implying --truth. */
+static void parse_report(int argc, char **argv)
+{
+    CliReport r;
+    bool ok = parse_checked("cli_parse_report", report_parser, argc, argv, &r);
     if (ok && r.help) {
         check_usage(cli_report_usage);
         return;
@@ -150,6 +171,27 @@ static void parse_report(int argc, char **argv)
                 r.samples ? r.samples : "none", r.truth, r.by_cycles);
     inside("GUEST.elf", r.elf);
     inside("SAMPLES", r.samples);
+}
+
+/* `pmusim diff`: two sides, each a trace file or a run's arguments inside the input (each a
+ * valid run, checked by cli_parse), --context within 0 to 100. */
+static void parse_diff(int argc, char **argv)
+{
+    CliDiff d;
+    bool ok = parse_checked("cli_parse_diff", diff_parser, argc, argv, &d);
+    if (ok && d.help) {
+        check_usage(cli_diff_usage);
+        return;
+    }
+    if (ok && d.opts.context > DIFF_CONTEXT_MAX)
+        fz_fail("cli_parse_diff accepted --context %u", d.opts.context);
+    for (int s = 0; ok && s < DIFF_SIDES; s++) {
+        if (!d.file[s] == !d.run_argv[s])
+            fz_fail("cli_parse_diff: side %d is %s", s, d.file[s] ? "a file and a run" : "neither a file nor a run");
+        inside("TRACE", d.file[s]);
+        for (int i = 0; d.run_argv[s] && i < d.run_argc[s]; i++)
+            inside("RUN_ARGS", d.run_argv[s][i]);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -175,6 +217,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (argc > 1 && !strcmp(argv[1], "report"))
         parse_report(argc - 1, argv + 1);
+    else if (argc > 1 && !strcmp(argv[1], "diff"))
+        parse_diff(argc - 1, argv + 1);
     else
         parse_run(argc, argv);
     free(buf);

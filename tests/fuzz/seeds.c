@@ -73,6 +73,7 @@ static const struct {
     { "cpus16-model", 16, 2, 0, 0 },
     { "run-patching", 2, 0, FZ_OPT_RUN | FZ_OPT_PATCHING | FZ_OPT_GUEST_TRACE | FZ_OPT_SAMPLES, 10 },
     { "run-icache", 2, 7, FZ_OPT_RUN | FZ_OPT_ICACHE, 5 },
+    { "run-json", 2, 0, FZ_OPT_RUN | FZ_OPT_TRACE_JSON, 3 },
     { "nokernel", 1, 0, FZ_OPT_NO_KERNEL, 0 },
 };
 
