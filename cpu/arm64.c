@@ -196,6 +196,7 @@ static void pmu_el_switch(Cpu *c, uint64_t upto, uint64_t to)
 {
     vcpu_branch_retire(c, upto);
     armv8_pmu_set_el(&A64(c)->pmu, (unsigned)(to >> 2) & 3);
+    vcpu_set_user(c, ((to >> 2) & 3) == 0);
 }
 
 /* The same from the trap site of an ERET at pc, which retires at the EL it leaves: counted here
@@ -207,6 +208,7 @@ static void pmu_el_switch_eret(Cpu *c, uint64_t pc, uint64_t to)
     if (c->pev.track_branches)
         vcpu_branch_retire(c, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
     armv8_pmu_set_el(&A64(c)->pmu, (unsigned)(to >> 2) & 3);
+    vcpu_set_user(c, ((to >> 2) & 3) == 0);
 }
 
 /* Exception entry to EL1h (DDI 0487 D1.10, "Exception entry"): ELR_EL1, SPSR_EL1 = the old

@@ -402,6 +402,7 @@ void vcpu_mem_flush(Cpu *c)
 
 void vcpu_set_mem_tracking(Cpu *c, bool on)
 {
+    on |= c->priv.mem;              /* pmusim stat counts them all the run */
     if (on && !c->pev.track_mem)
         c->mem_from = c->blk_counted;   /* count from here on */
     else if (!on && c->pev.track_mem)

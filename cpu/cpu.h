@@ -40,6 +40,7 @@
 #include "cpu/cluster.h"
 #include "cpu/cycle_model.h"
 #include "cpu/trapsite.h"
+#include "pmu/pmc.h"
 
 typedef struct Cpu Cpu;
 typedef struct Blob Blob;
@@ -229,6 +230,20 @@ typedef struct CpuProfiling {
     uint32_t from;                  /* instructions of blk already in the profile */
 } CpuProfiling;
 
+/* `pmusim stat`: the PMU's event sources (pmu/pmc.h: cycles, instructions, branches, loads ...)
+ * counted at user and kernel level apart, from outside the guest.  The backends tell the CPU
+ * core of every change of privilege at the points where they tell the PMU (x86 CPL, arm64 EL,
+ * ppc32 MSR[PR]: vcpu_set_user), so a stretch between two changes ran at one level and the
+ * split agrees with the guest's own PMU filters (x86 USR/OS, PMEVTYPER's U/P, MMCR0 FCP/FCS).
+ * Nothing is done per block: the cost is one fold of the sources per change of level. */
+typedef struct CpuPrivSplit {
+    bool on;
+    bool user;                      /* the level the CPU runs at now */
+    bool branches, mem;             /* keep branch / load-store tracking on (the slow path) */
+    uint64_t at[PMC_SRC_COUNT];     /* the sources at the last change */
+    uint64_t user_sum[PMC_SRC_COUNT];   /* counted at user level before it */
+} CpuPrivSplit;
+
 
 /* The interrupt pins (vcpu_pin): a controller sets them, the backend takes them between runs.
  * irq and pmi follow their lines' levels; nmi latches the NMI line's rising edge until taken. */
@@ -329,6 +344,7 @@ struct Cpu {
     uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
     BranchPredictor bp;
     CpuProfiling prof;
+    CpuPrivSplit priv;              /* pmusim stat */
 
     /* trap sites and code hooks */
     TrapTable trap;
@@ -389,6 +405,15 @@ void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
 void vcpu_mem_flush(Cpu *c);
 /* Count loads and stores from now on (every block through the slow path). */
 void vcpu_set_mem_tracking(Cpu *c, bool on);
+
+/* pmusim stat: count user and kernel apart from now on (the CPU at kernel level: before the
+ * boot), with branch and load/store tracking kept on when asked for. */
+void vcpu_priv_start(Cpu *c, bool branches, bool mem);
+/* The backend: the CPU runs at user level (x86 CPL > 0, arm64 EL0, ppc32 MSR[PR] = 1) from this
+ * instruction boundary on, or at kernel level; what ran before counted at the old level. */
+void vcpu_set_user(Cpu *c, bool user);
+/* A source's count so far, all of it and the user-level part. */
+void vcpu_priv_count(Cpu *c, PmcSource s, uint64_t *all, uint64_t *user);
 
 /* The address of the last instruction that retired (between runs, or from a trap hook). */
 uint64_t vcpu_last_retired_pc(Cpu *c);

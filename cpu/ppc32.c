@@ -245,6 +245,7 @@ static void ppc_take(Cpu *c, TraceKind kind, unsigned vector, uint32_t ret, uint
     uint32_t nmsr = (msr & (MSR_IP | MSR_ME)) | (msr & MSR_ILE ? MSR_LE : 0);
     uint32_t target = (msr & MSR_IP ? 0xfff00000u : 0) | vector;
     mpc7450_pmu_set_msr(&p->pmu, nmsr);     /* PR and PMM change: counted so far under the old */
+    vcpu_set_user(c, (nmsr & MSR_PR) != 0);
     vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
     vcpu_reg_write(c, UC_PPC_REG_PC, target);
     vcpu_exception_taken(c, kind, vector, trace_kinds[kind].name, ret, target, p->srr1);
@@ -393,6 +394,7 @@ static bool ppc_take_interrupt(Cpu *c)
     PpcCpu *p = PPC(c);
     uint32_t msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
     mpc7450_pmu_set_msr(&p->pmu, msr);      /* after an mtmsr */
+    vcpu_set_user(c, (msr & MSR_PR) != 0);
     if (!(msr & MSR_EE))
         return false;
     uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
@@ -764,6 +766,7 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
         if (c->cl->watch.context_sync)          /* a context-synchronising instruction */
             c->cl->watch.context_sync(c->cl->watch.opaque, c);
         mpc7450_pmu_set_msr(&p->pmu, nmsr);
+        vcpu_set_user(c, (nmsr & MSR_PR) != 0);
         vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
         vcpu_reg_write(c, UC_PPC_REG_PC, to);
         request_stop_if_deliverable(c, nmsr);

@@ -299,6 +299,7 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
         return false;
     }
     x86pmu_set_cpl(&x->pmu, new_cpl);     /* what ran so far counted at the old level */
+    vcpu_set_user(c, new_cpl != 0);         /* (USR counts at CPL 1 to 3: SDM vol. 3B §20.2.1.1) */
     rflags &= ~(uint64_t)(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF | RFLAGS_VM);
     if (type == 0xe)
         rflags &= ~(uint64_t)RFLAGS_IF;
@@ -1169,6 +1170,7 @@ static bool x86_take_interrupt(Cpu *c)
         vcpu_sync_decode_mode(c);
     }
     x86pmu_set_cpl(&x->pmu, x86_cpl(c));     /* after an IRETQ/SYSRET to another level */
+    vcpu_set_user(c, x86_cpl(c) != 0);
     if (c->pins.nmi && !x->nmi_blocked) {
         c->pins.nmi = false;
         if (c->state == CPU_HALTED)

@@ -1,4 +1,5 @@
-/* cli.h — the command lines of `pmusim [run]`, `pmusim --dump-dtb`, `pmusim report` and `pmusim diff`.
+/* cli.h — the command lines of `pmusim [run]`, `pmusim --dump-dtb`, `pmusim report`, `pmusim diff`
+ * and `pmusim stat`.
  *
  * One option table per command (cli.c) gives getopt_long its options and --help its text.  Parsing has no
  * side effect: it fills a Cli, opens no file and never exits, so the fuzzing harness can call it
@@ -12,6 +13,7 @@
 
 #include "base/outfile.h"
 #include "sim/machine.h"
+#include "sim/stat.h"
 #include "tracer/tracediff.h"
 
 typedef enum CliAction {
@@ -19,6 +21,8 @@ typedef enum CliAction {
     CLI_DUMP_DTB,   /* --dump-dtb: print the effective tree */
     CLI_HELP,       /* --help: usage printed on stdout */
     CLI_VERSION,    /* --version */
+    CLI_HELP_MAN,   /* --help-man: the manual page (roff) on stdout */
+    CLI_HELP_COMPLETION,    /* --help-completion: the bash completion script on stdout */
 } CliAction;
 
 typedef struct Cli {
@@ -66,6 +70,22 @@ typedef struct CliDiff {
 /* Parse the arguments after "diff" (argv[0] is "diff"); as cli_parse. */
 bool cli_parse_diff(int argc, char **argv, CliDiff *d, FILE *err);
 void cli_diff_usage(FILE *f);
+/* `pmusim stat [stat options] [--] [run options] KERNEL` (the stat options and the run's may be
+ * mixed; after "--" only the run's). */
+typedef struct CliStat {
+    Cli run;                        /* the run options, as cli_parse fills them */
+    StatConfig stat;
+    bool help;                      /* --help: usage printed on stdout */
+} CliStat;
+
+/* Parse the arguments after "stat" (argv[0] is "stat"); as cli_parse. */
+bool cli_parse_stat(int argc, char **argv, CliStat *s, FILE *err);
+void cli_stat_usage(FILE *f);
+
+/* Generated from every command's option table: the manual page (roff) and the bash completion
+ * script. */
+void cli_print_man(FILE *f);
+void cli_print_completion(FILE *f);
 
 /* A whole unsigned number (decimal or 0x hex) within [lo, hi]. */
 bool cli_number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v);

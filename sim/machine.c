@@ -587,6 +587,11 @@ static void cl_profile_block(void *m, Cpu *cpu, const BlockEntry *blk, uint32_t 
         profile_block(mm->profile, blk, from, to, window);
 }
 
+static void cl_branch_retired(void *m, Cpu *cpu, uint64_t pc, bool miss)
+{
+    profile_branch(((Machine *)m)->profile, pc, miss);
+}
+
 static void cl_profile_sample(void *m, Cpu *cpu, uint64_t pc, bool user, const char *counter)
 {
     mach_profile_sample(m, cpu, pc, user, counter);
@@ -897,10 +902,12 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     if (!conin_check_uart(&m->conin, m->conin_owner, err))
         return false;
 
-    if (cfg->samples_file) {
+    if (cfg->samples_file || cfg->stat_profile) {
         m->profile = xcalloc(1, sizeof *m->profile);
         profile_init(m->profile);
     }
+    if (cfg->stat_profile && cfg->stat_branches)     /* pmusim stat: branches by symbol */
+        m->cl.host.branch_retired = cl_branch_retired;
     m->cl.ncpus = m->desc.ncpus;
     for (int i = 0; i < m->cl.ncpus; i++) {
         const CpuDesc *cd = &m->desc.cpus[i];
@@ -910,6 +917,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
             return false;
         }
         m->cl.cpus[i]->prof.on = m->profile != NULL;
+        if (cfg->stat)
+            vcpu_priv_start(m->cl.cpus[i], cfg->stat_branches, cfg->stat_mem);
     }
     return true;
 }
@@ -1013,10 +1022,11 @@ static bool fill_guest_trace(FILE *f, void *arg, Error *err)
 
 static void write_samples(Machine *m)
 {
-    if (!m->profile)
+    if (!m->cfg.samples_file)
         return;
     for (int i = 0; i < m->cl.ncpus; i++) {
         vcpu_profile_flush(m->cl.cpus[i]);
+        vcpu_mem_flush(m->cl.cpus[i]);  /* its loads and stores too: pmusim stat reads them after */
         m->cl.cpus[i]->blk_counted = 0;
     }
     Error err = { { 0 } };

@@ -74,6 +74,10 @@ typedef struct MachineConfig {
     bool (*save)(struct Machine *m, const char *path, Error *err);
     const char *restore_file;
     bool icount_check;              /* test aid: count every instruction with a code hook too */
+    /* pmusim stat (sim/stat.h): count user and kernel apart (cpu.h, CpuPrivSplit), keeping the
+     * branch and load/store sources on all the run; stat_profile: the exact per-address
+     * profile (--per-symbol) without a --samples file */
+    bool stat, stat_branches, stat_mem, stat_profile;
 } MachineConfig;
 
 typedef struct Console {

@@ -25,24 +25,47 @@ void profile_destroy(Profile *p)
         free(p->tab[i].d_win);
     }
     free(p->tab);
+    free(p->br);
     free(p->samples);
     memset(p, 0, sizeof *p);
 }
 
-static ProfBlock *slot(ProfBlock *tab, uint32_t cap, uint64_t pc, uint32_t size)
+/* The first free slot of pc's probe sequence. */
+static ProfBlock *free_slot(ProfBlock *tab, uint32_t cap, uint64_t pc)
 {
     uint32_t mask = cap - 1;
     for (uint32_t i = hash_fib(pc, 24) & mask;; i = (i + 1) & mask)
-        if (!tab[i].size || (tab[i].pc == pc && tab[i].size == size))
+        if (!tab[i].size)
             return &tab[i];
 }
 
-/* The slot of block (pc, size) with n instructions, created empty if new. */
-static ProfBlock *block_get(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
+/* Does profile block b hold block e's code: the same instructions, by offset and cost, as far as
+ * both go (an x86 tail learned later makes one longer)?  Other code at the same address and size
+ * (a user program copied into the page another one ran from: paging.elf) is another block: one
+ * profile block for both mixed their instructions' addresses and costs. */
+static bool same_code(const ProfBlock *b, const BlockEntry *e)
 {
-    ProfBlock *b = slot(p->tab, p->cap, pc, size);
-    if (b->size)
-        return b;
+    uint32_t n = b->n < e->n ? b->n : e->n;
+    for (uint32_t i = 0; i < n; i++)
+        if (b->off[i] != e->info[i].off || b->cost[i] != e->info[i].cost)
+            return false;
+    return true;
+}
+
+/* The profile block of e's code, or the free slot where it goes. */
+static ProfBlock *slot_of(Profile *p, const BlockEntry *e)
+{
+    uint32_t mask = p->cap - 1;
+    for (uint32_t i = hash_fib(e->pc, 24) & mask;; i = (i + 1) & mask) {
+        ProfBlock *b = &p->tab[i];
+        if (!b->size || (b->pc == e->pc && b->size == e->size && same_code(b, e)))
+            return b;
+    }
+}
+
+/* A new empty profile block (pc, size) of n instructions. */
+static ProfBlock *block_new(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
+{
     if (2 * (p->used + 1) > p->cap) {               /* grow and rehash */
         uint32_t old_cap = p->cap;
         ProfBlock *old = p->tab;
@@ -50,10 +73,10 @@ static ProfBlock *block_get(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
         p->tab = xcalloc(p->cap, sizeof *p->tab);
         for (uint32_t i = 0; i < old_cap; i++)
             if (old[i].size)
-                *slot(p->tab, p->cap, old[i].pc, old[i].size) = old[i];
+                *free_slot(p->tab, p->cap, old[i].pc) = old[i];
         free(old);
-        b = slot(p->tab, p->cap, pc, size);
     }
+    ProfBlock *b = free_slot(p->tab, p->cap, pc);
     p->used++;
     b->pc = pc;
     b->size = size;
@@ -65,17 +88,34 @@ static ProfBlock *block_get(Profile *p, uint64_t pc, uint32_t size, uint32_t n)
     return b;
 }
 
+/* An x86 block with a tail (cpu.c: hook_tail) learns its instructions as the engine runs them:
+ * the same (pc, size) comes back with more.  The arrays grow to them; the old end boundary
+ * stays where it was (runs that ended there end before the instruction now at that index).
+ * Without this, a longer run wrote past the arrays (paging.elf's counts varied between runs). */
+static void block_grow(ProfBlock *b, uint32_t n)
+{
+    b->off = xrealloc(b->off, n * sizeof *b->off);
+    b->cost = xrealloc(b->cost, n * sizeof *b->cost);
+    b->d_all = xrealloc(b->d_all, ((size_t)n + 1) * sizeof *b->d_all);
+    b->d_win = xrealloc(b->d_win, ((size_t)n + 1) * sizeof *b->d_win);
+    for (uint32_t i = b->n + 1; i <= n; i++)
+        b->d_all[i] = b->d_win[i] = 0;
+    b->n = n;
+}
+
 void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, bool window)
 {
     if (!e || !e->size || to > e->n || from >= to)
         return;
-    ProfBlock *b = slot(p->tab, p->cap, e->pc, e->size);
-    if (!b->size) {
-        b = block_get(p, e->pc, e->size, e->n);
-        for (uint32_t i = 0; i < e->n; i++) {
-            b->off[i] = e->info[i].off;
-            b->cost[i] = e->info[i].cost;
-        }
+    ProfBlock *b = slot_of(p, e);
+    bool fresh = !b->size || b->n < e->n;
+    if (!b->size)
+        b = block_new(p, e->pc, e->size, e->n);
+    else if (b->n < e->n)
+        block_grow(b, e->n);
+    for (uint32_t i = 0; fresh && i < e->n; i++) {
+        b->off[i] = e->info[i].off;
+        b->cost[i] = e->info[i].cost;
     }
     b->d_all[from]++;
     b->d_all[to]--;
@@ -83,6 +123,33 @@ void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, 
         b->d_win[from]++;
         b->d_win[to]--;
     }
+}
+
+static ProfBranch *branch_slot(ProfBranch *tab, uint32_t cap, uint64_t pc)
+{
+    uint32_t mask = cap - 1;
+    for (uint32_t i = hash_fib(pc, 24) & mask;; i = (i + 1) & mask)
+        if (!tab[i].count || tab[i].pc == pc)
+            return &tab[i];
+}
+
+void profile_branch(Profile *p, uint64_t pc, bool miss)
+{
+    if (2 * (p->br_used + 1) > p->br_cap) {         /* grow (from nothing) and rehash */
+        uint32_t old_cap = p->br_cap;
+        ProfBranch *old = p->br;
+        p->br_cap = old_cap ? 2 * old_cap : 1024;
+        p->br = xcalloc(p->br_cap, sizeof *p->br);
+        for (uint32_t i = 0; i < old_cap; i++)
+            if (old[i].count)
+                *branch_slot(p->br, p->br_cap, old[i].pc) = old[i];
+        free(old);
+    }
+    ProfBranch *b = branch_slot(p->br, p->br_cap, pc);
+    p->br_used += !b->count;
+    b->pc = pc;
+    b->count++;
+    b->misses += miss;
 }
 
 void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter)
@@ -155,7 +222,14 @@ static int cmp_block(const void *a, const void *b)
     const ProfBlock *x = *(const ProfBlock *const *)a, *y = *(const ProfBlock *const *)b;
     if (x->pc != y->pc)
         return x->pc < y->pc ? -1 : 1;
-    return x->size < y->size ? -1 : x->size > y->size;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    if (x->n != y->n)                               /* other code at the same address and size */
+        return x->n < y->n ? -1 : 1;
+    for (uint32_t i = 0; i < x->n; i++)            /* by value: the same order on any host */
+        if (x->off[i] != y->off[i] || x->cost[i] != y->cost[i])
+            return x->off[i] != y->off[i] ? (x->off[i] < y->off[i] ? -1 : 1) : (x->cost[i] < y->cost[i] ? -1 : 1);
+    return 0;
 }
 
 static void save_block(const ProfBlock *pb, Blob *b)
@@ -219,9 +293,7 @@ static bool load_block(Profile *p, BlobReader *r)
     /* an engine block: 1 to 65535 bytes (offsets are 16-bit), at least a byte per instruction */
     if (!size || size > UINT16_MAX || !n || n > size || block_bytes(n) - 16 > r->len - r->off)
         return br_fail(r, "profile block size");
-    if (slot(p->tab, p->cap, pc, size)->size)
-        return br_fail(r, "profile block repeated");
-    ProfBlock *b = block_get(p, pc, size, n);
+    ProfBlock *b = block_new(p, pc, size, n);       /* (other code at the same address: another) */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t off = br_u32(r);
         b->cost[i] = br_u8(r);

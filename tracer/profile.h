@@ -43,9 +43,18 @@ typedef struct ProfSample {
     char counter[16];
 } ProfSample;
 
+/* Retired branches by address (pmusim stat --per-symbol with branch events; not in the samples
+ * file nor in checkpoints). */
+typedef struct ProfBranch {
+    uint64_t pc;
+    uint64_t count, misses;         /* count 0: an empty slot */
+} ProfBranch;
+
 typedef struct Profile {
     ProfBlock *tab;                 /* open addressing on (pc, size) */
     uint32_t cap, used;
+    ProfBranch *br;                 /* open addressing on pc */
+    uint32_t br_cap, br_used;
     ProfSample *samples;
     size_t nsamples, samples_cap;
 } Profile;
@@ -55,6 +64,8 @@ void profile_destroy(Profile *p);
 /* Instructions [from, to) of block e retired, in the sampling window or not. */
 void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, bool window);
 void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter);
+/* The branch at pc retired, mispredicted or not. */
+void profile_branch(Profile *p, uint64_t pc, bool miss);
 /* Print the samples file (docs/profiling.md) to f: the samples and the per-address counts (sorted
  * by address): instructions retired, those in the sampling window, and the window's cycles
  * (count x the instruction's cost).  The caller owns the file and its errors. */
