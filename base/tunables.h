@@ -60,4 +60,9 @@
 #define CONSOLE_INPUT_MAX ((size_t)16 << 20)
 #define CONSOLE_INPUT_MAX_TEXT "16 MiB"
 
+/* The deepest call chain a sample records (--samples, tracer/callchain.c), and the most a
+ * samples file may give one: the guests here nest a handful of calls, and a chain this deep is
+ * already a corrupt or runaway stack (perf's default, kernel.perf_event_max_stack, is 127). */
+#define CALLCHAIN_DEPTH 64
+
 #endif

@@ -21,7 +21,7 @@ enum {
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
     O_VERSION, O_HELP_MAN, O_HELP_COMPLETION, O_CONSOLE_IN, O_RECORD, O_REPLAY, O_QUIET,
-    O_TRUTH, O_FOLDED,              /* pmusim report */
+    O_TRUTH, O_FOLDED, O_PERF_SCRIPT, /* pmusim report */
     O_CONTEXT, O_IGNORE, O_IGNORE_FIELD,    /* pmusim diff */
     O_NO_AGGR, O_PER_SYMBOL,        /* pmusim stat; its short options are their ids: */
     O_EVENT = 'e', O_PER_CPU = 'A', O_OUTPUT = 'o', O_SEP = 'x',
@@ -107,7 +107,10 @@ static const CliOption run_options[] = {
 static const CliOption report_options[] = {
     { "truth", "MODE", O_TRUTH, true, "Report:",
       "add each symbol's exact share: MODE insns (default), of the\ninstructions retired while a sampling counter counted;\ncycles, of their cycles" },
-    { "folded", NULL, O_FOLDED, false, NULL, "one line per symbol, app;image;symbol COUNT (flame graphs)" },
+    { "folded", NULL, O_FOLDED, false, NULL,
+      "one line per call stack, app;image;outer;...;inner COUNT\n(flame graphs)" },
+    { "perf-script", NULL, O_PERF_SCRIPT, false, NULL,
+      "the samples and their call chains as `perf script` prints\nthem (FlameGraph, speedscope, the Firefox Profiler)" },
     { "help", NULL, O_HELP, false, "Other:", "this text" },
 };
 
@@ -146,7 +149,7 @@ static const CliCommand run_command = {
     "pmusim", "run",
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
-    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]\n"
+    "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded] [--perf-script]\n"
     "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n"
     "       pmusim stat [-e EVENTS] [--per-cpu] [--per-symbol] [--] [run options] KERNEL\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
@@ -563,8 +566,10 @@ static bool report_option(void *ctx, int id, const char *val, FILE *err)
         r->help = true;
         return true;
     case O_FOLDED:
-        r->folded = true;
-        return true;
+    case O_PERF_SCRIPT:
+        *(id == O_FOLDED ? &r->folded : &r->perf_script) = true;
+        return !(r->folded && r->perf_script) ||
+               bad(err, "report: --folded and --perf-script are two outputs: one at a time%s%s", "", "");
     case O_TRUTH:
         r->truth = true;
         r->by_cycles = val && !strcmp(val, "cycles");

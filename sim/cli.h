@@ -43,6 +43,7 @@ typedef struct CliReport {
     bool truth;                     /* --truth[=insns|cycles] */
     bool by_cycles;                 /* --truth=cycles */
     bool folded;                    /* --folded */
+    bool perf_script;               /* --perf-script */
     bool help;                      /* --help: usage printed on stdout */
 } CliReport;
 

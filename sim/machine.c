@@ -1,6 +1,7 @@
 /* machine.c — building a machine from its device tree and running it (see machine.h). */
 #include "sim/machine.h"
 
+#include "tracer/callchain.h"
 #include "tracer/guesttrace.h"
 #include "tracer/tracedat.h"
 #include "tracer/tracejson.h"
@@ -993,10 +994,15 @@ void mach_rescue_outputs(Machine *m)
     conin_rescue(&m->conin);
 }
 
+/* A sample with the guest's call chain, walked now: the PMU reports the sample before the
+ * exception entry that delivers it changes a register (docs/profiling.md, "Call chains"). */
 void mach_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter)
 {
-    if (m->profile)
-        profile_sample(m->profile, c->index, c->cycles, pc, user, counter);
+    if (!m->profile)
+        return;
+    uint64_t chain[CALLCHAIN_DEPTH];
+    size_t n = callchain_of_cpu(c, pc, &m->image, chain, CALLCHAIN_DEPTH);
+    profile_sample(m->profile, c->index, c->cycles, pc, user, counter, chain, n);
 }
 
 static void output_lost(Machine *m, const Error *err)
@@ -1010,7 +1016,7 @@ static void output_lost(Machine *m, const Error *err)
 static bool fill_samples(FILE *f, void *arg, Error *err)
 {
     Machine *m = arg;
-    profile_print(m->profile, isa_name(m->arch), f);
+    profile_print(m->profile, isa_name(m->arch), m->clock.freq_hz, f);
     return true;
 }
 

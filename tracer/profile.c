@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/state.h"
+#include "base/tunables.h"
 #include "cpu/blockcache.h"
 
 void profile_init(Profile *p)
@@ -27,6 +28,7 @@ void profile_destroy(Profile *p)
     free(p->tab);
     free(p->br);
     free(p->samples);
+    free(p->frames);
     memset(p, 0, sizeof *p);
 }
 
@@ -152,14 +154,31 @@ void profile_branch(Profile *p, uint64_t pc, bool miss)
     b->misses += miss;
 }
 
-void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter)
+/* A sample's call chain onto the end of the frames; its place. */
+static uint32_t add_chain(Profile *p, const uint64_t *chain, size_t n)
+{
+    if (p->nframes + n > p->frames_cap) {
+        p->frames_cap = p->frames_cap ? 2 * p->frames_cap + n : 4096 + n;
+        p->frames = xrealloc(p->frames, p->frames_cap * sizeof *p->frames);
+    }
+    if (n)
+        memcpy(p->frames + p->nframes, chain, n * sizeof *chain);
+    p->nframes += n;
+    return (uint32_t)(p->nframes - n);
+}
+
+void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter,
+                    const uint64_t *chain, size_t nchain)
 {
     if (p->nsamples == p->samples_cap) {
         p->samples_cap = p->samples_cap ? 2 * p->samples_cap : 1024;
         p->samples = xrealloc(p->samples, p->samples_cap * sizeof *p->samples);
     }
+    if (nchain > CALLCHAIN_DEPTH)
+        nchain = CALLCHAIN_DEPTH;
     ProfSample *s = &p->samples[p->nsamples++];
-    *s = (ProfSample){ .cycle = cycle, .pc = pc, .cpu = cpu, .user = user };
+    *s = (ProfSample){ .cycle = cycle, .pc = pc, .cpu = cpu, .user = user, .nchain = (uint32_t)nchain };
+    s->chain_at = add_chain(p, chain, nchain);
     snprintf(s->counter, sizeof s->counter, "%s", counter);
 }
 
@@ -173,7 +192,18 @@ static int cmp_addr(const void *a, const void *b)
     return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-void profile_print(const Profile *p, const char *arch, FILE *f)
+/* A sample line: `sample cpu= cycle= pc= mode= counter= chain=RET,RET,...` (chain empty when the
+ * walk found no caller). */
+static void print_sample(const Profile *p, const ProfSample *s, FILE *f)
+{
+    fprintf(f, "sample cpu=%d cycle=%" PRIu64 " pc=0x%" PRIx64 " mode=%s counter=%s chain=", s->cpu, s->cycle, s->pc,
+            s->user ? "user" : "kernel", s->counter);
+    for (uint32_t i = 0; i < s->nchain; i++)
+        fprintf(f, "%s0x%" PRIx64, i ? "," : "", p->frames[s->chain_at + i]);
+    fputc('\n', f);
+}
+
+void profile_print(const Profile *p, const char *arch, uint64_t hz, FILE *f)
 {
     /* Per-address counts: the prefix sums of each block's difference arrays. */
     size_t n = 0, cap = 1024;
@@ -195,12 +225,9 @@ void profile_print(const Profile *p, const char *arch, FILE *f)
     }
     if (n)
         qsort(ac, n, sizeof *ac, cmp_addr);
-    fprintf(f, SAMPLES_MAGIC "arch=%s samples=%zu\n", arch, p->nsamples);
-    for (size_t i = 0; i < p->nsamples; i++) {
-        const ProfSample *s = &p->samples[i];
-        fprintf(f, "sample cpu=%d cycle=%" PRIu64 " pc=0x%" PRIx64 " mode=%s counter=%s\n", s->cpu, s->cycle, s->pc,
-                s->user ? "user" : "kernel", s->counter);
-    }
+    fprintf(f, SAMPLES_MAGIC "arch=%s hz=%" PRIu64 " samples=%zu\n", arch, hz, p->nsamples);
+    for (size_t i = 0; i < p->nsamples; i++)
+        print_sample(p, &p->samples[i], f);
     /* Merge equal addresses (one instruction in several translated blocks). */
     for (size_t i = 0; i < n;) {
         uint64_t pc = ac[i].pc, count = 0, window = 0, cycles = 0;
@@ -247,8 +274,9 @@ static void save_block(const ProfBlock *pb, Blob *b)
     }
 }
 
-/* Raise when the saved state changes (base/state.h). */
-#define PROFILE_STATE_VERSION 1u
+/* Raise when the saved state changes (base/state.h).  2: each sample's call chain. */
+#define PROFILE_STATE_VERSION 2u
+#define PROFILE_STATE_CHAINS 2u
 
 void profile_save(const Profile *p, Blob *b)
 {
@@ -273,6 +301,9 @@ void profile_save(const Profile *p, Blob *b)
         blob_u32(b, (uint32_t)s->cpu);
         blob_u8(b, s->user);
         blob_str(b, s->counter);
+        blob_u32(b, s->nchain);
+        for (uint32_t k = 0; k < s->nchain; k++)
+            blob_u64(b, p->frames[s->chain_at + k]);
     }
     blob_end(b, at);
 }
@@ -317,7 +348,20 @@ static bool counter_ok(const char *s)
     return true;
 }
 
-static bool load_samples(Profile *p, BlobReader *r, int ncpus)
+/* A sample's call chain (state version 2 on): its length and the return addresses. */
+static void load_chain(Profile *p, BlobReader *r, ProfSample *s)
+{
+    uint32_t n = br_count(r, 8, CALLCHAIN_DEPTH, "sample call chain length");
+    uint64_t chain[CALLCHAIN_DEPTH];
+    for (uint32_t k = 0; k < n && r->ok; k++)
+        chain[k] = br_u64(r);
+    if (!r->ok)
+        return;
+    s->nchain = n;
+    s->chain_at = add_chain(p, chain, n);
+}
+
+static bool load_samples(Profile *p, BlobReader *r, int ncpus, uint32_t version)
 {
     uint64_t n = br_u64(r);
     /* cycle, pc, cpu, mode, counter length: at least 25 bytes each */
@@ -340,6 +384,8 @@ static bool load_samples(Profile *p, BlobReader *r, int ncpus)
         s->user = user;
         snprintf(s->counter, sizeof s->counter, "%s", counter);
         free(counter);
+        if (version >= PROFILE_STATE_CHAINS)
+            load_chain(p, r, s);
         p->nsamples = (size_t)i + 1;
     }
     return r->ok;
@@ -355,22 +401,31 @@ bool profile_load(Profile *p, BlobReader *r, int ncpus)
     uint32_t n = br_count(r, block_bytes(1), UINT32_MAX, "profile block count");
     for (uint32_t i = 0; i < n && r->ok; i++)
         load_block(p, r);
-    return r->ok && load_samples(p, r, ncpus) && br_end(r, &outer);
+    return r->ok && load_samples(p, r, ncpus, r->version) && br_end(r, &outer);
 }
 
 /* ------------------------------------------------------------------ reading the file back */
+
+/* A sample line's longest: its fields (about 130 characters with 64-bit numbers and a counter
+ * name) and CALLCHAIN_DEPTH return addresses of up to 19 characters each ("0x" + 16 digits
+ * and a comma). */
+#define SAMPLES_LINE_MAX (256 + 19 * CALLCHAIN_DEPTH)
+
+/* The value of ` key=` in a line, NULL if the line has none. */
+static const char *field_at(const char *line, const char *key)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    return p ? p + strlen(pat) : NULL;
+}
 
 /* `key=value` from a line, as a number; false if absent or malformed (strtoull alone would take
  * "-1" as 2^64 - 1 and skip blanks). */
 static bool field_u64(const char *line, const char *key, uint64_t *v)
 {
-    char pat[32];
-    snprintf(pat, sizeof pat, " %s=", key);
-    const char *p = strstr(line, pat);
-    if (!p)
-        return false;
-    p += strlen(pat);
-    if (*p < '0' || *p > '9')
+    const char *p = field_at(line, key);
+    if (!p || *p < '0' || *p > '9')
         return false;
     char *end;
     errno = 0;
@@ -378,28 +433,108 @@ static bool field_u64(const char *line, const char *key, uint64_t *v)
     return !errno && (*end == ' ' || *end == '\n' || *end == 0);
 }
 
+/* The reader's state: the header's facts and the current sample's chain. */
+typedef struct ReadState {
+    const char *path;
+    unsigned version;
+    uint64_t hz;
+    uint64_t chain[CALLCHAIN_DEPTH];
+    char counter[16];               /* as ProfSample's */
+} ReadState;
+
+/* `key=WORD` from a line into buf (a word: up to a blank); false if absent or too long. */
+static bool field_word(const char *line, const char *key, char *buf, size_t size)
+{
+    const char *p = field_at(line, key);
+    if (!p)
+        return false;
+    size_t n = strcspn(p, " \n");
+    if (n >= size)
+        return false;
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    return true;
+}
+
+/* ` chain=A,B,...` (version 2): at most CALLCHAIN_DEPTH numbers; an empty chain is allowed. */
+static bool field_chain(const char *line, uint64_t *out, size_t *n)
+{
+    const char *p = field_at(line, "chain");
+    if (!p)
+        return false;
+    *n = 0;
+    while (*p && *p != ' ' && *p != '\n') {
+        char *end;
+        if (*n == CALLCHAIN_DEPTH || *p < '0' || *p > '9')
+            return false;
+        errno = 0;
+        out[(*n)++] = strtoull(p, &end, 0);
+        if (errno || (*end == ',' && (end[1] < '0' || end[1] > '9')))
+            return false;
+        if (*end && *end != ',' && *end != ' ' && *end != '\n')
+            return false;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return true;
+}
+
+/* A sample line; version 1 needs only pc and mode (its other fields are read when present),
+ * version 2 every field pmusim writes. */
+static bool read_sample(ReadState *st, const char *line, const SamplesVisitor *v, void *opaque, unsigned lineno,
+                        Error *err)
+{
+    SampleRec s = { .hz = st->hz, .user = strstr(line, " mode=user") != NULL, .counter = st->counter,
+                    .chain = st->chain };
+    uint64_t cpu = 0;
+    bool ok = field_u64(line, "pc", &s.pc) && (s.user || strstr(line, " mode=kernel"));
+    bool has_cpu = field_u64(line, "cpu", &cpu) && cpu <= UINT16_MAX;
+    bool has_cycle = field_u64(line, "cycle", &s.cycle);
+    bool has_counter = field_word(line, "counter", st->counter, sizeof st->counter);
+    if (!has_counter)
+        st->counter[0] = 0;
+    if (!has_cpu)
+        cpu = 0;
+    if (!has_cycle)
+        s.cycle = 0;
+    if (st->version >= 2)
+        ok = ok && has_cpu && has_cycle && has_counter && field_chain(line, st->chain, &s.nchain);
+    if (!ok)
+        return err_set(err, "%s:%u: malformed sample line", st->path, lineno);
+    s.cpu = (unsigned)cpu;
+    return v->sample(opaque, &s) || err_set(err, "%s:%u: more samples than 64 bits can count", st->path, lineno);
+}
+
 /* One line of the file (not the first); false with err naming path and line. */
-static bool read_line(const char *line, const SamplesVisitor *v, void *opaque, const char *path, unsigned lineno,
+static bool read_line(ReadState *st, const char *line, const SamplesVisitor *v, void *opaque, unsigned lineno,
                       Error *err)
 {
     uint64_t pc, count, window, cycles;
     if (line[0] == '#' || line[0] == '\n')
         return true;
-    if (!strncmp(line, "sample ", 7)) {
-        bool user = strstr(line, " mode=user") != NULL;
-        if (!field_u64(line, "pc", &pc) || (!user && !strstr(line, " mode=kernel")))
-            return err_set(err, "%s:%u: malformed sample line", path, lineno);
-        return v->sample(opaque, pc, user) ||
-               err_set(err, "%s:%u: more samples than 64 bits can count", path, lineno);
-    }
+    if (!strncmp(line, "sample ", 7))
+        return read_sample(st, line, v, opaque, lineno, err);
     if (!strncmp(line, "insns ", 6)) {
         if (!field_u64(line, "pc", &pc) || !field_u64(line, "count", &count) || !field_u64(line, "window", &window) ||
             window > count || !field_u64(line, "cycles", &cycles))
-            return err_set(err, "%s:%u: malformed insns line", path, lineno);
+            return err_set(err, "%s:%u: malformed insns line", st->path, lineno);
         return v->insns(opaque, pc, count, window, cycles) ||
-               err_set(err, "%s:%u: the counts overflow: their sums exceed 64 bits", path, lineno);
+               err_set(err, "%s:%u: the counts overflow: their sums exceed 64 bits", st->path, lineno);
     }
-    return err_set(err, "%s:%u: unknown line", path, lineno);
+    return err_set(err, "%s:%u: unknown line", st->path, lineno);
+}
+
+/* The first line: the magic of version 1 or 2, and version 2's CPU clock. */
+static bool read_header(ReadState *st, const char *line, Error *err)
+{
+    if (!strncmp(line, SAMPLES_MAGIC_V1, strlen(SAMPLES_MAGIC_V1)))
+        st->version = 1;
+    else if (!strncmp(line, SAMPLES_MAGIC, strlen(SAMPLES_MAGIC)))
+        st->version = 2;
+    else
+        return err_set(err, "%s:1: not a pmusim samples file (version 1 or 2)", st->path);
+    if (st->version >= 2 && (!field_u64(line, "hz", &st->hz) || !st->hz))
+        return err_set(err, "%s:1: the header has no CPU clock (hz=)", st->path);
+    return true;
 }
 
 bool profile_read(const char *path, const SamplesVisitor *v, void *opaque, Error *err)
@@ -407,7 +542,10 @@ bool profile_read(const char *path, const SamplesVisitor *v, void *opaque, Error
     FILE *f = fopen(path, "r");
     if (!f)
         return err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    char line[512];
+    /* the longest line: a sample with CALLCHAIN_DEPTH return addresses of 64 bits */
+    char line[SAMPLES_LINE_MAX];
+    ReadState *st = xcalloc(1, sizeof *st);
+    st->path = path;
     unsigned lineno = 0;
     bool ok = true;
     while (ok && fgets(line, sizeof line, f)) {
@@ -415,11 +553,12 @@ bool profile_read(const char *path, const SamplesVisitor *v, void *opaque, Error
         if (!strchr(line, '\n') && !feof(f))
             ok = err_set(err, "%s:%u: line longer than %zu characters, or holding a NUL byte", path, lineno,
                          sizeof line - 2);
-        else if (lineno == 1 && strncmp(line, SAMPLES_MAGIC, strlen(SAMPLES_MAGIC)))
-            ok = err_set(err, "%s:1: not a pmusim samples file (version 1)", path);
-        else if (lineno > 1)
-            ok = read_line(line, v, opaque, path, lineno, err);
+        else if (lineno == 1)
+            ok = read_header(st, line, err);
+        else
+            ok = read_line(st, line, v, opaque, lineno, err);
     }
+    free(st);
     if (ok && lineno == 0)
         ok = err_set(err, "%s: empty file", path);
     fclose(f);
