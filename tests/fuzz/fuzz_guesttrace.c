@@ -20,16 +20,7 @@ static Machine machines[ARCH_COUNT];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    for (int a = 0; a < ARCH_COUNT; a++) {
-        MachineConfig cfg;
-        fz_checkpoint_config((Arch)a, &cfg);
-        cfg.ncpus = 1;
-        cfg.check_patching = cfg.icache_strict = false;
-        cfg.samples_file = NULL;
-        Error err = { { 0 } };
-        if (!mach_create(&machines[a], &cfg, &err))
-            fz_fail("cannot create the %s machine: %s", isa_name((Arch)a), err.msg);
-    }
+    fz_plain_machines(machines, 1);
     return 0;
 }
 
