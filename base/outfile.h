@@ -56,6 +56,7 @@ typedef struct IoName {
     const char *path;               /* NULL: not given */
     bool output;
 } IoName;
+#define OUTFILE_CHECK_MAX 64         /* names outfile_check_distinct takes (two runs' files for pmusim diff) */
 bool outfile_check_distinct(const IoName *names, int n, Error *err);
 
 #endif

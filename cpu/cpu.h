@@ -433,6 +433,10 @@ IrqLine vcpu_pin(Cpu *c, CpuPin pin);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */
 void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle);
+/* The same, after every other event of its cycle, without drawing a sequence number: for an
+ * event whose scheduling moment depends on the host (live console input, sim/dev/uart_rx.h), so
+ * that the machine's sequence counter and the order of every other event do not. */
+void vcpu_schedule_last(Cpu *c, Event *ev, uint64_t cycle);
 void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns);
 
 /* --- for backends and models, called from engine hooks --- */

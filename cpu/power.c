@@ -124,14 +124,25 @@ void vcpu_branch_retire(Cpu *c, uint64_t next)
         c->cl->host.branch_retired(c->cl->host.opaque, c, pc, miss);
 }
 
-void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
+static void schedule_seq(Cpu *c, Event *ev, uint64_t cycle, uint64_t seq)
 {
-    evq_insert(&c->events, ev, cycle, clk_next_seq(c->cl->clock));
+    evq_insert(&c->events, ev, cycle, seq);
     if (cycle < c->lim.cycles) {    /* a running CPU must notice it (from a hook) */
         c->lim.cycles = cycle;
         if (cycle < c->lim.fast)
             c->lim.fast = cycle;
     }
+}
+
+void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
+{
+    schedule_seq(c, ev, cycle, clk_next_seq(c->cl->clock));
+}
+
+/* The last sequence number: no other event has it, none is drawn after it. */
+void vcpu_schedule_last(Cpu *c, Event *ev, uint64_t cycle)
+{
+    schedule_seq(c, ev, cycle, UINT64_MAX);
 }
 
 void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)

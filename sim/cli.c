@@ -20,7 +20,7 @@ enum {
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_JSON, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK, O_GDB, O_GDB_WAIT,
-    O_VERSION, O_HELP_MAN, O_HELP_COMPLETION,
+    O_VERSION, O_HELP_MAN, O_HELP_COMPLETION, O_CONSOLE_IN, O_RECORD, O_REPLAY, O_QUIET,
     O_TRUTH, O_FOLDED, O_PERF_SCRIPT, /* pmusim report */
     O_CONTEXT, O_IGNORE, O_IGNORE_FIELD,    /* pmusim diff */
     O_NO_AGGR, O_PER_SYMBOL,        /* pmusim stat; its short options are their ids: */
@@ -46,6 +46,7 @@ static const struct {
     const char *words;
 } option_words[] = {
     { O_ICACHE, "coherent strict" },
+    { O_CONSOLE_IN, "stdin" },          /* and files */
     { O_TRUTH, "insns cycles" },
 };
 
@@ -67,8 +68,14 @@ static const CliOption run_options[] = {
     { "max-insns", "N", O_MAX_INSNS, false, NULL, "stop after exactly N instructions (all CPUs together), N <= 2^62" },
     { "max-cycles", "N", O_MAX_CYCLES, false, NULL, "stop when simulated time reaches N cycles, N <= 2^62" },
     { "console", "FILE", O_CONSOLE, false, NULL, "guest console output to FILE instead of stdout" },
+    { "console-in", "FILE|stdin", O_CONSOLE_IN, false, NULL,
+      "bytes for the console UART's receiver, delivered one character\ntime apart while the guest takes them: FILE read whole before\nthe run; stdin (or -) on a terminal or pipe is live, read as\nit comes (docs/guest-abi.md)" },
     { "console-input", "FILE", O_CONSOLE_INPUT, false, NULL,
-      "bytes for the console UART's receiver, read whole before the\nrun (- for standard input), delivered one character time\napart while the guest takes them (docs/guest-abi.md)" },
+      "the same, FILE always read whole (- for standard input)" },
+    { "record", "FILE", O_RECORD, false, NULL,
+      "log every console input byte with the cycle it arrived at\n(docs/guest-abi.md, \"Record and replay\")" },
+    { "replay", "FILE", O_REPLAY, false, NULL,
+      "console input from a --record log, each byte at its logged\ncycle: the recorded run again, bit for bit" },
     { "trace", "FILE", O_TRACE, false, NULL, "event trace (docs/trace-format.md)" },
     { "trace-dat", "FILE", O_TRACE_DAT, false, NULL,
       "the trace and the guest's ftrace rings as a trace.dat for\ntrace-cmd and KernelShark (docs/trace-format.md)" },
@@ -85,6 +92,8 @@ static const CliOption run_options[] = {
       "the guest's trace rings at the end, in ftrace's function /\nfunction_graph text format (docs/trace-format.md)" },
     { "samples", "FILE", O_SAMPLES, false, NULL, "PMU samples and the exact instruction profile, for\n`pmusim report` (docs/profiling.md)" },
     { "stats", NULL, O_STATS, false, NULL, "per-CPU instruction and cycle counts on stderr at the end" },
+    { "quiet", NULL, O_QUIET, false, NULL,
+      "no progress line (shown on a terminal), no note when a limit\nends the run" },
     { "save-at", "CYCLE:FILE", O_SAVE_AT, false, NULL, "write a checkpoint at the first quantum boundary >= CYCLE" },
     { "restore", "FILE", O_RESTORE, false, NULL, "continue from a checkpoint (same machine and image)" },
     { "semihosting", NULL, O_SEMIHOSTING, false, NULL, "arm64: hlt #0xf000 semihosting (exit, writec, write0)" },
@@ -317,7 +326,14 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
     case O_GUEST_TRACE: cfg->guest_trace_file = val; return true;
     case O_SAMPLES:     cfg->samples_file = val; return true;
     case O_CONSOLE:     cfg->console_file = val; return true;
-    case O_CONSOLE_INPUT: cfg->console_input_file = val; return true;
+    case O_CONSOLE_INPUT:
+    case O_CONSOLE_IN:
+        cfg->console_input_file = val;
+        cfg->console_input_opt = id == O_CONSOLE_IN ? "--console-in" : "--console-input";
+        cfg->console_input_live = id == O_CONSOLE_IN;
+        return true;
+    case O_RECORD:      cfg->record_file = val; return true;
+    case O_REPLAY:      cfg->replay_file = val; return true;
     case O_RESTORE:     cfg->restore_file = val; return true;
     case O_GDB:         cfg->gdb = val; return true;
     case O_SAVE_AT:     return parse_save_at(cfg, val, err);
@@ -364,6 +380,7 @@ static bool apply_flag(Cli *cli, int id)
     case O_SEMIHOSTING:     cfg->semihosting = true; return true;
     case O_GDB_WAIT:        cfg->gdb_wait = true; return true;
     case O_ICOUNT_CHECK:    cfg->icount_check = true; return true;
+    case O_QUIET:           cfg->quiet = true; return true;
     case O_CHECK_PATCHING:  cfg->check_patching = true; return true;
     case O_STRICT:          cfg->check_patching = cfg->strict = true; return true;
     }
@@ -394,6 +411,10 @@ static bool check_combination(Cli *cli, FILE *err)
         cli_usage(err);
         return false;
     }
+    if (cfg->replay_file && cfg->console_input_file)
+        return bad(err, "--replay and %s exclude each other: the log is the console input%s", cfg->console_input_opt, "");
+    if (cfg->record_file && !cfg->replay_file && !cfg->console_input_file)
+        return bad(err, "--record needs console input to record (--console-in or --replay)%s%s", "", "");
     if (cli->action == CLI_DUMP_DTB && !cfg->kernel && cfg->arch == ARCH_NONE)
         return bad(err, "--dump-dtb needs a KERNEL or --arch%s%s", "", "");
     if (cfg->gdb_wait && !cfg->gdb)
@@ -512,6 +533,13 @@ bool cli_parse(int argc, char **argv, Cli *cli, FILE *err)
     return run_done(cli) || check_combination(cli, err);
 }
 
+/* Standard input is no file of the run's (--console-in's "stdin" means it, not ./stdin). */
+static const char *console_input_path(const MachineConfig *cfg)
+{
+    const char *p = cfg->console_input_file;
+    return p && cfg->console_input_live && !strcmp(p, "stdin") ? NULL : p;
+}
+
 int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES])
 {
     const IoName all[] = {
@@ -519,7 +547,9 @@ int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES])
         { "--machine", cfg->machine_file, false },
         { "--initrd", cfg->initrd_file, false },
         { "--restore", cfg->restore_file, false },
-        { "--console-input", cfg->console_input_file, false },
+        { cfg->console_input_opt ? cfg->console_input_opt : "--console-input", console_input_path(cfg), false },
+        { "--replay", cfg->replay_file, false },
+        { "--record", cfg->record_file, true },
         { "--trace", cfg->trace_file, true },
         { "--trace-dat", cfg->trace_dat_file, true },
         { "--trace-json", cfg->trace_json_file, true },
@@ -642,9 +672,10 @@ static bool check_run_args(int argc, char **argv, const char *label, FILE *err)
     if (run.cfg.trace_file)
         return bad(err, "diff: %s: leave --trace out: diff reads the run's trace itself (%s)", label,
                    run.cfg.trace_file);
-    if (run.cfg.console_input_file && !strcmp(run.cfg.console_input_file, "-"))
-        return bad(err, "diff: %s: --console-input - : diff's standard input is not the run's; give a file%s", label,
-                   "");
+    const char *in = run.cfg.console_input_file;
+    if (in && (!strcmp(in, "-") || (run.cfg.console_input_live && !strcmp(in, "stdin"))))
+        return bad(err, "diff: %s: console input from standard input: diff's standard input is not the run's; give a"
+                   " file (%s)", label, run.cfg.console_input_opt);
     return true;
 }
 
@@ -930,9 +961,10 @@ static void comp_value(FILE *f, const CliOption *o)
         return;
     }
     fputs(") COMPREPLY=($(compgen ", f);
-    if (o->arg && !strcmp(o->arg, "FILE"))
-        fputs("-f -- \"$cur\")); return;;\n", f);
-    else if (o->id == O_ARCH || o->id == O_CPU_MODEL || words_of(o->id)) {
+    if (o->arg && !strncmp(o->arg, "FILE", 4)) {    /* FILE, or FILE|word */
+        const char *w = words_of(o->id);
+        fprintf(f, "-f %s%s%s-- \"$cur\")); return;;\n", w ? "-W \"" : "", w ? w : "", w ? "\" " : "");
+    } else if (o->id == O_ARCH || o->id == O_CPU_MODEL || words_of(o->id)) {
         const char *w = words_of(o->id);
         fprintf(f, "-W \"%s", w ? w : "");
         for (int a = 0; !w && a < ARCH_COUNT; a++) {

@@ -17,6 +17,7 @@
 
 #include "base/tunables.h"
 #include "sim/devices.h"
+#include "sim/dev/uart_rx.h"
 #include "sim/intc.h"
 
 /* x86 boot structures (docs/machines.md). */
@@ -64,8 +65,11 @@ void console_putc(Machine *m, uint8_t ch)
         return;                     /* after the instruction that ended the run */
     con->buf[con->len++] = (char)ch;
     con->bytes++;
-    if (con->len == sizeof con->buf || (ch == '\n' && con->line_flush))
+    if (con->len == sizeof con->buf || (ch == '\n' && con->line_flush)) {
+        if (con->line_flush)
+            progress_clear(&m->progress);   /* a terminal's line: the progress line returns later */
         console_write_all(con);
+    }
 }
 
 void console_flush(Machine *m)
@@ -706,15 +710,41 @@ static IrqLine host_irq(void *m, const DevDesc *dd, unsigned n)
 
 /* The console's UART takes the input: the node /chosen stdout-path names, or without one the
  * first UART to ask (in tree order). */
-static const ConsoleInput *host_console_input(void *opaque, const DevDesc *dd)
+static ConsoleInput *host_console_input(void *opaque, const DevDesc *dd)
 {
     Machine *m = opaque;
-    if (!m->conin.data || m->conin_owner[0])
+    if (!m->conin.in.data || m->conin_owner[0])
         return NULL;
     if (m->desc.stdout_path[0] && strcmp(m->desc.stdout_path, dd->path))
         return NULL;
     snprintf(m->conin_owner, sizeof m->conin_owner, "%s", dd->path);
-    return &m->conin;
+    return &m->conin.in;
+}
+
+static void host_console_taken(void *opaque, uint64_t pos, uint8_t c, int cpu, uint64_t when)
+{
+    conin_taken(&((Machine *)opaque)->conin, c, cpu, when);
+}
+
+/* A replay that cannot go on as logged: the run is not the recorded one any more (another
+ * pmusim, a log edited to another valid one); it ends there, as a bad input does. */
+static void host_console_refused(void *opaque, uint64_t pos, const char *why)
+{
+    Machine *m = opaque;
+    const ConIn *ci = &m->conin;
+    uint64_t i = pos - ci->in.first;
+    progress_clear(&m->progress);
+    fprintf(stderr, "pmusim: --replay %s: offset %" PRIu64 ": input byte %" PRIu64 " cannot arrive at cycle %" PRIu64
+            " of cpu%u as logged: %s; the run has left the recorded one and ends here\n", ci->replay_path,
+            conin_log_offset(ci, pos), pos, ci->in.at[i], ci->in.cpu[i], why);
+    mach_diag(m, NULL, 0, "replay-diverged", "input byte %" PRIu64 " at cycle %" PRIu64 " of cpu%u: %s", pos,
+              ci->in.at[i], ci->in.cpu[i], why);
+    mach_exit(m, NULL, EXIT_USAGE, "replay-diverged");
+}
+
+static void host_cpu_schedule_last(void *m, int n, Event *ev, uint64_t cycle)
+{
+    vcpu_schedule_last(((Machine *)m)->cl.cpus[n], ev, cycle);
 }
 
 /* A device's diagnostic names the instruction making the access (else the last retired). */
@@ -739,48 +769,30 @@ static void dev_host_init(Machine *m)
         .console_out = host_putc, .exit = host_exit, .cpu_index = host_cpu_index, .cpu = host_cpu,
         .cpu_cycles = host_cpu_cycles, .cpu_events = host_cpu_events, .cpu_schedule = host_cpu_schedule,
         .now = host_now, .irq = host_irq, .console_input = host_console_input, .diag = host_diag,
+        .console_taken = host_console_taken, .console_refused = host_console_refused,
+        .cpu_schedule_last = host_cpu_schedule_last,
     };
 }
 
-/* --console-input: every byte, read before the run (standard input for "-", a pipe too). */
-static bool read_console_input(Machine *m, const char *path, Error *err)
+/* --console-in / --console-input, or --replay (sim/conin.h). */
+static bool open_console_input(Machine *m, Error *err)
 {
-    bool std = !strcmp(path, "-");
-    int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return err_set(err, "--console-input %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return err_set(err, "--console-input %s: a directory", path);
-    }
-    size_t cap = 4096, n = 0;       /* grows to CONSOLE_INPUT_MAX + 1: a byte more is too much */
-    uint8_t *buf = xcalloc(1, cap);
-    for (;;) {
-        if (n == cap && cap > CONSOLE_INPUT_MAX)
-            break;
-        if (n == cap) {
-            cap = cap > CONSOLE_INPUT_MAX / 2 ? CONSOLE_INPUT_MAX + 1 : 2 * cap;
-            buf = xrealloc(buf, cap);
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            if (got < 0)
-                err_set(err, "--console-input %s: %s", std ? "standard input" : path, strerror(errno));
-            break;
-        }
-        n += (size_t)got;
-    }
-    if (!std)
-        close(fd);
-    if (err->msg[0] || n > CONSOLE_INPUT_MAX) {
-        free(buf);
-        return err->msg[0] ? false : err_set(err, "--console-input %s: larger than %s", path, CONSOLE_INPUT_MAX_TEXT);
-    }
-    m->conin = (ConsoleInput){ buf, n, path };
-    return true;
+    const MachineConfig *cfg = &m->cfg;
+    if (cfg->replay_file)
+        return conin_replay(&m->conin, cfg->replay_file, m->arch, mach_fingerprint(m), m->desc.ncpus, err);
+    if (!cfg->console_input_file)
+        return true;
+    const char *opt = cfg->console_input_opt ? cfg->console_input_opt : "--console-input";
+    return conin_read(&m->conin, opt, cfg->console_input_file, cfg->console_input_live, err);
+}
+
+uint64_t mach_fingerprint(const Machine *m)
+{
+    uint64_t h = FNV1A64_BASIS;
+    h = fnv1a(h, m->fdt, m->fdt_size);
+    h = fnv1a(h, m->image.data, m->image.size);
+    h = fnv1a(h, &m->clock.quantum, sizeof m->clock.quantum);
+    return h;
 }
 
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
@@ -792,6 +804,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     trace_set_symbolizer(&m->trace, describe_for_trace, m);
     codewatch_init(&m->cl.cw);
     m->console.out.fd = -1;
+    conin_init(&m->conin);
 
     if (cfg->kernel) {
         bool ok = cfg->raw ? image_load_raw(&m->image, cfg->kernel, cfg->arch, cfg->load_addr,
@@ -855,7 +868,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
                        m->fdt_size, DTB_MAX_SIZE);
     memcpy(mem_ptr(&m->mem, m->fdt_addr, m->fdt_size), m->fdt, m->fdt_size);
 
-    if (cfg->console_input_file && !read_console_input(m, cfg->console_input_file, err))
+    if (!open_console_input(m, err))
         return false;
     dev_host_init(m);
     IntcHost ih = { &m->dev_host, &m->trace, m->devs, &m->ndevs, MAX_DEVICES };
@@ -883,10 +896,12 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         }
         m->devs[m->ndevs++] = d;
     }
-    if (m->conin.data && !m->conin_owner[0])
-        return err_set(err, "--console-input %s: the machine has no console UART to receive it (%s%s)",
-                       cfg->console_input_file, m->desc.stdout_path[0] ? "/chosen stdout-path names " : "no UART model",
+    if (m->conin.in.data && !m->conin_owner[0])
+        return err_set(err, "%s %s: the machine has no console UART to receive it (%s%s)", m->conin.opt,
+                       m->conin.in.path, m->desc.stdout_path[0] ? "/chosen stdout-path names " : "no UART model",
                        m->desc.stdout_path[0] ? m->desc.stdout_path : " in the tree");
+    if (!conin_check_uart(&m->conin, m->conin_owner, err))
+        return false;
 
     if (cfg->samples_file || cfg->stat_profile) {
         m->profile = xcalloc(1, sizeof *m->profile);
@@ -946,6 +961,13 @@ bool mach_open_outputs(Machine *m, Error *err)
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
         return false;
     m->console.line_flush = !cfg->console_file && isatty(STDOUT_FILENO);
+    /* a replay goes on from the input position (a checkpoint's), a record starts a log there */
+    const UartRx *rx = m->conin.in.rx;
+    if (rx && !conin_check_start(&m->conin, rx->pos, m->conin.digest, err))
+        return false;
+    if (cfg->record_file && !conin_record(&m->conin, cfg->record_file, m->arch, mach_fingerprint(m), rx ? rx->pos : 0,
+                                          m->conin_owner, err))
+        return false;
     return true;
 }
 
@@ -969,6 +991,7 @@ void mach_rescue_outputs(Machine *m)
     if (m->trace_json)
         tracejson_rescue(m->trace_json);
     outfile_rescue(&m->console.out);
+    conin_rescue(&m->conin);
 }
 
 /* A sample with the guest's call chain, walked now: the PMU reports the sample before the
@@ -984,6 +1007,7 @@ void mach_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char 
 
 static void output_lost(Machine *m, const Error *err)
 {
+    progress_clear(&m->progress);
     fprintf(stderr, "pmusim: %s\n", err->msg);
     m->output_lost = true;
 }
@@ -1057,7 +1081,7 @@ void mach_destroy(Machine *m)
     mem_destroy(&m->mem);
     image_free(&m->image);
     free(m->fdt);
-    free((void *)m->conin.data);
+    conin_free(&m->conin);
     memset(m, 0, sizeof *m);
 }
 
@@ -1102,7 +1126,7 @@ static void poll_power_on(Machine *m, Cpu *c)
 
 static bool mach_hung(Machine *m)
 {
-    if (m->clock.global.n)
+    if (m->clock.global.n || conin_open(&m->conin, m->clock.now))
         return false;
     for (int i = 0; i < m->cl.ncpus; i++) {
         Cpu *c = m->cl.cpus[i];
@@ -1142,6 +1166,8 @@ static void finish_outputs(Machine *m)
     if (!trace_close(&m->trace, &err))
         output_lost(m, &err);
     m->trace_json = NULL;               /* closed with the trace */
+    if (!conin_finish(&m->conin, &err))
+        output_lost(m, &err);
     write_samples(m);
     if (m->cfg.guest_trace_file &&
         !outfile_write_stdio("--guest-trace", m->cfg.guest_trace_file, fill_guest_trace, m, &err))
@@ -1155,9 +1181,28 @@ static void finish_outputs(Machine *m)
     }
 }
 
+static uint64_t total_insns(const Machine *m)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < m->cl.ncpus; i++)
+        n += m->cl.cpus[i]->insns;
+    return n;
+}
+
+/* A live input: what standard input has now goes to the receiver (between rounds, so that
+ * no block pays for it). */
+static void poll_console_input(Machine *m)
+{
+    if (conin_poll(&m->conin, m->clock.now) && m->conin.in.rx)
+        uartrx_more(m->conin.in.rx);
+}
+
 int mach_run(Machine *m)
 {
     m->running = 1;
+    if (m->conin.replay && m->conin.in.rx)
+        uartrx_more(m->conin.in.rx);        /* the log's first byte (or the next, restored) */
+    progress_init(&m->progress, m->cfg.progress, m->clock.freq_hz, m->cfg.max_insns, m->cfg.max_cycles);
     while (!m->cl.stopping) {
         uint64_t end = m->clock.now + m->clock.quantum;
         if (m->cfg.max_cycles && end > m->cfg.max_cycles)
@@ -1175,6 +1220,9 @@ int mach_run(Machine *m)
         }
         evq_run_due(&m->clock.global, end);
         m->clock.now = end;
+        poll_console_input(m);
+        if (progress_due(&m->progress))
+            progress_show(&m->progress, m->clock.now, total_insns(m));
         if (m->trace_json)
             tracejson_tick(m->trace_json);
         if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
@@ -1200,6 +1248,7 @@ int mach_run(Machine *m)
         }
     }
     m->running = 0;
+    progress_clear(&m->progress);
     if (m->cfg.save_file && !m->saved)
         fprintf(stderr, "pmusim: --save-at %" PRIu64 ": the run ended before a quantum boundary at or after"
                 " that cycle; %s was not written\n", m->cfg.save_at, m->cfg.save_file);

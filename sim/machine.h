@@ -23,7 +23,9 @@
 #include "cpu/codewatch.h"
 #include "cpu/cpu.h"
 #include "cpu/icache.h"
+#include "sim/conin.h"
 #include "sim/fdt.h"
+#include "sim/progress.h"
 #include "tracer/patchcheck.h"
 #include "tracer/profile.h"
 
@@ -57,7 +59,13 @@ typedef struct MachineConfig {
     bool strict;                    /* --strict: violations make the exit status 6 */
     bool icache_strict;             /* --icache=strict: stale fetch until cache maintenance */
     const char *console_file;
-    const char *console_input_file; /* --console-input FILE ("-": standard input) */
+    const char *console_input_file; /* --console-in / --console-input FILE ("-", "stdin": standard input) */
+    const char *console_input_opt;  /* which of the two named it (for messages) */
+    bool console_input_live;        /* --console-in: standard input may be live (sim/conin.h) */
+    const char *record_file;        /* --record: the console input log */
+    const char *replay_file;        /* --replay: the console input from a log */
+    bool quiet;                     /* --quiet: no progress line, no note on a limit */
+    bool progress;                  /* the progress line on stderr (main: a terminal, no --quiet) */
     bool stats;
     bool semihosting;
     const char *save_file;          /* --save-at CYCLE:FILE */
@@ -111,15 +119,19 @@ struct Machine {
     bool output_lost;               /* an output could not be written: exit status 7 */
     bool saved;                     /* --save-at done */
     DeviceHost dev_host;            /* what the devices see of the machine (mach_create) */
-    ConsoleInput conin;             /* --console-input, read whole (data NULL without it) */
+    Progress progress;              /* the progress line on stderr (sim/progress.h) */
+    ConIn conin;                    /* the console input (data NULL without it), its log */
     char conin_owner[128];          /* the UART that takes it (its node), "" before one asked */
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;
 };
 
+/* Identifies the machine a checkpoint or a console input log belongs to: the effective tree,
+ * the image, the quantum. */
+uint64_t mach_fingerprint(const Machine *m);
 /* Build the machine from its inputs (image, tree); no output file is opened yet. */
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err);
-/* Open --trace and --console, once the inputs (a checkpoint too) have been read and checked. */
+/* Open --trace, --console and --record, once the inputs (a checkpoint too) have been read and checked. */
 bool mach_open_outputs(Machine *m, Error *err);
 /* Async-signal-safe: end the run at the next block boundary of whichever CPU is running; the
  * exit status is 128 + sig, as a shell reports a process killed by it. */

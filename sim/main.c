@@ -128,9 +128,10 @@ static void report_trace_limit(const MachineConfig *cfg)
 
 /* Inputs first (image, tree, checkpoint), then the outputs, then the run; `stat`: pmusim stat's
  * table at the end (NULL for pmusim run). */
-static int run(const MachineConfig *cfg, const StatConfig *stat)
+static int run(MachineConfig *cfg, const StatConfig *stat)
 {
     Error err = { { 0 } };
+    cfg->progress = !cfg->quiet && isatty(STDERR_FILENO);
     if (!check_files(cfg, stat ? stat->output : NULL, &err) || !mach_create(&machine, cfg, &err))
         return bad_input(&err);
     if (cfg->restore_file && !checkpoint_restore(&machine, cfg->restore_file, &err))
@@ -152,7 +153,8 @@ static int run(const MachineConfig *cfg, const StatConfig *stat)
         gdbstub_close(&gdb, status);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
         report_trace_limit(cfg);
-    if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit"))
+    if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit") &&
+        !(cfg->quiet && machine.exit_status == EXIT_LIMIT))
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
     if (cfg->stats)
         mach_print_stats(&machine);

@@ -62,13 +62,14 @@ uint8_t *fz_small_board(Arch arch, size_t *len);
 /* The machine the checkpoint harness restores into and the seed generator saves from (the same
  * configuration, so the same fingerprint): the tiny image with its patch sites on the small
  * board (fz_small_board), 2 CPUs, a quantum of FZ_CK_QUANTUM cycles, --check-patching, --samples (to /dev/null),
- * --icache=strict on arm64 and ppc32, the console to /dev/null.  The caller may set run limits
+ * --icache=strict on arm64 and ppc32, the console to /dev/null, three bytes of --console-in
+ * (so that checkpoints hold the console-input section).  The caller may set run limits
  * and --save-at in *cfg afterwards. */
 #define FZ_CK_QUANTUM 10000
 void fz_checkpoint_config(Arch arch, MachineConfig *cfg);
-/* One plain machine per architecture on that configuration, without the tools (no validator,
- * I-cache model or samples), with ncpus CPUs; created, not booted. */
-void fz_plain_machines(Machine m[ARCH_COUNT], int ncpus);
+/* One machine per architecture (machines[ARCH_COUNT]) as fz_checkpoint_config's with `ncpus`
+ * CPUs and no tools, created (never booted): for harnesses that only need its RAM or facts. */
+void fz_plain_machines(Machine *machines, int ncpus);
 
 /* ------------------------------------------------------------------ guest trace rings */
 

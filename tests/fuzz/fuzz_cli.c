@@ -71,6 +71,14 @@ static void check_config(const Cli *cli)
     inside("--trace-dat", c->trace_dat_file);
     inside("--console", c->console_file);
     inside("--console-input", c->console_input_file);
+    inside("--record", c->record_file);
+    inside("--replay", c->replay_file);
+    if (c->replay_file && c->console_input_file)
+        fz_fail("cli_parse accepted --replay with console input");
+    if (c->record_file && !c->replay_file && !c->console_input_file)
+        fz_fail("cli_parse accepted --record without console input");
+    if (c->console_input_file && !c->console_input_opt)
+        fz_fail("cli_parse took console input without naming its option");
     inside("--save-at", c->save_file);
     inside("--restore", c->restore_file);
     if (c->save_file && !c->save_file[0])
