@@ -66,10 +66,10 @@ typedef struct Trace {
     void *full_opaque;
     bool full;                      /* a sink refused an event: only the exit event goes on */
     bool ended;                     /* the exit event is written: nothing follows it */
-    bool muted;                     /* a debugger's `monitor trace off`: events are dropped */
+    bool muted;                     /* a debugger's `monitor trace off`: events but the exit are dropped */
 } Trace;
 
-static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0 && !t->muted; }
+static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }
 
 void trace_init(Trace *t);
 void trace_add_sink(Trace *t, TraceSink *s);

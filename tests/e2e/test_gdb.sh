@@ -154,8 +154,8 @@ check "disconnect: same exit status" cmp -s "$T/cut.status" "$T/cut-plain.status
 
 # --- a raw client over TCP: no-ack mode, monitor checkpoint, Ctrl-C at a quantum boundary, detach
 port=$((20000 + $$ % 20000))
-timeout -k 10 300 "$PMUSIM" run --cpus 2 --stats --gdb "tcp::$port" --gdb-wait "$GUESTS/x86_64/watchdog.elf" \
-    >"$T/raw.out" 2>"$T/raw.err" &
+timeout -k 10 300 "$PMUSIM" run --cpus 2 --stats --trace "$T/raw.trace" --gdb "tcp::$port" --gdb-wait \
+    "$GUESTS/x86_64/watchdog.elf" >"$T/raw.out" 2>"$T/raw.err" &
 pid=$!
 nmi=$(nm "$GUESTS/x86_64/watchdog.elf" | sed -n 's/^0*\([0-9a-f]*\) t perf_event_nmi_handler$/\1/p')
 timeout -k 5 120 python3 - "$port" "$T/start.ck" "$nmi" >"$T/raw.log" 2>&1 <<'EOF2'
@@ -193,6 +193,7 @@ ask(b"QStartNoAckMode")
 ask(b"?")
 ask(b"qRcmd," + ("checkpoint " + sys.argv[2]).encode().hex().encode())
 ask(b"qRcmd," + b"bogus".hex().encode())
+ask(b"qRcmd," + b"trace off".hex().encode())
 ask(b"Z0," + sys.argv[3].encode() + b",1")
 s.sendall(packet(b"vCont;c"))
 print("stop", reply().decode())
@@ -206,7 +207,7 @@ ask(b"D")
 s.close()
 EOF2
 wait $pid
-run "$T/raw-plain" --cpus 2 --stats "$GUESTS/x86_64/watchdog.elf"
+run "$T/raw-plain" --cpus 2 --stats --trace "$T/raw-plain.trace" "$GUESTS/x86_64/watchdog.elf"
 run "$T/raw-rest" --cpus 2 --stats --restore "$T/start.ck" "$GUESTS/x86_64/watchdog.elf"
 check "raw: qSupported" grep -q "^qSupported:swbreak+ -> PacketSize=4000;qXfer:features:read+;vContSupported+" "$T/raw.log"
 check "raw: no-ack mode" grep -q "^QStartNoAckMode -> OK" "$T/raw.log"
@@ -216,6 +217,9 @@ check "raw: unknown monitor command named" grep -q "output unknown monitor comma
 check "raw: a Z0 breakpoint's stop says swbreak" grep -q "^stop T05swbreak:;thread:" "$T/raw.log"
 check "raw: Ctrl-C stops with SIGINT" grep -q "^stop T02thread:" "$T/raw.log"
 check "raw: detach" grep -q "^D -> OK" "$T/raw.log"
+check "raw: monitor trace off" grep -q "output trace off" "$T/raw.log"
+check "raw: with the trace off only its exit line is written" sh -c \
+    "test \$(wc -l <'$T/raw.trace') -lt 3 && test \$(wc -l <'$T/raw-plain.trace') -gt 100 && test \"\$(tail -n 1 '$T/raw-plain.trace')\" = \"\$(tail -n 1 '$T/raw.trace')\""
 check "raw: the run went on after the detach" sh -c "grep '^cpu' '$T/raw.err' | cmp -s - '$T/raw-plain.err'"
 check "raw: the checkpoint restores to the same end" cmp -s "$T/raw-rest.err" "$T/raw-plain.err"
 check "raw: same console" cmp -s "$T/raw.out" "$T/raw-plain.out"
