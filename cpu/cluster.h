@@ -92,6 +92,10 @@ typedef struct Cluster {
     unsigned timer_intid[2];        /* arm64: the PPIs of the physical and virtual timers (0: none) */
     unsigned pmu_intid;             /* arm64: the PMU's PPI (0: none) */
     ClusterHost host;
+    /* Time travel (sim/timetravel.h), else NULL: called wherever a running CPU is about to run
+     * its engine (its due events fired, its interrupts taken), before its pause is checked. */
+    void (*boundary)(void *opaque, Cpu *c);
+    void *boundary_opaque;
 } Cluster;
 
 /* End the run (ClusterHost.exit). */

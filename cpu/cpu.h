@@ -218,6 +218,17 @@ typedef struct CpuCut {
     uint32_t left;
 } CpuCut;
 
+/* Time travel (sim/timetravel.h): stop this CPU exactly at a position.  The CPU pauses at the
+ * first point where it is about to run its engine (its due events fired, its interrupts taken)
+ * with `insns` retired and at least `entries` exceptions taken (exc.serialized); the cut
+ * (CpuCut) stops it there exactly.  vcpu_run then returns with `paused`, and the next vcpu_run
+ * goes straight on to the engine, as if it had never returned. */
+typedef struct CpuPause {
+    bool armed;
+    uint64_t insns, entries;
+    bool paused;                    /* vcpu_run returned at the target: resume at the engine */
+} CpuPause;
+
 /* --samples: every block through the slow path, profiled. */
 typedef struct CpuProfiling {
     bool on;
@@ -325,6 +336,7 @@ struct Cpu {
     uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
     BranchPredictor bp;
     CpuProfiling prof;
+    CpuPause pause;
 
     /* trap sites and code hooks */
     TrapTable trap;
@@ -360,6 +372,15 @@ void vcpu_port_init(Cpu *c);
  * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps or
  * the machine is stopping. */
 void vcpu_run(Cpu *c, uint64_t until);
+
+/* Time travel: pause at (insns, entries) (CpuPause), or no longer. */
+void vcpu_pause_at(Cpu *c, uint64_t insns, uint64_t entries);
+void vcpu_pause_cancel(Cpu *c);
+/* Time travel: an in-place restore replaced the CPU's state; drop everything derived from the
+ * old one (decoded blocks, trap sites, the engine's translations and TLB, a block in progress,
+ * stop requests, the access locator) so that it is rebuilt from the new state on demand, and
+ * lower the pins that the models drive again as they load (PMI, FIQ). */
+void vcpu_forget_all(Cpu *c);
 
 /* Power a CPU on at `entry` with the arch's entry state (arg registers per the ABI), no earlier
  * than cycle `at` (the time of the release: a CPU does not start before it is released). */

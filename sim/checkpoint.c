@@ -322,19 +322,25 @@ static void save_sections(Machine *m, Blob *out)
     save_section(m, out, "end", CK_END_VERSION, NULL);
 }
 
+void checkpoint_save_blob(Machine *m, Blob *out)
+{
+    out->len = 0;
+    blob_put(out, CK_MAGIC, 8);
+    blob_u32(out, CK_VERSION);
+    blob_u32(out, (uint32_t)m->arch);
+    blob_u64(out, fingerprint(m));
+    blob_u64(out, 0);              /* the length, once known */
+    blob_u32(out, options_of(m));
+    save_sections(m, out);
+    store_le(out->data + CK_LENGTH_AT, 8, out->len + CK_CRC);
+    blob_u32(out, crc32_ieee(0, out->data, out->len));
+}
+
 bool checkpoint_save(Machine *m, const char *path, Error *err)
 {
     Blob out;
     blob_init(&out);
-    blob_put(&out, CK_MAGIC, 8);
-    blob_u32(&out, CK_VERSION);
-    blob_u32(&out, (uint32_t)m->arch);
-    blob_u64(&out, fingerprint(m));
-    blob_u64(&out, 0);              /* the length, once known */
-    blob_u32(&out, options_of(m));
-    save_sections(m, &out);
-    store_le(out.data + CK_LENGTH_AT, 8, out.len + CK_CRC);
-    blob_u32(&out, crc32_ieee(0, out.data, out.len));
+    checkpoint_save_blob(m, &out);
     bool ok = write_checkpoint_file(path, &out, err);
     blob_free(&out);
     return ok;
@@ -555,21 +561,25 @@ static bool finish_cpus(Machine *m, const char *path, Error *err)
     return true;
 }
 
+bool checkpoint_load_blob(Machine *m, const Blob *data, const char *path, Error *err)
+{
+    if (!check_header(m, data, path, err))
+        return false;
+    uint32_t saved = (uint32_t)load_le(data->data + CK_OPTIONS_AT, 4);
+    Restore rs = { .m = m, .path = path, .err = err };
+    br_init(&rs.file, data->data, data->len - CK_CRC, 0);
+    rs.file.off = CK_HEADER;
+    bool ok = check_options(m, saved, path, err) && load_sections(&rs, saved);
+    if (ok && rs.file.off != rs.file.len)
+        ok = err_set(err, "%s: offset %zu: bytes after the end section", path, rs.file.off);
+    return ok && finish_cpus(m, path, err);
+}
+
 bool checkpoint_restore(Machine *m, const char *path, Error *err)
 {
     Blob data;
     blob_init(&data);
-    bool ok = read_checkpoint_file(m, path, &data, err) && check_header(m, &data, path, err);
-    if (ok) {
-        uint32_t saved = (uint32_t)load_le(data.data + CK_OPTIONS_AT, 4);
-        Restore rs = { .m = m, .path = path, .err = err };
-        br_init(&rs.file, data.data, data.len - CK_CRC, 0);
-        rs.file.off = CK_HEADER;
-        ok = check_options(m, saved, path, err) && load_sections(&rs, saved);
-        if (ok && rs.file.off != rs.file.len)
-            ok = err_set(err, "%s: offset %zu: bytes after the end section", path, rs.file.off);
-        ok = ok && finish_cpus(m, path, err);
-    }
+    bool ok = read_checkpoint_file(m, path, &data, err) && checkpoint_load_blob(m, &data, path, err);
     blob_free(&data);
     return ok;
 }

@@ -70,9 +70,28 @@ typedef struct Console {
     OutFile out;                    /* --console FILE, or standard output */
     bool line_flush;                /* flush on newline (interactive) */
     uint64_t bytes;                 /* written so far (checkpoints record it) */
+    uint64_t mute_below;            /* time travel: bytes below it were written before the machine
+                                       went back, and are not written again */
     size_t len;
     char buf[4096];
 } Console;
+
+/* The round under way when the run paused inside it (a CPU reached its vcpu_pause_at). */
+typedef struct RoundProgress {
+    bool open;                      /* a round is under way */
+    uint64_t end;                   /* its end */
+    int next;                       /* the CPU that runs next: the paused one (already polled) */
+} RoundProgress;
+
+/* What the layer above the machine (time travel, sim/timetravel.h) does at the run's stops. */
+typedef struct MachineHooks {
+    void *opaque;
+    /* at the end of every round, after --save-at (automatic snapshots) */
+    void (*round_end)(void *opaque, Machine *m);
+} MachineHooks;
+
+/* Why mach_advance returned. */
+typedef enum MachAdvance { MACH_ENDED, MACH_PAUSED } MachAdvance;
 
 struct Machine {
     MachineConfig cfg;
@@ -103,6 +122,9 @@ struct Machine {
     DeviceHost dev_host;            /* what the devices see of the machine (mach_create) */
     ConsoleInput conin;             /* --console-input, read whole (data NULL without it) */
     char conin_owner[128];          /* the UART that takes it (its node), "" before one asked */
+    RoundProgress round;
+    uint64_t pause_round;           /* pause at the first round boundary at or after (UINT64_MAX: no) */
+    MachineHooks hooks;
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;
 };
@@ -122,8 +144,14 @@ void mach_boot(Machine *m);
 bool mach_map_devices(Machine *m, Cpu *c, Error *err);
 void mach_destroy(Machine *m);
 /* Run to the end and finish every output; returns pmusim's exit status (7 if an output was
- * lost, after a message naming it). */
+ * lost, after a message naming it).  mach_run is mach_advance until the end, then mach_finish. */
 int mach_run(Machine *m);
+/* Run rounds until the machine ends (MACH_ENDED) or pauses (MACH_PAUSED): a CPU reached its
+ * pause (vcpu_pause_at: the round stays open in m->round, that CPU next) or a round boundary
+ * reached m->pause_round.  Calling it again goes on exactly as if it had never returned. */
+MachAdvance mach_advance(Machine *m);
+/* After the end: every output finished, the exit status as mach_run's. */
+int mach_finish(Machine *m);
 /* Print the effective tree as DTS on stdout (through dtc). */
 bool mach_dump_dtb(Machine *m, Error *err);
 void mach_print_stats(Machine *m);
