@@ -1154,11 +1154,6 @@ void vcpu_pause_cancel(Cpu *c)
 
 void vcpu_forget_all(Cpu *c)
 {
-    blockcache_flush(&c->bc);
-    for (uint32_t i = 0; i < c->trap.cap; i++)
-        if (c->trap.sites[i].len && c->trap.sites[i].live)
-            trap_kill(c, &c->trap.sites[i]);
-    uc_ctl_flush_tb(c->uc);
     vcpu_engine_flush_tlb(c);
     c->blk = NULL;
     c->blk_counted = c->prof.from = c->mem_from = 0;
@@ -1169,5 +1164,4 @@ void vcpu_forget_all(Cpu *c)
     c->acc = (CpuLocator){ .cur_pc = UINT64_MAX };
     c->pins.pmi = c->pins.fiq = false;
     c->pause = (CpuPause){ 0 };
-    vcpu_sync_decode_mode(c);
 }

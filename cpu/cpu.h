@@ -376,10 +376,13 @@ void vcpu_run(Cpu *c, uint64_t until);
 /* Time travel: pause at (insns, entries) (CpuPause), or no longer. */
 void vcpu_pause_at(Cpu *c, uint64_t insns, uint64_t entries);
 void vcpu_pause_cancel(Cpu *c);
-/* Time travel: an in-place restore replaced the CPU's state; drop everything derived from the
- * old one (decoded blocks, trap sites, the engine's translations and TLB, a block in progress,
- * stop requests, the access locator) so that it is rebuilt from the new state on demand, and
- * lower the pins that the models drive again as they load (PMI, FIQ). */
+/* Time travel: an in-place restore is about to replace the CPU's state; drop what derives from
+ * the old registers (the engine's TLB, a block in progress, a cut, stop requests, a fault to
+ * deliver, the access locator, a pause) and lower the pins that the models drive again as they
+ * load (PMI, FIQ).  What derives from code bytes (translations, decoded blocks, trap sites)
+ * stays: the restore drops it for each page of code whose bytes it changes
+ * (vcpu_invalidate_code), and a virtual page that comes back mapped elsewhere loses it at its
+ * next fetch fill (mmu.c). */
 void vcpu_forget_all(Cpu *c);
 
 /* Power a CPU on at `entry` with the arch's entry state (arg registers per the ABI), no earlier

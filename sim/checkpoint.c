@@ -185,25 +185,47 @@ static void save_memory(Machine *m, Blob *b)
     }
 }
 
+/* A page of code whose bytes a restore changes (time travel restores into a machine that has
+ * run): every CPU drops what it translated and decoded from the old bytes. */
+static void code_page_changed(Machine *m, uint64_t pa)
+{
+    if (!mem_page_is_code(&m->mem, pa))
+        return;
+    for (int i = 0; i < m->cl.ncpus; i++)
+        vcpu_invalidate_code(m->cl.cpus[i], pa, pa + GUEST_PAGE);
+}
+
+/* One page of the checkpoint into `page`; true if its bytes changed. */
+static bool load_page(uint8_t *page, bool backed, BlobReader *r)
+{
+    uint8_t nz = br_u8(r);
+    if (nz > 1)
+        return br_fail(r, "page flag");
+    if (nz) {
+        if (r->ok && r->off + GUEST_PAGE <= r->len && !memcmp(page, r->p + r->off, GUEST_PAGE)) {
+            r->off += GUEST_PAGE;   /* the same bytes: a page not written since is not copied */
+            return false;
+        }
+        return br_get(r, page, GUEST_PAGE);
+    }
+    if (!backed || page_is_zero(page))
+        return false;
+    memset(page, 0, GUEST_PAGE);
+    return true;
+}
+
 /* A page the checkpoint has as zero is cleared unless it is already (reading a page never
  * written costs no memory, and one never touched is not even read). */
-static void load_block(RamBlock *rb, BlobReader *r)
+static void load_block(Machine *m, RamBlock *rb, BlobReader *r)
 {
     static uint8_t backed[CK_PAGE_CHUNK];
     uint64_t pages = rb->size / GUEST_PAGE;
     for (uint64_t p = 0; p < pages && r->ok; p += CK_PAGE_CHUNK) {
         uint64_t n = pages - p < CK_PAGE_CHUNK ? pages - p : CK_PAGE_CHUNK;
         mem_pages_backed(rb, p, n, backed);
-        for (uint64_t i = 0; i < n && r->ok; i++) {
-            uint8_t *page = rb->host + (p + i) * GUEST_PAGE;
-            uint8_t nz = br_u8(r);
-            if (nz > 1)
-                br_fail(r, "page flag");
-            else if (nz)
-                br_get(r, page, GUEST_PAGE);
-            else if (backed[i] && !page_is_zero(page))
-                memset(page, 0, GUEST_PAGE);
-        }
+        for (uint64_t i = 0; i < n && r->ok; i++)
+            if (load_page(rb->host + (p + i) * GUEST_PAGE, backed[i], r) && r->ok)
+                code_page_changed(m, rb->base + (p + i) * GUEST_PAGE);
     }
 }
 
@@ -215,7 +237,7 @@ static bool load_memory(Machine *m, BlobReader *r)
         RamBlock *rb = &m->mem.blk[i];
         if (br_u64(r) != rb->base || br_u64(r) != rb->size)
             return br_fail(r, "another RAM layout");
-        load_block(rb, r);
+        load_block(m, rb, r);
     }
     return r->ok;
 }

@@ -18,6 +18,7 @@ enum {
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK,
+    O_TIME_TRAVEL_CHECK,
     O_VERSION,
     O_TRUTH, O_FOLDED,              /* pmusim report */
 };
@@ -67,6 +68,8 @@ static const CliOption run_options[] = {
     { "restore", "FILE", O_RESTORE, false, NULL, "continue from a checkpoint (same machine and image)" },
     { "semihosting", NULL, O_SEMIHOSTING, false, NULL, "arm64: hlt #0xf000 semihosting (exit, writec, write0)" },
     { "icount-check", NULL, O_ICOUNT_CHECK, false, NULL, "also count instructions one by one and compare (test aid)" },
+    { "time-travel-check", "STRIDE", O_TIME_TRAVEL_CHECK, false, NULL,
+      "every STRIDE instructions of a CPU (in turn), step back and\nforth with time travel and compare the machine states (test\naid, docs/debugging.md)" },
     { "help", NULL, O_HELP, false, "Other:", "this text (also -h)" },
     { "version", NULL, O_VERSION, false, NULL, "the version" },
 };
@@ -251,6 +254,9 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
         return parse_number("max-cycles", val, 1, MAX_RUN_LIMIT, "a number from 1 to 2^62", &cfg->max_cycles, err);
     case O_TRACE_LIMIT:
         return parse_number("trace-limit", val, 0, MAX_RUN_LIMIT, "a number of bytes from 0 to 2^62", &cfg->trace_limit,
+                            err);
+    case O_TIME_TRAVEL_CHECK:
+        return parse_number("time-travel-check", val, 1, MAX_RUN_LIMIT, "a number from 1 to 2^62", &cfg->tt_check,
                             err);
     case O_ICACHE:
         if (!strcmp(val, "strict"))

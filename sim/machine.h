@@ -64,6 +64,7 @@ typedef struct MachineConfig {
     bool (*save)(struct Machine *m, const char *path, Error *err);
     const char *restore_file;
     bool icount_check;              /* test aid: count every instruction with a code hook too */
+    uint64_t tt_check;              /* --time-travel-check STRIDE (0: off; sim/ttcheck.h) */
 } MachineConfig;
 
 typedef struct Console {

@@ -17,6 +17,7 @@
 #include "sim/cli.h"
 #include "sim/machine.h"
 #include "sim/report.h"
+#include "sim/ttcheck.h"
 
 static Machine machine;
 
@@ -126,7 +127,7 @@ static int run(const MachineConfig *cfg)
     if (!cfg->restore_file)
         mach_boot(&machine);
     install_signals();
-    int status = mach_run(&machine);
+    int status = cfg->tt_check ? ttcheck_run(&machine, cfg->tt_check) : mach_run(&machine);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
         fprintf(stderr, "pmusim: --trace %s: the next event would take it past --trace-limit %" PRIu64
                 " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file, cfg->trace_limit);
