@@ -58,7 +58,139 @@ static bool snap_before(const TtSnap *s, TtPos p)
 
 /* ------------------------------------------------------------------ snapshots */
 
-static void snap_capture(TimeTravel *tt, TtSnap *s)
+/* ---- RAM pages apart from the rest of the bytes, shared between neighbours */
+
+/* The checkpoint's framing (sim/checkpoint.h): the header's length, a section's header around
+ * its name (u32 name length; u32 version, u64 payload length), a RAM block's (u64 base, size). */
+#define CK_HEADER_LEN 36u
+#define CK_SECTION_TAIL 12u
+#define CK_BLOCK_HEADER 16u
+
+/* Where the memory section's payload is in a snapshot's bytes (0: not found, a bug). */
+static size_t memory_payload(const Blob *b, uint64_t *len)
+{
+    size_t off = CK_HEADER_LEN;
+    while (off + 4 <= b->len) {
+        uint32_t n = (uint32_t)load_le(b->data + off, 4);
+        size_t body = off + 4 + n + CK_SECTION_TAIL;
+        if (body > b->len)
+            break;
+        *len = load_le(b->data + body - 8, 8);
+        if (n == 6 && !memcmp(b->data + off + 4, "memory", 6))
+            return body;
+        off = body + *len;
+    }
+    return 0;
+}
+
+static void page_put(TimeTravel *tt, TtPage *p)
+{
+    if (--p->refs)
+        return;
+    tt->bytes -= sizeof *p;
+    free(p);
+}
+
+/* The page of snapshot s at index i, or NULL. */
+static TtPage *page_find(const TtSnap *s, uint64_t i)
+{
+    uint64_t lo = 0, hi = s->npages;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (s->pages[mid].index < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->npages && s->pages[lo].index == i ? s->pages[lo].page : NULL;
+}
+
+/* Page i's bytes, the neighbour's page if it holds the same, else a new one. */
+static TtPage *page_get(TimeTravel *tt, const TtSnap *near, uint64_t i, const uint8_t *bytes)
+{
+    TtPage *p = near ? page_find(near, i) : NULL;
+    if (p && !memcmp(p->bytes, bytes, GUEST_PAGE)) {
+        p->refs++;
+        return p;
+    }
+    p = xcalloc(1, sizeof *p);
+    p->refs = 1;
+    memcpy(p->bytes, bytes, GUEST_PAGE);
+    tt->bytes += sizeof *p;
+    return p;
+}
+
+/* The memory payload's pages (u32 blocks; per block base, size, then per page a flag and the
+ * non-zero pages) into s->pages. */
+static void split_pages(TimeTravel *tt, TtSnap *s, const TtSnap *near, const uint8_t *p)
+{
+    uint32_t nb = (uint32_t)load_le(p, 4);
+    size_t off = 4;
+    uint64_t index = 0, cap = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        uint64_t pages = load_le(p + off + 8, 8) / GUEST_PAGE;
+        off += CK_BLOCK_HEADER;
+        for (uint64_t k = 0; k < pages; k++, index++) {
+            if (!p[off++])
+                continue;
+            if (s->npages == cap) {
+                cap = cap ? 2 * cap : 64;
+                s->pages = xrealloc(s->pages, cap * sizeof *s->pages);
+            }
+            s->pages[s->npages++] = (TtPageRef){ index, page_get(tt, near, index, p + off) };
+            off += GUEST_PAGE;
+        }
+    }
+}
+
+/* Snapshot s from the bytes in tt->scratch (its neighbour in run order: near). */
+static void snap_split(TimeTravel *tt, TtSnap *s, const TtSnap *near)
+{
+    const Blob *b = &tt->scratch;
+    uint64_t len = 0;
+    size_t at = memory_payload(b, &len);
+    blob_put(&s->head, b->data, at);
+    blob_put(&s->tail, b->data + at + len, b->len - at - len);
+    split_pages(tt, s, near, b->data + at);
+    tt->bytes += s->head.len + s->tail.len + s->npages * sizeof *s->pages;
+}
+
+/* Snapshot s's bytes whole again into tt->scratch. */
+static void snap_join(TimeTravel *tt, const TtSnap *s)
+{
+    Blob *b = &tt->scratch;
+    const GuestMem *mem = &tt->m->mem;
+    b->len = 0;
+    blob_put(b, s->head.data, s->head.len);
+    blob_u32(b, (uint32_t)mem->n);
+    uint64_t index = 0, next = 0;
+    for (int i = 0; i < mem->n; i++) {
+        blob_u64(b, mem->blk[i].base);
+        blob_u64(b, mem->blk[i].size);
+        for (uint64_t k = 0; k < mem->blk[i].size / GUEST_PAGE; k++, index++) {
+            bool nz = next < s->npages && s->pages[next].index == index;
+            blob_u8(b, nz);
+            if (nz)
+                blob_put(b, s->pages[next++].page->bytes, GUEST_PAGE);
+        }
+    }
+    blob_put(b, s->tail.data, s->tail.len);
+}
+
+static void snap_free(TimeTravel *tt, TtSnap *s)
+{
+    tt->bytes -= s->head.len + s->tail.len + s->npages * sizeof *s->pages;
+    for (uint64_t i = 0; i < s->npages; i++)
+        page_put(tt, s->pages[i].page);
+    free(s->pages);
+    blob_free(&s->head);
+    blob_free(&s->tail);
+    *s = (TtSnap){ 0 };
+}
+
+/* ---- taking them */
+
+static void snap_capture(TimeTravel *tt, TtSnap *s, const TtSnap *near)
 {
     Machine *m = tt->m;
     s->where = tt_where_now(m);
@@ -71,9 +203,9 @@ static void snap_capture(TimeTravel *tt, TtSnap *s)
     s->exit_status = m->exit_status;
     s->exit_cpu = m->exit_cpu;
     s->exit_reason = m->exit_reason;
-    checkpoint_save_blob(m, &s->state);
+    checkpoint_save_blob(m, &tt->scratch);
+    snap_split(tt, s, near);
     tt->taken++;
-    tt->bytes += s->state.len;
 }
 
 /* Drop every other snapshot of the older half; the first (the start of history) stays. */
@@ -82,8 +214,7 @@ static void thin(TimeTravel *tt)
     int half = tt->n / 2, out = 1;
     for (int i = 1; i < tt->n; i++) {
         if (i < half && i % 2) {
-            tt->bytes -= tt->snaps[i].state.len;
-            blob_free(&tt->snaps[i].state);
+            snap_free(tt, &tt->snaps[i]);
             continue;
         }
         tt->snaps[out++] = tt->snaps[i];
@@ -115,7 +246,7 @@ void tt_snapshot(TimeTravel *tt)
     memmove(&tt->snaps[i + 1], &tt->snaps[i], (size_t)(tt->n - i) * sizeof *tt->snaps);
     tt->n++;
     tt->snaps[i] = (TtSnap){ 0 };
-    snap_capture(tt, &tt->snaps[i]);
+    snap_capture(tt, &tt->snaps[i], i > 0 ? &tt->snaps[i - 1] : i + 1 < tt->n ? &tt->snaps[i + 1] : NULL);
 }
 
 /* The machine's round hook: a snapshot where machine time crosses a multiple of the interval
@@ -158,8 +289,9 @@ void tt_init(TimeTravel *tt, Machine *m)
 void tt_destroy(TimeTravel *tt)
 {
     for (int i = 0; i < tt->n; i++)
-        blob_free(&tt->snaps[i].state);
+        snap_free(tt, &tt->snaps[i]);
     free(tt->snaps);
+    blob_free(&tt->scratch);
     for (int i = 0; i < MAX_CPUS; i++)
         if (tt->fresh[i])
             uc_context_free(tt->fresh[i]);
@@ -205,7 +337,8 @@ bool tt_restore(TimeTravel *tt, const TtSnap *s)
     m->trace.mute_below = max64(m->trace.mute_below, m->trace.count);
     make_fresh(tt, s);
     Error err = { { 0 } };
-    if (!checkpoint_load_blob(m, &s->state, "snapshot", &err)) {
+    snap_join(tt, s);
+    if (!checkpoint_load_blob(m, &tt->scratch, "snapshot", &err)) {
         fprintf(stderr, "pmusim: time travel: %s\n", err.msg);
         return false;
     }

@@ -26,8 +26,9 @@
  * finds the same points: a snapshot already held is not taken twice), at the start, and on
  * request (tt_snapshot, also in the middle of a round at a pause).  At most TT_MAX_SNAPSHOTS
  * are kept: when full, every other one of the older half goes (the first, the start of
- * history, always stays), so the history thins out towards the past.  Guest RAM is in the
- * checkpoint's form: all-zero pages are one byte.
+ * history, always stays), so the history thins out towards the past.  Guest RAM is kept apart
+ * from the rest of the bytes, page by page: an all-zero page is not held at all, and a page
+ * with the same bytes as in the snapshot before it (in run order) is shared with it.
  *
  * Restore in place.  The checkpoint loads assume a machine just created; tt_restore makes the
  * running machine one: every event queue emptied (the owners put back the events they saved),
@@ -77,6 +78,18 @@ typedef struct TtWhere {
     TtPos pos;
 } TtWhere;
 
+/* A page of guest RAM in snapshots, shared by the snapshots that hold the same bytes there. */
+typedef struct TtPage {
+    uint32_t refs;
+    uint8_t bytes[GUEST_PAGE];
+} TtPage;
+
+/* A snapshot's non-zero page: its number counting through the RAM blocks in order. */
+typedef struct TtPageRef {
+    uint64_t index;
+    TtPage *page;
+} TtPageRef;
+
 typedef struct TtSnap {
     TtWhere where;
     uint64_t counts[MAX_CPUS][2];   /* each CPU's insns and entries: orders it against positions */
@@ -84,7 +97,11 @@ typedef struct TtSnap {
     RoundProgress round;
     int exit_status, exit_cpu;      /* at the end of the run */
     const char *exit_reason;
-    Blob state;                     /* sim/checkpoint.h's bytes */
+    /* sim/checkpoint.h's bytes, with the RAM pages apart: the bytes before the memory section's
+     * payload, its non-zero pages (sorted by index), the bytes after it */
+    Blob head, tail;
+    TtPageRef *pages;
+    uint64_t npages;
 } TtSnap;
 
 /* What a tt_* move did. */
@@ -113,7 +130,8 @@ typedef struct TimeTravel {
      * take an unstarted CPU's selectors back through its register writes) */
     uc_context *fresh[MAX_CPUS];
     /* cost figures (docs/debugging.md) */
-    uint64_t taken, restored, bytes;
+    uint64_t taken, restored, bytes;   /* bytes: what the snapshots hold, shared pages once */
+    Blob scratch;                   /* a snapshot's bytes whole (taking one, restoring one) */
 } TimeTravel;
 
 /* Start time travel on a machine about to run (booted or restored): the first snapshot is the
