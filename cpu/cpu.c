@@ -1021,7 +1021,8 @@ static void engine_run(Cpu *c)
         vcpu_protect_code_pages(c->cl);
     c->stop.kind = STOP_NONE;
     c->stop.redirected = false;
-    c->stop.next_block = false;
+    c->stop.next_block = c->pause.keep_stop;    /* one requested before a pause inside the block */
+    c->pause.keep_stop = false;
     c->fault.pending = false;
     c->mmu.fault_pending = false;
     uint64_t pc = c->ops->get_pc(c);
@@ -1050,6 +1051,34 @@ static bool pause_reached(const Cpu *c)
 {
     const CpuPause *p = &c->pause;
     return p->armed && (c->insns > p->insns || (c->insns == p->insns && c->exc.serialized >= p->entries));
+}
+
+/* The time-travel boundary hook, then the pause if reached; true if paused. */
+static bool pause_here(Cpu *c)
+{
+    Cluster *cl = c->cl;
+    if (cl->boundary)
+        cl->boundary(cl->boundary_opaque, c);
+    if (!pause_reached(c))
+        return false;
+    c->pause.armed = false;
+    c->pause.paused = true;
+    return true;
+}
+
+/* The pause's cut stopped the CPU inside a block, where a run without the pause goes on (no
+ * event is due here): pause at once, before the due events and the interrupts a stop looks at,
+ * keeping a stop requested in the block for its end (CpuPause). */
+static bool pause_inside_block(Cpu *c)
+{
+    if (!c->pause.armed || c->stop.kind != STOP_PRECISE || c->cl->stopping || c->cl->interrupted ||
+        evq_next(&c->insn_events) <= c->insns || evq_next(&c->events) <= c->cycles)
+        return false;
+    bool request = c->stop.next_block;
+    if (!pause_here(c))
+        return false;
+    c->pause.keep_stop = request;
+    return true;
 }
 
 /* Everything before an engine run: due events, an interrupt, the end of the quantum, sleep, the
@@ -1082,14 +1111,7 @@ static RunNext run_prepare(Cpu *c, uint64_t until)
         }
         return RUN_AGAIN;
     }
-    if (cl->boundary)
-        cl->boundary(cl->boundary_opaque, c);
-    if (pause_reached(c)) {
-        c->pause.armed = false;
-        c->pause.paused = true;
-        return RUN_RETURN;
-    }
-    return RUN_ENGINE;
+    return pause_here(c) ? RUN_RETURN : RUN_ENGINE;
 }
 
 /* The instruction limit of an engine run: the next instruction event, --max-insns, and a
@@ -1134,9 +1156,11 @@ void vcpu_run(Cpu *c, uint64_t until)
          * set it, and the fast path would not look at the flag until the quantum's end (up to
          * 2^32 cycles).  The fence keeps the store before the load of the flag. */
         atomic_signal_fence(memory_order_seq_cst);
-        if (cl->interrupted)
+        if (cl->interrupted || c->pause.keep_stop)
             c->lim.fast = 0;
         engine_run(c);
+        if (pause_inside_block(c))
+            return;
     }
 }
 

@@ -218,15 +218,19 @@ typedef struct CpuCut {
     uint32_t left;
 } CpuCut;
 
-/* Time travel (sim/timetravel.h): stop this CPU exactly at a position.  The CPU pauses at the
- * first point where it is about to run its engine (its due events fired, its interrupts taken)
- * with `insns` retired and at least `entries` exceptions taken (exc.serialized); the cut
- * (CpuCut) stops it there exactly.  vcpu_run then returns with `paused`, and the next vcpu_run
- * goes straight on to the engine, as if it had never returned. */
+/* Time travel (sim/timetravel.h): stop this CPU exactly at a position: the first point between
+ * two of its instructions with `insns` retired and at least `entries` exceptions taken
+ * (exc.serialized).  The cut (CpuCut) stops it there exactly.  Inside a block, where a run that
+ * does not pause goes on, it pauses at once; where a run stops anyway (an event, the end of a
+ * block with a stop requested), after what such a stop does (due events, interrupts).  vcpu_run
+ * then returns with `paused`, and the next vcpu_run goes straight on to the engine, as if it had
+ * never returned: a stop requested inside the block (an interrupt pin that became active) is
+ * kept for the block's end (`keep_stop`), where the run without the pause takes it. */
 typedef struct CpuPause {
     bool armed;
     uint64_t insns, entries;
     bool paused;                    /* vcpu_run returned at the target: resume at the engine */
+    bool keep_stop;                 /* a stop request pending at a pause inside a block */
 } CpuPause;
 
 /* --samples: every block through the slow path, profiled. */
@@ -369,8 +373,8 @@ Cpu *vcpu_by_hwid(const Cluster *cl, uint64_t hwid);
 void vcpu_port_init(Cpu *c);
 
 /* Run until the CPU's local time reaches `until` (at block granularity), firing this CPU's
- * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps or
- * the machine is stopping. */
+ * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps, the
+ * machine is stopping or the CPU reached its pause (vcpu_pause_at; pause.paused). */
 void vcpu_run(Cpu *c, uint64_t until);
 
 /* Time travel: pause at (insns, entries) (CpuPause), or no longer. */

@@ -200,6 +200,7 @@ static void snap_capture(TimeTravel *tt, TtSnap *s, const TtSnap *near)
     }
     s->trace_count = m->trace.count;
     s->round = m->round;
+    s->keep_stop = s->where.open && m->cl.cpus[s->where.pos.cpu]->pause.keep_stop;
     s->exit_status = m->exit_status;
     s->exit_cpu = m->exit_cpu;
     s->exit_reason = m->exit_reason;
@@ -350,8 +351,10 @@ bool tt_restore(TimeTravel *tt, const TtSnap *s)
     m->exit_cpu = s->exit_cpu;
     m->exit_reason = s->exit_reason;
     m->round = s->round;
-    if (s->where.open)
+    if (s->where.open) {
         m->cl.cpus[s->where.pos.cpu]->pause.paused = true;
+        m->cl.cpus[s->where.pos.cpu]->pause.keep_stop = s->keep_stop;
+    }
     tt->restored++;
     return true;
 }

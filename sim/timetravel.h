@@ -7,9 +7,9 @@
  * earlier and executing forward again to the point wanted.
  *
  * Positions.  A position is (CPU, retired instructions N, exceptions taken E): the first point
- * where that CPU is about to run an instruction (its due events fired, its pending interrupts
- * taken) with N instructions retired and at least E exception entries (Cpu.exc.serialized)
- * behind it.  That is where a debugger stops: a breakpoint or a step leaves the CPU before the
+ * between two of that CPU's instructions with N instructions retired and at least E exception
+ * entries (Cpu.exc.serialized) behind it (inside a block, at once; where a run stops anyway,
+ * after its due events and interrupts: cpu.h CpuPause).  That is where a debugger stops: a breakpoint or a step leaves the CPU before the
  * instruction at its PC.  E tells apart the stops at one count that an exception entry
  * separates (before an interrupt is taken, and at the handler's first instruction); E = 0 means
  * the first stop at count N.  Counts only grow, so (N, E) orders a CPU's positions; the machine
@@ -95,6 +95,7 @@ typedef struct TtSnap {
     uint64_t counts[MAX_CPUS][2];   /* each CPU's insns and entries: orders it against positions */
     uint64_t trace_count;
     RoundProgress round;
+    bool keep_stop;                 /* the paused CPU's stop request kept (CpuPause) */
     int exit_status, exit_cpu;      /* at the end of the run */
     const char *exit_reason;
     /* sim/checkpoint.h's bytes, with the RAM pages apart: the bytes before the memory section's
