@@ -46,6 +46,26 @@ static void forward(Run *r)
     ck_assert(r->m->cl.stopping);
 }
 
+/* Snapshots at the positions (inside rounds, a CPU paused), then each restored (the latest at
+ * or before a position is the one there) and the run on from it to the next position. */
+static void mid_round(Run *r)
+{
+    int kept = r->tt.n;
+    for (int i = 0; i < r->n; i++) {
+        ck_assert_int_eq(tt_goto(&r->tt, r->pos[i]), TT_REACHED);
+        tt_snapshot(&r->tt);
+    }
+    ck_assert_int_gt(r->tt.n, kept);
+    for (int i = r->n - 2; i >= 0; i--) {
+        uint64_t restored = r->tt.restored;
+        ck_assert_int_eq(tt_goto(&r->tt, r->pos[i]), TT_REACHED);
+        ck_assert_uint_eq(r->tt.restored, restored + 1);
+        ck_assert_msg(same_state(r, &r->at[i]), "the snapshot at point %d does not restore its state", i);
+        ck_assert_int_eq(tt_run_to(&r->tt, r->pos[i + 1]), TT_REACHED);
+        ck_assert_msg(same_state(r, &r->at[i + 1]), "on from point %d, point %d's state differs", i, i + 1);
+    }
+}
+
 static void travel(Machine *m)
 {
     Run r = { .m = m };
@@ -61,6 +81,7 @@ static void travel(Machine *m)
     ck_assert_int_eq(tt_goto(&r.tt, r.pos[r.n - 1]), TT_REACHED);       /* forwards again */
     ck_assert(same_state(&r, &r.at[r.n - 1]));
     ck_assert_int_eq(tt_run_to(&r.tt, r.pos[0]), TT_PASSED);
+    mid_round(&r);
     /* from the end of the run */
     ck_assert_int_eq(tt_run_to_where(&r.tt, &(TtWhere){ .end = true }), TT_REACHED);
     TtPos back;
