@@ -163,8 +163,10 @@ TtResult tt_reverse_stepi(TimeTravel *tt, int cpu, TtPos *to);
 /* Back to the last breakpoint hit (tt_hit) before the current point; TT_NO_HISTORY at the start
  * of history when there is none. */
 TtResult tt_reverse_continue(TimeTravel *tt, TtPos *hit);
-/* While tt_scanning: a breakpoint of the caller's fired on CPU c at the instruction at pc, which
- * has not run (from an engine hook: the position is that of the stop before it). */
+/* While tt_scanning: a breakpoint of the caller's fired on CPU c at the instruction at pc (from
+ * an engine code hook: the position is that of the stop before it).  The engine calls an
+ * address's code hooks in its own order: a breakpoint hook called after a trap site's hook has
+ * emulated the instruction (Cpu.stop.redirected) is a hit all the same. */
 static inline bool tt_scanning(const TimeTravel *tt)
 {
     return tt && tt->scanning;

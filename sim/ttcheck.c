@@ -31,11 +31,13 @@ typedef struct Check {
 
 /* ------------------------------------------------------------------ the breakpoint */
 
+/* (Not skipped when a trap hook has emulated the instruction already, stop.redirected: it is
+ * a hit all the same, the hooks' order being the engine's.) */
 static void bp_hook(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
 {
     Cpu *c = opaque;
     TimeTravel *tt = c->cl->boundary_opaque;
-    if (!c->stop.redirected && !c->quiet && tt_scanning(tt))
+    if (!c->quiet && tt_scanning(tt))
         tt_hit(tt, c, pc);
 }
 

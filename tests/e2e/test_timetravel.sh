@@ -4,7 +4,8 @@
 # back to a breakpoint (reverse-continue), and compares the whole machine state, byte for byte,
 # with the one the run reached going forward; a difference makes the exit status 5.  On SMP
 # guests of the three architectures, the watchdogs (PMU overflows as NMIs and pseudo-NMIs), the
-# ftrace guests (code patching, --strict, the strict I-cache model, --guest-trace) and the
+# ftrace guests (code patching, --strict, the strict I-cache model, --guest-trace), the paging
+# guests (page faults, the guest's MMU) and the
 # oprofile guests (--samples): no difference, and every output (console, trace, samples, guest
 # trace, the validator's summary, --stats, the status) is that of the run without time travel:
 # what the re-execution writes again is muted.  Two checked runs are byte-identical.
@@ -37,6 +38,11 @@ scenario() {
 for a in $ARCHES; do
     scenario $a-smp 1000 --cpus 4 "$GUESTS/$a/smp.elf"
 done
+# the guests' MMU on, page faults (an exception entry inside an instruction's run), breakpoints on
+# instructions a trap site emulates
+scenario x86_64-paging 211 "$GUESTS/x86_64/paging.elf"
+scenario arm64-paging 613 "$GUESTS/arm64/paging.elf"
+scenario ppc32-paging 1999 "$GUESTS/ppc32/paging.elf"
 scenario x86_64-watchdog 7000000 --cpus 2 "$GUESTS/x86_64/watchdog.elf"
 scenario arm64-watchdog 3000000 --cpus 2 "$GUESTS/arm64/watchdog.elf"
 scenario x86_64-ftrace 60000 --cpus 2 --strict --guest-trace "$T/x86_64-ftrace.fn" "$GUESTS/x86_64/ftrace.elf"
