@@ -10,6 +10,9 @@
 #   make bench      install what is missing (QEMU too), build, run the benchmarks
 #   make fuzz       install what is missing, build the fuzzing tree, run every harness (FUZZ_* below)
 #                   and the random guests
+#   make install    build, then install build/pmusim to $(PREFIX)/bin, its manual page to
+#                   $(PREFIX)/share/man/man1/pmusim.1 and its bash completion to
+#                   $(PREFIX)/share/bash-completion/completions/pmusim (under $(DESTDIR) if set)
 #   make clean
 #
 # Variables: BUILD (build dir, default build), JOBS (parallel jobs), ARCH (demo: x86_64|arm64|ppc32|all)
@@ -22,6 +25,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 ARCH  ?= all
+PREFIX ?= /usr/local
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 FUZZ_BUILD ?= $(BUILD)-fuzz
 SAN_BUILD ?= $(BUILD)-san
@@ -32,6 +36,10 @@ FUZZ_JOBS ?= $(JOBS)
 FUZZ_HARNESSES ?=
 
 all: build
+
+# CMake's install rules (CMakeLists.txt); DESTDIR is CMake's too (it reads it from the environment)
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 deps:
 	@sh scripts/install-deps.sh
@@ -83,4 +91,4 @@ fuzz: deps
 clean:
 	rm -rf $(BUILD) $(FUZZ_BUILD) $(SAN_BUILD)
 
-.PHONY: all deps deps-bench build fuzz-tree demo test sanitize bench fuzz clean
+.PHONY: all deps deps-bench build fuzz-tree demo test sanitize bench fuzz clean install

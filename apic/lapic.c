@@ -354,10 +354,10 @@ static void post_ipi(Lapic *t, unsigned vector, uint64_t at)
     port_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
 }
 
-static void send_ipi(Lapic *l, uint64_t pc)
+/* Sent at `now`, the time of the instruction that wrote the ICR (not the end of its block). */
+static void send_ipi(Lapic *l, uint64_t pc, uint64_t now)
 {
     const CpuPort *c = l->cpu;
-    uint64_t now = port_cycles(c);
     uint32_t lo = l->icr_lo, mode = lo & APIC_DM_MASK, vector = lo & APIC_VECTOR_MASK;
     uint32_t dest = l->x2apic ? l->icr_hi : l->icr_hi >> 24, broadcast = l->x2apic ? 0xffffffffu : 0xff;
     unsigned shorthand = (lo >> 18) & 3;
@@ -523,7 +523,7 @@ static bool reg_write(Lapic *l, uint64_t off, uint32_t v, uint64_t now, uint64_t
         return true;
     case APIC_ICR:
         l->icr_lo = v & 0x000ccfffu;
-        send_ipi(l, pc);
+        send_ipi(l, pc, now);
         return true;
     case APIC_ICR2: l->icr_hi = v & 0xff000000u; return true;
     case APIC_TMICT:
@@ -636,9 +636,9 @@ static bool x2apic_has(uint64_t off)
            strcmp(lapic_reg_name(off), "reserved") != 0;
 }
 
-static void trace_x2apic(Lapic *l, uint64_t pc, uint64_t off, bool write, uint64_t old, uint64_t val)
+static void trace_x2apic(Lapic *l, uint64_t pc, uint64_t off, bool write, uint64_t old, uint64_t val, uint64_t now)
 {
-    trace_access(l, pc, off, write, (uint32_t)old, (uint32_t)val, port_cycles(l->cpu));
+    trace_access(l, pc, off, write, (uint32_t)old, (uint32_t)val, now);
 }
 
 bool lapic_x2apic_read(Lapic *l, uint32_t msr, uint64_t *v, uint64_t pc)
@@ -647,9 +647,10 @@ bool lapic_x2apic_read(Lapic *l, uint32_t msr, uint64_t *v, uint64_t pc)
     if (!l->present || !l->x2apic || msr == X2APIC_SELF_IPI || off == APIC_EOI || !x2apic_has(off))
         return false;
     uint32_t lo = 0;
-    reg_read(l, off, port_cycles(l->cpu), &lo);
+    uint64_t now = port_cycles(l->cpu);
+    reg_read(l, off, now, &lo);
     *v = off == APIC_ICR ? (uint64_t)l->icr_hi << 32 | lo : lo;
-    trace_x2apic(l, pc, off, false, 0, *v);
+    trace_x2apic(l, pc, off, false, 0, *v, now);
     return true;
 }
 
@@ -669,12 +670,12 @@ bool lapic_x2apic_write(Lapic *l, uint32_t msr, uint64_t v, uint64_t pc)
     if (!x2apic_has(off) || read_only || (off == APIC_EOI && v) || (off != APIC_ICR && (v >> 32)))
         return false;
     uint32_t old = 0;
-    uint64_t now = port_cycles(l->cpu);
+    uint64_t now = l->cpu->cycles_at(l->cpu->opaque, pc);
     reg_read(l, off, now, &old);
     if (off == APIC_ICR)
         l->icr_hi = (uint32_t)(v >> 32);
     reg_write(l, off, (uint32_t)v, now, pc);
-    trace_x2apic(l, pc, off, true, old, v);
+    trace_x2apic(l, pc, off, true, old, v, now);
     return true;
 }
 

@@ -86,6 +86,21 @@ void outfile_write(OutFile *o, const void *buf, size_t len)
     o->lost += len;
 }
 
+void outfile_put(OutFile *o, char *buf, size_t cap, size_t *len, const void *p, size_t n)
+{
+    if (*len + n > cap) {
+        size_t full = *len;
+        *len = 0;               /* first: a fatal signal's rescue must not write them again */
+        outfile_write(o, buf, full);
+    }
+    if (n > cap) {
+        outfile_write(o, p, n);
+        return;
+    }
+    memcpy(buf + *len, p, n);
+    *len += n;
+}
+
 static void outfile_free(OutFile *o)
 {
     free(o->tmp);
@@ -198,9 +213,9 @@ static bool same_file(const FileId *a, const FileId *b)
 
 bool outfile_check_distinct(const IoName *names, int n, Error *err)
 {
-    FileId ids[16];
-    if (n > (int)ARRAY_SIZE(ids))
-        n = (int)ARRAY_SIZE(ids);
+    FileId ids[OUTFILE_CHECK_MAX];
+    if (n > (int)ARRAY_SIZE(ids))   /* never a silent cut: the names past it would go unchecked */
+        return err_set(err, "internal: %d file names to check, at most %d (OUTFILE_CHECK_MAX)", n, OUTFILE_CHECK_MAX);
     for (int i = 0; i < n; i++) {
         if (!names[i].path || !strcmp(names[i].path, "-") || !file_id(names[i].path, &ids[i]))
             continue;               /* stdout; or a path that cannot be resolved: opening it will say why */

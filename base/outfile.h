@@ -28,6 +28,10 @@ bool outfile_open(OutFile *o, const char *what, const char *path, Error *err);
 /* Write all of it (retrying short writes); on error the bytes are counted as lost.  Uses only
  * write(2): safe in a fatal-signal handler. */
 void outfile_write(OutFile *o, const void *buf, size_t len);
+/* Buffered writing for streaming outputs (the trace sinks): append n bytes to buf (cap bytes,
+ * *len used), writing the buffer out first when they do not fit; more than cap bytes go out
+ * directly. */
+void outfile_put(OutFile *o, char *buf, size_t cap, size_t *len, const void *p, size_t n);
 /* Finish: close, and rename the temporary into place.  false with err set ("--trace t: write
  * error: No space left on device (1234 bytes lost)") if any byte was lost; the temporary is
  * then removed and the old file, if any, left as it was. */
@@ -52,6 +56,7 @@ typedef struct IoName {
     const char *path;               /* NULL: not given */
     bool output;
 } IoName;
+#define OUTFILE_CHECK_MAX 64         /* names outfile_check_distinct takes (two runs' files for pmusim diff) */
 bool outfile_check_distinct(const IoName *names, int n, Error *err);
 
 #endif

@@ -172,12 +172,7 @@ static void text_write_all(TextSink *s)
 
 static void text_put(TextSink *s, const char *p, size_t n)
 {
-    if (s->len + n > TEXT_BUF)
-        text_write_all(s);
-    if (n > TEXT_BUF)
-        n = TEXT_BUF;
-    memcpy(s->buf + s->len, p, n);
-    s->len += n;
+    outfile_put(&s->out, s->buf, TEXT_BUF, &s->len, p, n);
 }
 
 /* Some values (quoted strings) must stay one token: spaces and quotes are escaped. */

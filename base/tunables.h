@@ -70,4 +70,9 @@
  * reaches back to the start ever more sparsely while memory stays bounded. */
 #define TT_MAX_SNAPSHOTS 64
 
+/* The deepest call chain a sample records (--samples, tracer/callchain.c), and the most a
+ * samples file may give one: the guests here nest a handful of calls, and a chain this deep is
+ * already a corrupt or runaway stack (perf's default, kernel.perf_event_max_stack, is 127). */
+#define CALLCHAIN_DEPTH 64
+
 #endif

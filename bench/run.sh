@@ -224,6 +224,31 @@ case " $ARCHES " in *" arm64 "*)
     ;;
 esac
 
+# Issue 14: what --trace-json adds to a traced run: the alu workload with --trace against --trace
+# and --trace-json (the counters of every quantum are most of its file), both net of bench-none.
+# Target: json/trace <= 1.10 in host time.
+echo
+echo "the alu workload traced (--trace) against traced with --trace-json too, net of bench-none"
+printf "%-7s %-6s %11s %8s %8s %10s  %s\n" arch work insns trace +json json/trace target
+for a in $ARCHES; do
+    [ -f "$G/$a/bench-alu.elf" ] || continue
+    insns=$(cat "$T/insns-$a-alu" 2>/dev/null || echo 0)
+    : >"$T/t" ; : >"$T/j"
+    for r in $(seq "$REPS"); do
+        for w in t j; do
+            json=""
+            [ $w = j ] && json="--trace-json $T/b.json"
+            echo $(($(time_ms "$PMUSIM" --trace "$T/b.trace" $json "$G/$a/bench-alu.elf") -
+                    $(time_ms "$PMUSIM" --trace "$T/b.trace" $json "$G/$a/bench-none.elf"))) >>"$T/$w"
+        done
+    done
+    tr=$(median <"$T/t")
+    js=$(median <"$T/j")
+    r=$(ratio "$js" "$tr")
+    printf "%-7s %-6s %11s %8s %8s %10s  %s\n" $a alu "$insns" "${tr}ms" "${js}ms" "$r" \
+        "json/trace<=1.10:$(awk -v r="$r" 'BEGIN { if (r == "-") print "n/a"; else if (r + 0 <= 1.10) print "ok"; else print "MISS" }')"
+done
+
 # Issue 5: the overhead of tracing every function against tracing none, on the ftrace guest
 # (rounds=ROUNDS on one CPU, the call sites NOPs under ftrace=nop): simulated cycles (the cost a
 # traced kernel pays: the trampoline, the ring writes) and pmusim's host time.
@@ -250,6 +275,35 @@ for a in $ARCHES; do
     done
 done
 
+# Issue 14: the cost of the trace outputs with the trace on: the alu workload (a handful of
+# events: the outputs' fixed cost) and the ppc32 oprofile guest (samples=N: ~14 events per
+# sample, the per-event cost), host time of the whole run with no trace, --trace, --trace-dat.
+# Target: --trace-dat <= 1.10 x no trace on alu.
+echo
+echo "trace outputs (host ms of the whole run, median of $REPS): none, --trace FILE, --trace-dat FILE"
+printf "%-7s %-9s %8s %8s %8s %9s %9s  %s\n" arch work none trace dat trace/none dat/none target
+trace_row() {    # trace_row ARCH WORK ELF ARGS...: one row
+    _a=$1 _w=$2 _e=$3
+    shift 3
+    : >"$T/tn" ; : >"$T/tt" ; : >"$T/td"
+    for r in $(seq "$REPS"); do
+        time_ms "$PMUSIM" "$@" "$_e" >>"$T/tn"
+        time_ms "$PMUSIM" "$@" --trace "$T/b.trace" "$_e" >>"$T/tt"
+        time_ms "$PMUSIM" "$@" --trace-dat "$T/b.dat" "$_e" >>"$T/td"
+    done
+    _n=$(median <"$T/tn") _t=$(median <"$T/tt") _d=$(median <"$T/td")
+    _target=-
+    [ "$_w" = alu ] && _target="dat/none<=1.10:$(awk -v r="$(ratio "$_d" "$_n")" 'BEGIN { print r <= 1.10 ? "ok" : "MISS" }')"
+    printf "%-7s %-9s %8s %8s %8s %9s %9s  %s\n" "$_a" "$_w" "$_n" "$_t" "$_d" "$(ratio "$_t" "$_n")" \
+        "$(ratio "$_d" "$_n")" "$_target"
+}
+for a in $ARCHES; do
+    [ -f "$G/$a/bench-alu.elf" ] && trace_row $a alu "$G/$a/bench-alu.elf"
+done
+case " $ARCHES " in *" ppc32 "*)
+    [ -f "$G/ppc32/oprofile.elf" ] && trace_row ppc32 oprofile "$G/ppc32/oprofile.elf" --bootargs samples=${SAMPLES:-10000}
+    ;;
+esac
 # Time travel (docs/debugging.md, "Time travel"): on the tight loop (200M instructions), the run
 # with its automatic snapshots (--time-travel-check with a stride past the run: no check point)
 # against the plain run, per snapshot; then 10 check points (each: reverse-stepi, forward again,

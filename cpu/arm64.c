@@ -196,6 +196,7 @@ static void pmu_el_switch(Cpu *c, uint64_t upto, uint64_t to)
 {
     vcpu_branch_retire(c, upto);
     armv8_pmu_set_el(&A64(c)->pmu, (unsigned)(to >> 2) & 3);
+    vcpu_set_user(c, ((to >> 2) & 3) == 0);
 }
 
 /* The same from the trap site of an ERET at pc, which retires at the EL it leaves: counted here
@@ -207,6 +208,7 @@ static void pmu_el_switch_eret(Cpu *c, uint64_t pc, uint64_t to)
     if (c->pev.track_branches)
         vcpu_branch_retire(c, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
     armv8_pmu_set_el(&A64(c)->pmu, (unsigned)(to >> 2) & 3);
+    vcpu_set_user(c, ((to >> 2) & 3) == 0);
 }
 
 /* Exception entry to EL1h (DDI 0487 D1.10, "Exception entry"): ELR_EL1, SPSR_EL1 = the old
@@ -682,6 +684,8 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     }
     uint64_t spsr = spsr_read(c), pstate = vcpu_reg_read(c, UC_ARM64_REG_PSTATE);
     bool illegal = eret_illegal(spsr);
+    uint64_t elr = vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1);
+    trace_exception_return(c->cl->trace, c->cycles, c->index, pc, &elr);
     if (!illegal && !(spsr & PSTATE_IL)) {
         pmu_el_switch_eret(c, pc, spsr);
         if (unmasks_pending(c, spsr))
@@ -701,10 +705,10 @@ static TrapResult a64_eret(Cpu *c, uint64_t pc)
     vcpu_retire_upto(c, pc, true);          /* before the entry: it counts what has retired */
     if (debug_first) {
         engine_flags_refresh(c);
-        vcpu_reg_write(c, UC_ARM64_REG_PC, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1));
+        vcpu_reg_write(c, UC_ARM64_REG_PC, elr);
         return TRAP_DONE;
     }
-    a64_take(c, TK_EXCEPTION, vcpu_reg_read(c, UC_ARM64_REG_ELR_EL1), 0, EC_ILLEGAL_STATE, 0, false, 0);
+    a64_take(c, TK_EXCEPTION, elr, 0, EC_ILLEGAL_STATE, 0, false, 0);
     return TRAP_DONE;
 }
 
@@ -1225,6 +1229,11 @@ static bool a64_load(Cpu *c, BlobReader *r)
     return br_end(r, &outer);
 }
 
+static int a64_pmu_readings(Cpu *c, PmcReading *out, int max)
+{
+    return armv8_pmu_readings(&A64(c)->pmu, out, max);
+}
+
 const CpuOps vcpu_arm64_ops = {
     .arch = ARCH_ARM64,
     .size = sizeof(Arm64Cpu),
@@ -1247,4 +1256,5 @@ const CpuOps vcpu_arm64_ops = {
     .set_pc = a64_set_pc,
     .save = a64_save,
     .load = a64_load,
+    .pmu_readings = a64_pmu_readings,
 };

@@ -68,6 +68,9 @@ typedef struct ClusterHost {
      * and a PMU sample. */
     void (*profile_retired)(void *opaque, Cpu *cpu, const BlockEntry *blk, uint32_t from, uint32_t to, bool window);
     void (*sample)(void *opaque, Cpu *cpu, uint64_t pc, bool user, const char *counter);
+    /* pmusim stat --per-symbol with branch events (NULL otherwise): the branch at pc retired,
+     * mispredicted or not. */
+    void (*branch_retired)(void *opaque, Cpu *cpu, uint64_t pc, bool miss);
 } ClusterHost;
 
 typedef struct Cluster {

@@ -373,6 +373,11 @@ void vcpu_profile_flush(Cpu *c)
     c->prof.from = c->blk_counted;
 }
 
+int vcpu_pmu_readings(Cpu *c, PmcReading *out, int max)
+{
+    return c->ops->pmu_readings ? c->ops->pmu_readings(c, out, max) : 0;
+}
+
 void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops)
 {
     uint64_t l, s, m;
@@ -397,6 +402,7 @@ void vcpu_mem_flush(Cpu *c)
 
 void vcpu_set_mem_tracking(Cpu *c, bool on)
 {
+    on |= c->priv.mem;              /* pmusim stat counts them all the run */
     if (on && !c->pev.track_mem)
         c->mem_from = c->blk_counted;   /* count from here on */
     else if (!on && c->pev.track_mem)

@@ -40,10 +40,12 @@
 #include "cpu/cluster.h"
 #include "cpu/cycle_model.h"
 #include "cpu/trapsite.h"
+#include "pmu/pmc.h"
 
 typedef struct Cpu Cpu;
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
+typedef struct PmcReading PmcReading;
 
 /* A CPU model selectable with --cpu-model. */
 typedef struct CpuModel {
@@ -188,6 +190,9 @@ typedef struct CpuOps {
      * cannot be restored. */
     bool (*load_finish)(Cpu *c, const char *path, Error *err);
     void (*destroy)(Cpu *c);
+    /* Optional: the PMU's counters now, without changing any state (pmu/pmc.h pmc_peek); returns
+     * how many it wrote (at most max). */
+    int (*pmu_readings)(Cpu *c, PmcReading *out, int max);
 } CpuOps;
 
 /* The limits of the current run. */
@@ -239,6 +244,20 @@ typedef struct CpuProfiling {
     bool window;                    /* a sampling counter is counting (vcpu_profile_window) */
     uint32_t from;                  /* instructions of blk already in the profile */
 } CpuProfiling;
+
+/* `pmusim stat`: the PMU's event sources (pmu/pmc.h: cycles, instructions, branches, loads ...)
+ * counted at user and kernel level apart, from outside the guest.  The backends tell the CPU
+ * core of every change of privilege at the points where they tell the PMU (x86 CPL, arm64 EL,
+ * ppc32 MSR[PR]: vcpu_set_user), so a stretch between two changes ran at one level and the
+ * split agrees with the guest's own PMU filters (x86 USR/OS, PMEVTYPER's U/P, MMCR0 FCP/FCS).
+ * Nothing is done per block: the cost is one fold of the sources per change of level. */
+typedef struct CpuPrivSplit {
+    bool on;
+    bool user;                      /* the level the CPU runs at now */
+    bool branches, mem;             /* keep branch / load-store tracking on (the slow path) */
+    uint64_t at[PMC_SRC_COUNT];     /* the sources at the last change */
+    uint64_t user_sum[PMC_SRC_COUNT];   /* counted at user level before it */
+} CpuPrivSplit;
 
 
 /* The interrupt pins (vcpu_pin): a controller sets them, the backend takes them between runs.
@@ -341,6 +360,7 @@ struct Cpu {
     BranchPredictor bp;
     CpuProfiling prof;
     CpuPause pause;
+    CpuPrivSplit priv;              /* pmusim stat */
 
     /* trap sites and code hooks */
     TrapTable trap;
@@ -405,12 +425,23 @@ void vcpu_branch_retire(Cpu *c, uint64_t next);
 void vcpu_profile_window(Cpu *c, bool on);
 /* --samples: the current block's retired instructions not yet in the profile go there. */
 void vcpu_profile_flush(Cpu *c);
+/* The PMU's counters now, by register name, for exporters (no state changes; 0 without a PMU). */
+int vcpu_pmu_readings(Cpu *c, PmcReading *out, int max);
 /* Loads, stores and memory instructions retired so far (exact at trap hooks and events). */
 void vcpu_mem_count(Cpu *c, uint64_t *loads, uint64_t *stores, uint64_t *memops);
 /* The current block's retired part goes into c->loads/stores/memops. */
 void vcpu_mem_flush(Cpu *c);
 /* Count loads and stores from now on (every block through the slow path). */
 void vcpu_set_mem_tracking(Cpu *c, bool on);
+
+/* pmusim stat: count user and kernel apart from now on (the CPU at kernel level: before the
+ * boot), with branch and load/store tracking kept on when asked for. */
+void vcpu_priv_start(Cpu *c, bool branches, bool mem);
+/* The backend: the CPU runs at user level (x86 CPL > 0, arm64 EL0, ppc32 MSR[PR] = 1) from this
+ * instruction boundary on, or at kernel level; what ran before counted at the old level. */
+void vcpu_set_user(Cpu *c, bool user);
+/* A source's count so far, all of it and the user-level part. */
+void vcpu_priv_count(Cpu *c, PmcSource s, uint64_t *all, uint64_t *user);
 
 /* The address of the last instruction that retired (between runs, or from a trap hook). */
 uint64_t vcpu_last_retired_pc(Cpu *c);
@@ -425,6 +456,10 @@ IrqLine vcpu_pin(Cpu *c, CpuPin pin);
 
 /* Schedule an event on this CPU at a cycle or at a retired-instruction count. */
 void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle);
+/* The same, after every other event of its cycle, without drawing a sequence number: for an
+ * event whose scheduling moment depends on the host (live console input, sim/dev/uart_rx.h), so
+ * that the machine's sequence counter and the order of every other event do not. */
+void vcpu_schedule_last(Cpu *c, Event *ev, uint64_t cycle);
 void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns);
 
 /* --- for backends and models, called from engine hooks --- */

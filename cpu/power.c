@@ -52,11 +52,53 @@ void vcpu_stop(Cpu *c, CpuState state, const char *why)
 
 void vcpu_set_branch_tracking(Cpu *c, bool on)
 {
+    on |= c->priv.branches;         /* pmusim stat counts them all the run */
     if (on && !c->pev.track_branches)
         c->br_done = false;         /* the block being executed has not branched yet */
     c->pev.track_branches = on;
     if (on)
         c->lim.fast = 0;
+}
+
+/* ------------------------------------------------------------------ pmusim stat */
+
+/* What the sources counted since the last change of level goes to the level left. */
+static void priv_fold(Cpu *c)
+{
+    CpuPrivSplit *s = &c->priv;
+    for (int k = 0; k < PMC_SRC_COUNT; k++) {
+        uint64_t now = pmc_source(&c->port, (PmcSource)k);
+        if (s->user)
+            s->user_sum[k] += now - s->at[k];
+        s->at[k] = now;
+    }
+}
+
+void vcpu_priv_start(Cpu *c, bool branches, bool mem)
+{
+    CpuPrivSplit *s = &c->priv;
+    *s = (CpuPrivSplit){ .on = true, .branches = branches, .mem = mem };
+    priv_fold(c);
+    if (branches)
+        vcpu_set_branch_tracking(c, true);
+    if (mem)
+        vcpu_set_mem_tracking(c, true);
+}
+
+void vcpu_set_user(Cpu *c, bool user)
+{
+    if (!c->priv.on || c->priv.user == user)
+        return;
+    priv_fold(c);
+    c->priv.user = user;
+}
+
+void vcpu_priv_count(Cpu *c, PmcSource s, uint64_t *all, uint64_t *user)
+{
+    if (c->priv.on)
+        priv_fold(c);
+    *all = pmc_source(&c->port, s);
+    *user = c->priv.user_sum[s];
 }
 
 uint64_t vcpu_last_retired_pc(Cpu *c)
@@ -76,18 +118,31 @@ void vcpu_branch_retire(Cpu *c, uint64_t next)
     const InsnInfo *last = &e->info[e->n - 1];
     uint64_t pc = e->pc + last->off;
     c->pev.branches++;
-    if (bp_resolve(&c->bp, (BranchKind)e->br, pc, pc + last->len, next))
-        c->pev.br_misses++;
+    bool miss = bp_resolve(&c->bp, (BranchKind)e->br, pc, pc + last->len, next);
+    c->pev.br_misses += miss;
+    if (c->cl->host.branch_retired)
+        c->cl->host.branch_retired(c->cl->host.opaque, c, pc, miss);
 }
 
-void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
+static void schedule_seq(Cpu *c, Event *ev, uint64_t cycle, uint64_t seq)
 {
-    evq_insert(&c->events, ev, cycle, clk_next_seq(c->cl->clock));
+    evq_insert(&c->events, ev, cycle, seq);
     if (cycle < c->lim.cycles) {    /* a running CPU must notice it (from a hook) */
         c->lim.cycles = cycle;
         if (cycle < c->lim.fast)
             c->lim.fast = cycle;
     }
+}
+
+void vcpu_schedule(Cpu *c, Event *ev, uint64_t cycle)
+{
+    schedule_seq(c, ev, cycle, clk_next_seq(c->cl->clock));
+}
+
+/* The last sequence number: no other event has it, none is drawn after it. */
+void vcpu_schedule_last(Cpu *c, Event *ev, uint64_t cycle)
+{
+    schedule_seq(c, ev, cycle, UINT64_MAX);
 }
 
 void vcpu_schedule_insns(Cpu *c, Event *ev, uint64_t insns)

@@ -245,6 +245,7 @@ static void ppc_take(Cpu *c, TraceKind kind, unsigned vector, uint32_t ret, uint
     uint32_t nmsr = (msr & (MSR_IP | MSR_ME)) | (msr & MSR_ILE ? MSR_LE : 0);
     uint32_t target = (msr & MSR_IP ? 0xfff00000u : 0) | vector;
     mpc7450_pmu_set_msr(&p->pmu, nmsr);     /* PR and PMM change: counted so far under the old */
+    vcpu_set_user(c, (nmsr & MSR_PR) != 0);
     vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
     vcpu_reg_write(c, UC_PPC_REG_PC, target);
     vcpu_exception_taken(c, kind, vector, trace_kinds[kind].name, ret, target, p->srr1);
@@ -393,6 +394,7 @@ static bool ppc_take_interrupt(Cpu *c)
     PpcCpu *p = PPC(c);
     uint32_t msr = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_MSR);
     mpc7450_pmu_set_msr(&p->pmu, msr);      /* after an mtmsr */
+    vcpu_set_user(c, (msr & MSR_PR) != 0);
     if (!(msr & MSR_EE))
         return false;
     uint32_t pc = (uint32_t)vcpu_reg_read(c, UC_PPC_REG_PC);
@@ -759,11 +761,14 @@ static TrapResult ppc_trap(Cpu *c, uint64_t pc64, const TrapSite *t)
             goto privileged;
         uint32_t nmsr = msr_supported(c, pc, (msr & ~RFI_MSR_BITS) | (p->srr1 & RFI_MSR_BITS));
         vcpu_retire_upto(c, pc, true);           /* rfi completes in the old state */
+        uint64_t to = p->srr0 & ~3u;
+        trace_exception_return(c->cl->trace, c->cycles, c->index, pc, &to);
         if (c->cl->watch.context_sync)          /* a context-synchronising instruction */
             c->cl->watch.context_sync(c->cl->watch.opaque, c);
         mpc7450_pmu_set_msr(&p->pmu, nmsr);
+        vcpu_set_user(c, (nmsr & MSR_PR) != 0);
         vcpu_reg_write(c, UC_PPC_REG_MSR, nmsr);
-        vcpu_reg_write(c, UC_PPC_REG_PC, p->srr0 & ~3u);
+        vcpu_reg_write(c, UC_PPC_REG_PC, to);
         request_stop_if_deliverable(c, nmsr);
         return TRAP_DONE;
     }
@@ -1161,6 +1166,11 @@ static bool ppc_load(Cpu *c, BlobReader *r)
     return br_end(r, &outer);
 }
 
+static int ppc_pmu_readings(Cpu *c, PmcReading *out, int max)
+{
+    return mpc7450_pmu_readings(&PPC(c)->pmu, out, max);
+}
+
 const CpuOps vcpu_ppc32_ops = {
     .arch = ARCH_PPC32,
     .size = sizeof(PpcCpu),
@@ -1184,4 +1194,5 @@ const CpuOps vcpu_ppc32_ops = {
     .save = ppc_save,
     .load = ppc_load,
     .destroy = ppc_destroy,
+    .pmu_readings = ppc_pmu_readings,
 };

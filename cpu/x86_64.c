@@ -28,6 +28,9 @@ enum {
 enum { RFLAGS_TF = 1 << 8, RFLAGS_IF = 1 << 9, RFLAGS_NT = 1 << 14, RFLAGS_RF = 1 << 16, RFLAGS_VM = 1 << 17,
        RFLAGS_AC = 1 << 18 };
 
+/* Instruction prefixes (SDM vol. 2A, 2.1.1 and 2.2.1): operand size, REX and its W bit. */
+enum { PREFIX_OPSIZE = 0x66, REX_MASK = 0xf0, REX_BASE = 0x40, REX_W = 0x08 };
+
 /* Trap-site kinds. */
 enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND, T_STI, T_POPF, T_SYSRET,
        T_FAR, T_MOVCR0, T_SYSCALL };
@@ -296,6 +299,7 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
         return false;
     }
     x86pmu_set_cpl(&x->pmu, new_cpl);     /* what ran so far counted at the old level */
+    vcpu_set_user(c, new_cpl != 0);         /* (USR counts at CPL 1 to 3: SDM vol. 3B §20.2.1.1) */
     rflags &= ~(uint64_t)(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF | RFLAGS_VM);
     if (type == 0xe)
         rflags &= ~(uint64_t)RFLAGS_IF;
@@ -966,6 +970,34 @@ static TrapResult x86_syscall(Cpu *c, uint64_t pc, uint64_t next)
     return TRAP_DONE;
 }
 
+/* IRET's operand size (SDM vol. 2A, IRET/IRETD/IRETQ): 66h makes it 2 bytes, REX.W 8, else 4
+ * (CF alone is IRETD in 64-bit mode too). */
+static unsigned iret_size(const TrapSite *t)
+{
+    for (unsigned i = 0; i + 1 < t->len; i++) {
+        if (t->bytes[i] == PREFIX_OPSIZE)
+            return 2;
+        if ((t->bytes[i] & REX_MASK) == REX_BASE && (t->bytes[i] & REX_W))
+            return 8;
+    }
+    return 4;
+}
+
+/* The `exception-return` event of an IRET about to execute: its target is the first slot of
+ * the frame at RSP (left out where that stack cannot be read now). */
+static void trace_iret(Cpu *c, uint64_t pc, const TrapSite *t)
+{
+    if (!trace_on(c->cl->trace))
+        return;
+    uint64_t pa, to = 0;
+    unsigned size = iret_size(t);
+    uint8_t b[sizeof to];
+    bool ok = vcpu_data_pa(c, vcpu_reg_read(c, UC_X86_REG_RSP), &pa) && vcpu_mem_read(c, pa, b, size);
+    for (unsigned i = 0; ok && i < size; i++)
+        to |= (uint64_t)b[i] << (8 * i);        /* little-endian */
+    trace_exception_return(c->cl->trace, c->cycles, c->index, pc, ok ? &to : NULL);
+}
+
 static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
 {
     X86Cpu *x = X86(c);
@@ -1029,6 +1061,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         /* Executed by the engine; it ends NMI blocking, may change the privilege level (the
          * PMU's USR/OS filters) and may enable a pending interrupt: the run stops right after
          * it (IRETQ ends its translated block), where take_interrupt sees the new state. */
+        trace_iret(c, pc, t);
         if (x->nmi_blocked) {
             x->nmi_blocked = false;
             x86pmu_nmi_return(&x->pmu, pc);
@@ -1137,6 +1170,7 @@ static bool x86_take_interrupt(Cpu *c)
         vcpu_sync_decode_mode(c);
     }
     x86pmu_set_cpl(&x->pmu, x86_cpl(c));     /* after an IRETQ/SYSRET to another level */
+    vcpu_set_user(c, x86_cpl(c) != 0);
     if (c->pins.nmi && !x->nmi_blocked) {
         c->pins.nmi = false;
         if (c->state == CPU_HALTED)
@@ -1595,6 +1629,11 @@ static bool x86_load_finish(Cpu *c, const char *path, Error *err)
     return true;
 }
 
+static int x86_pmu_readings(Cpu *c, PmcReading *out, int max)
+{
+    return x86pmu_readings(&X86(c)->pmu, out, max);
+}
+
 const CpuOps vcpu_x86_64_ops = {
     .arch = ARCH_X86_64,
     .size = sizeof(X86Cpu),
@@ -1620,6 +1659,7 @@ const CpuOps vcpu_x86_64_ops = {
     .load = x86_load,
     .load_finish = x86_load_finish,
     .destroy = x86_destroy,
+    .pmu_readings = x86_pmu_readings,
 };
 
 /* ------------------------------------------------------------------ the local APIC's MMIO window */

@@ -29,6 +29,15 @@ static uint64_t bank_source(PmcBank *b, PmcSource s)
     return pmc_source(b->cpu, s);
 }
 
+uint64_t pmc_peek(PmcBank *b, unsigned i)
+{
+    const Pmc *p = &b->ctr[i];
+    if (!p->active || p->src == PMC_SRC_NONE)
+        return p->value;
+    uint64_t d = (bank_source(b, p->src) - b->at[p->src]) - (bank_source(b, p->sub) - b->at[p->sub]);
+    return (p->value + d) & p->mask;
+}
+
 void pmc_rebase_ext(PmcBank *b)
 {
     b->at[PMC_SRC_EXT] = bank_source(b, PMC_SRC_EXT);

@@ -88,6 +88,16 @@ void pmc_rebase_ext(PmcBank *b);
 /* Does any counter need the CPU's branch tracking? */
 bool pmc_needs_branches(const PmcBank *b);
 
+/* Counter i's value now, without a sync: what a read would return, and no state changes (for
+ * exporters that sample the counters; exact at trap hooks and between runs). */
+uint64_t pmc_peek(PmcBank *b, unsigned i);
+
+/* A counter as an exporter shows it: the architectural register's name and its value. */
+typedef struct PmcReading {
+    const char *name;
+    uint64_t value;
+} PmcReading;
+
 /* The `pmu-overflow` trace event (docs/trace-format.md), shared by the PMU models. */
 void pmc_trace_overflow(const PmcBank *b, uint64_t pc, const char *counter, uint64_t status, bool pmi);
 

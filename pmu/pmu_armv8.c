@@ -488,6 +488,18 @@ static bool el_matters(const ArmPmu *p)
     return false;
 }
 
+int armv8_pmu_readings(ArmPmu *p, PmcReading *out, int max)
+{
+    int n = 0;
+    for (unsigned i = 0; i < ARMV8_PMU_COUNTERS && n < max; i++)
+        out[n++] = (PmcReading){ counter_name(i), pmc_peek(&p->bank, i) };
+    uint64_t lo = pmc_peek(&p->bank, ARMV8_PMU_CCNT);
+    if (n < max)                    /* as ccnt_read: [63:32] apart while PMCR_EL0.LC = 0 */
+        out[n++] = (PmcReading){ counter_name(ARMV8_PMU_CCNT),
+                                 p->pmcr & PMCR_LC ? lo : (uint64_t)p->ccnt_hi << 32 | lo };
+    return n;
+}
+
 void armv8_pmu_set_el(ArmPmu *p, unsigned el)
 {
     if (el == p->el)

@@ -73,6 +73,9 @@ bool armv8_pmu_read(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigne
                     uint64_t *val);
 bool armv8_pmu_write(ArmPmu *p, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2,
                      uint64_t val);
+/* PMEVCNTR0..5_EL0 and PMCCNTR_EL0 (all 64 bits) now, for exporters (pmc_peek: no state
+ * changes); returns how many (at most max). */
+int armv8_pmu_readings(ArmPmu *p, PmcReading *out, int max);
 /* The CPU goes to exception level `el`; its counts are exact up to that point, and what ran
  * before it ran at the old EL (the filters' P and U bits count at EL1 and EL0 as they allow). */
 void armv8_pmu_set_el(ArmPmu *p, unsigned el);

@@ -272,6 +272,15 @@ void mpc7450_pmu_set_msr(Mpc7450Pmu *p, uint32_t msr)
     commit(p);
 }
 
+int mpc7450_pmu_readings(Mpc7450Pmu *p, PmcReading *out, int max)
+{
+    static const unsigned spr[MPC7450_PMCS] = { SPRN_PMC1, SPRN_PMC2, SPRN_PMC3, SPRN_PMC4, SPRN_PMC5, SPRN_PMC6 };
+    int n = 0;
+    for (unsigned i = 0; i < MPC7450_PMCS && n < max; i++)
+        out[n++] = (PmcReading){ mpc7450_pmu_spr_name(spr[i]), pmc_peek(&p->bank, i) };
+    return n;
+}
+
 void mpc7450_pmu_taken(Mpc7450Pmu *p)
 {
     p->pending = false;

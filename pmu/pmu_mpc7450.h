@@ -82,6 +82,9 @@ PpcSprResult mpc7450_pmu_mtspr(Mpc7450Pmu *p, unsigned spr, bool user, uint32_t 
 const char *mpc7450_pmu_spr_name(unsigned spr);
 /* MSR is about to change (exception entry, rfi, mtmsr): what ran so far counted under the old. */
 void mpc7450_pmu_set_msr(Mpc7450Pmu *p, uint32_t msr);
+/* PMC1..PMC6's values now, for exporters (pmc_peek: no state changes); returns how many (at
+ * most max). */
+int mpc7450_pmu_readings(Mpc7450Pmu *p, PmcReading *out, int max);
 /* The exception is being taken: clear pending, lower pmi (the backend performs the entry). */
 void mpc7450_pmu_taken(Mpc7450Pmu *p);
 

@@ -351,6 +351,16 @@ bool x86pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v)
     return true;
 }
 
+int x86pmu_readings(X86Pmu *p, PmcReading *out, int max)
+{
+    int n = 0;
+    for (unsigned i = 0; i < p->cfg.ngp && n < max; i++)
+        out[n++] = (PmcReading){ x86pmu_msr_name(p, MSR_PMC0 + i), pmc_peek(&p->bank, i) };
+    for (unsigned j = 0; j < p->cfg.nfixed && n < max; j++)
+        out[n++] = (PmcReading){ x86pmu_msr_name(p, MSR_FIXED_CTR0 + j), pmc_peek(&p->bank, X86_PMU_FIXED_BASE + j) };
+    return n;
+}
+
 void x86pmu_cpuid(const X86Pmu *p, uint32_t r[4])
 {
     uint32_t unavailable = 0;

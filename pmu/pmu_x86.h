@@ -62,6 +62,9 @@ MsrResult x86pmu_rdmsr(X86Pmu *p, uint32_t index, uint64_t *v);
 MsrResult x86pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc);
 /* RDPMC with ECX = sel (privilege checks are the caller's); false: #GP. */
 bool x86pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v);
+/* The counters' values now, for exporters (pmc_peek: no state changes): the general-purpose
+ * ones, then the fixed ones, by their MSR names; returns how many (at most max). */
+int x86pmu_readings(X86Pmu *p, PmcReading *out, int max);
 /* CPUID leaf 0xA. */
 void x86pmu_cpuid(const X86Pmu *p, uint32_t r[4]);
 /* The CPU's privilege level changed (exception entry, IRET, SYSRET): counted so far at the old. */

@@ -5,6 +5,7 @@
 #           kernel at Linux's address, 0xffffffff80100000 (watchdog-high.elf, docs/guest-abi.md)
 #   ppc32   oprofile-style sampling on the MPC7450 (issue 4): 10000 samples of PMC1 through the
 #           0xF00 exception, then `pmusim report --truth` (samples beside the exact shares)
+#           and `pmusim report --folded` (the samples' call stacks)
 #   arm64   the same hard-lockup watchdog as Linux runs it with irqchip.gicv3_pseudo_nmi=1
 #           (issue 13): 2 CPUs, CPU 1 masks interrupts with ICC_PMR_EL1 and spins, the PMUv3's
 #           overflow at NMI priority through the GICv3 reports it, the same cycle and pc every run
@@ -29,6 +30,8 @@ for a in $ARCHES; do
     if [ "$guest" = oprofile ]; then
         echo "=== $a: build/pmusim report --truth build/guest/$a/$guest.elf SAMPLES"
         "$BUILD/pmusim" report --truth "$BUILD/guest/$a/$guest.elf" "$samples" | head -n 12 || status=1
+        echo "=== $a: build/pmusim report --folded build/guest/$a/$guest.elf SAMPLES (the call stacks)"
+        "$BUILD/pmusim" report --folded "$BUILD/guest/$a/$guest.elf" "$samples" | head -n 4 || status=1
         rm -f "$samples"
     fi
     echo

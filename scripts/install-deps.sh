@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh [--bench]     (--bench also wants QEMU, the optional comparison peer)
 # clang and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes) build the fuzzing tree that
 # `make test` smoke-runs and the sanitizer tree of `make sanitize`; llvm gives their reports
-# symbols (llvm-symbolizer).
+# symbols (llvm-symbolizer).  python3 runs tests/e2e/check_trace_json.py (the --trace-json checker;
+# a minimal Debian 12 may lack it).
 #
 # The engine, Unicorn, must be 2.1.1 or newer (docs/engine.md says why). Debian 12 ships 2.0.1;
 # Debian 13 ("trixie") ships 2.1.1, whose packages need nothing newer than Debian 12's libc. So on
@@ -17,7 +18,7 @@ set -eu
 UNICORN_MIN=2.1.1
 PKGS="cmake make pkg-config gcc libc6-dev libcapstone-dev libfdt-dev check device-tree-compiler \
 gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu gcc-powerpc-linux-gnu binutils-powerpc-linux-gnu \
-clang libclang-rt-14-dev llvm"
+clang libclang-rt-14-dev llvm trace-cmd libtracecmd-dev libtraceevent-dev python3"
 if [ "${1:-}" = "--bench" ]; then
     PKGS="$PKGS qemu-system-x86 qemu-system-arm qemu-system-ppc"
 fi

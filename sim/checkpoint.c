@@ -11,6 +11,7 @@
 
 #include "base/outfile.h"
 #include "base/tunables.h"
+#include "sim/dev/uart_rx.h"
 #include "sim/devices.h"
 #include "sim/machine.h"
 
@@ -37,28 +38,23 @@
 #define CK_CODE_VERSION 1u
 #define CK_MEMORY_VERSION 1u
 #define CK_WINDOWS_VERSION 1u
+#define CK_CONSOLE_INPUT_VERSION 1u
 #define CK_END_VERSION 1u
 
 /* The options whose state is in the file (header offset 32). */
-enum { CK_OPT_CHECK_PATCHING = 1, CK_OPT_ICACHE_STRICT = 2, CK_OPT_SAMPLES = 4, CK_OPT_ALL = 7 };
+enum {
+    CK_OPT_CHECK_PATCHING = 1, CK_OPT_ICACHE_STRICT = 2, CK_OPT_SAMPLES = 4,
+    CK_OPT_CONSOLE_INPUT = 8,       /* the run had console input: the "console-input" section */
+    CK_OPT_ALL = 15,
+};
 
 /* ------------------------------------------------------------------ machine state */
 
 
-/* Identifies the machine a checkpoint belongs to: the tree, the image, the quantum. */
-static uint64_t fingerprint(const Machine *m)
-{
-    uint64_t h = FNV1A64_BASIS;
-    h = fnv1a(h, m->fdt, m->fdt_size);
-    h = fnv1a(h, m->image.data, m->image.size);
-    h = fnv1a(h, &m->clock.quantum, sizeof m->clock.quantum);
-    return h;
-}
-
 static uint32_t options_of(const Machine *m)
 {
     return (m->patchcheck ? CK_OPT_CHECK_PATCHING : 0) | (m->icache ? CK_OPT_ICACHE_STRICT : 0) |
-           (m->profile ? CK_OPT_SAMPLES : 0);
+           (m->profile ? CK_OPT_SAMPLES : 0) | (m->conin.in.rx ? CK_OPT_CONSOLE_INPUT : 0);
 }
 
 static const StateField cpu_fields[] = {
@@ -292,6 +288,27 @@ static bool load_windows(Machine *m, BlobReader *r)
     return r->ok;
 }
 
+/* The console input's position (the UART's section has it too, with the next arrival) and
+ * the digest of the bytes taken so far (sim/conlog.h): a --replay restored here must be the
+ * log of this run, a --record started here carries both in its header. */
+static void save_console_input(Machine *m, Blob *b)
+{
+    blob_u64(b, m->conin.in.rx->pos);
+    blob_u64(b, m->conin.digest);
+}
+
+static bool load_console_input(Machine *m, BlobReader *r)
+{
+    uint64_t pos = br_u64(r), digest = br_u64(r);
+    const UartRx *rx = m->conin.in.rx;
+    if (r->ok && pos != (rx ? rx->pos : 0)) {
+        r->off -= 16;
+        return br_fail(r, "console input position: not the UART's");
+    }
+    m->conin.digest = digest;
+    return r->ok;
+}
+
 static void save_machine(Machine *m, Blob *b)
 {
     blob_u64(b, m->clock.now);
@@ -333,6 +350,8 @@ static void save_sections(Machine *m, Blob *out)
             m->devs[i]->ops->save(m->devs[i], out);
     save_section(m, out, "code", CK_CODE_VERSION, save_code);
     save_section(m, out, "memory", CK_MEMORY_VERSION, save_memory);
+    if (m->conin.in.rx)
+        save_section(m, out, "console-input", CK_CONSOLE_INPUT_VERSION, save_console_input);
     if (m->patchcheck)
         patchcheck_save(m->patchcheck, out);
     if (m->icache)
@@ -350,7 +369,7 @@ void checkpoint_save_blob(Machine *m, Blob *out)
     blob_put(out, CK_MAGIC, 8);
     blob_u32(out, CK_VERSION);
     blob_u32(out, (uint32_t)m->arch);
-    blob_u64(out, fingerprint(m));
+    blob_u64(out, mach_fingerprint(m));
     blob_u64(out, 0);              /* the length, once known */
     blob_u32(out, options_of(m));
     save_sections(m, out);
@@ -482,7 +501,7 @@ static bool check_header(const Machine *m, const Blob *data, const char *path, E
     if (want != got)
         return err_set(err, "%s: offset %zu: CRC-32 mismatch (stored 0x%08x, computed 0x%08x): the checkpoint is"
                             " corrupted", path, data->len - CK_CRC, want, got);
-    if (load_le(p + 12, 4) != (uint32_t)m->arch || load_le(p + 16, 8) != fingerprint(m))
+    if (load_le(p + 12, 4) != (uint32_t)m->arch || load_le(p + 16, 8) != mach_fingerprint(m))
         return err_set(err, "%s: offset 12: the checkpoint was taken on a different machine (device tree, guest"
                             " image or --quantum differ)", path);
     return true;
@@ -562,9 +581,11 @@ static bool load_sections(Restore *rs, uint32_t saved)
 {
     Machine *m = rs->m;
     bool pc = saved & CK_OPT_CHECK_PATCHING, ic = saved & CK_OPT_ICACHE_STRICT, prof = saved & CK_OPT_SAMPLES;
+    bool con = saved & CK_OPT_CONSOLE_INPUT;
     return load_section(rs, "machine", CK_MACHINE_VERSION, load_machine) && load_cpus_devices(rs) &&
            load_section(rs, "code", CK_CODE_VERSION, load_code) &&
            load_section(rs, "memory", CK_MEMORY_VERSION, load_memory) &&
+           (!con || load_section(rs, "console-input", CK_CONSOLE_INPUT_VERSION, load_console_input)) &&
            (!pc || load_tool(rs, "patchcheck", m->patchcheck, load_patchcheck)) &&
            (!ic || load_tool(rs, "icache", true, load_icache)) &&
            (!prof || load_section(rs, "windows", CK_WINDOWS_VERSION, m->profile ? load_windows : NULL)) &&

@@ -8,7 +8,8 @@
  *         16   u64 fingerprint: the effective device tree, the guest image and the quantum, so
  *              a checkpoint is only restored onto the machine it was taken from
  *         24   u64 length of the whole file, CRC included
- *         32   u32 options that carry state: 1 --check-patching, 2 --icache=strict, 4 --samples
+ *         32   u32 options that carry state: 1 --check-patching, 2 --icache=strict, 4 --samples,
+ *              8 console input (--console-in, --console-input, --replay)
  *         36   sections (below), in a fixed order, then
  *   length-4   u32 CRC-32 (IEEE 802.3, as zlib and gzip) of every byte before it
  *
@@ -25,6 +26,8 @@
  *   device path        per device with state, named after its tree path ("/isa/serial@i3f8")
  *   "code"             the code ranges
  *   "memory"           every RAM block, all-zero pages elided
+ *   "console-input"    with console input: the input position and the digest of the bytes
+ *                      taken (sim/conlog.h), for --replay and --record from here
  *   "patchcheck"       with --check-patching: the patch validator
  *   "icache"           with --icache=strict: the strict I-cache model
  *   "windows", "profile"  with --samples: each CPU's sampling-window flag, the profile
@@ -52,7 +55,10 @@
  * --strict) and --samples may be dropped at restore (their sections are skipped, and the run
  * is exactly the uninterrupted run without them) but not added (their state before the
  * checkpoint is unknown).  Everything else (--trace, --console, --stats, --guest-trace,
- * --max-*, --icount-check) is free.  Derived state (translation caches, decoded blocks, trap
+ * --max-*, --icount-check) is free.  Console input may change at restore (a file, a live
+ * input, a --replay log) as long as it reaches the position; a --replay must be the log of
+ * the checkpoint's run up to there (the digest), and a --record log started at a restore
+ * begins at that position (sim/conlog.h).  Derived state (translation caches, decoded blocks, trap
  * sites) is not saved: it is rebuilt, identically, on demand.
  */
 #ifndef PMUSIM_CHECKPOINT_H

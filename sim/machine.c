@@ -1,7 +1,10 @@
 /* machine.c — building a machine from its device tree and running it (see machine.h). */
 #include "sim/machine.h"
 
+#include "tracer/callchain.h"
 #include "tracer/guesttrace.h"
+#include "tracer/tracedat.h"
+#include "tracer/tracejson.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +17,7 @@
 
 #include "base/tunables.h"
 #include "sim/devices.h"
+#include "sim/dev/uart_rx.h"
 #include "sim/intc.h"
 
 /* x86 boot structures (docs/machines.md). */
@@ -65,8 +69,11 @@ void console_putc(Machine *m, uint8_t ch)
     }
     con->buf[con->len++] = (char)ch;
     con->bytes++;
-    if (con->len == sizeof con->buf || (ch == '\n' && con->line_flush))
+    if (con->len == sizeof con->buf || (ch == '\n' && con->line_flush)) {
+        if (con->line_flush)
+            progress_clear(&m->progress);   /* a terminal's line: the progress line returns later */
         console_write_all(con);
+    }
 }
 
 void console_flush(Machine *m)
@@ -585,6 +592,11 @@ static void cl_profile_block(void *m, Cpu *cpu, const BlockEntry *blk, uint32_t 
         profile_block(mm->profile, blk, from, to, window);
 }
 
+static void cl_branch_retired(void *m, Cpu *cpu, uint64_t pc, bool miss)
+{
+    profile_branch(((Machine *)m)->profile, pc, miss);
+}
+
 static void cl_profile_sample(void *m, Cpu *cpu, uint64_t pc, bool user, const char *counter)
 {
     mach_profile_sample(m, cpu, pc, user, counter);
@@ -702,15 +714,41 @@ static IrqLine host_irq(void *m, const DevDesc *dd, unsigned n)
 
 /* The console's UART takes the input: the node /chosen stdout-path names, or without one the
  * first UART to ask (in tree order). */
-static const ConsoleInput *host_console_input(void *opaque, const DevDesc *dd)
+static ConsoleInput *host_console_input(void *opaque, const DevDesc *dd)
 {
     Machine *m = opaque;
-    if (!m->conin.data || m->conin_owner[0])
+    if (!m->conin.in.data || m->conin_owner[0])
         return NULL;
     if (m->desc.stdout_path[0] && strcmp(m->desc.stdout_path, dd->path))
         return NULL;
     snprintf(m->conin_owner, sizeof m->conin_owner, "%s", dd->path);
-    return &m->conin;
+    return &m->conin.in;
+}
+
+static void host_console_taken(void *opaque, uint64_t pos, uint8_t c, int cpu, uint64_t when)
+{
+    conin_taken(&((Machine *)opaque)->conin, c, cpu, when);
+}
+
+/* A replay that cannot go on as logged: the run is not the recorded one any more (another
+ * pmusim, a log edited to another valid one); it ends there, as a bad input does. */
+static void host_console_refused(void *opaque, uint64_t pos, const char *why)
+{
+    Machine *m = opaque;
+    const ConIn *ci = &m->conin;
+    uint64_t i = pos - ci->in.first;
+    progress_clear(&m->progress);
+    fprintf(stderr, "pmusim: --replay %s: offset %" PRIu64 ": input byte %" PRIu64 " cannot arrive at cycle %" PRIu64
+            " of cpu%u as logged: %s; the run has left the recorded one and ends here\n", ci->replay_path,
+            conin_log_offset(ci, pos), pos, ci->in.at[i], ci->in.cpu[i], why);
+    mach_diag(m, NULL, 0, "replay-diverged", "input byte %" PRIu64 " at cycle %" PRIu64 " of cpu%u: %s", pos,
+              ci->in.at[i], ci->in.cpu[i], why);
+    mach_exit(m, NULL, EXIT_USAGE, "replay-diverged");
+}
+
+static void host_cpu_schedule_last(void *m, int n, Event *ev, uint64_t cycle)
+{
+    vcpu_schedule_last(((Machine *)m)->cl.cpus[n], ev, cycle);
 }
 
 /* A device's diagnostic names the instruction making the access (else the last retired). */
@@ -735,48 +773,30 @@ static void dev_host_init(Machine *m)
         .console_out = host_putc, .exit = host_exit, .cpu_index = host_cpu_index, .cpu = host_cpu,
         .cpu_cycles = host_cpu_cycles, .cpu_events = host_cpu_events, .cpu_schedule = host_cpu_schedule,
         .now = host_now, .irq = host_irq, .console_input = host_console_input, .diag = host_diag,
+        .console_taken = host_console_taken, .console_refused = host_console_refused,
+        .cpu_schedule_last = host_cpu_schedule_last,
     };
 }
 
-/* --console-input: every byte, read before the run (standard input for "-", a pipe too). */
-static bool read_console_input(Machine *m, const char *path, Error *err)
+/* --console-in / --console-input, or --replay (sim/conin.h). */
+static bool open_console_input(Machine *m, Error *err)
 {
-    bool std = !strcmp(path, "-");
-    int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return err_set(err, "--console-input %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return err_set(err, "--console-input %s: a directory", path);
-    }
-    size_t cap = 4096, n = 0;       /* grows to CONSOLE_INPUT_MAX + 1: a byte more is too much */
-    uint8_t *buf = xcalloc(1, cap);
-    for (;;) {
-        if (n == cap && cap > CONSOLE_INPUT_MAX)
-            break;
-        if (n == cap) {
-            cap = cap > CONSOLE_INPUT_MAX / 2 ? CONSOLE_INPUT_MAX + 1 : 2 * cap;
-            buf = xrealloc(buf, cap);
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            if (got < 0)
-                err_set(err, "--console-input %s: %s", std ? "standard input" : path, strerror(errno));
-            break;
-        }
-        n += (size_t)got;
-    }
-    if (!std)
-        close(fd);
-    if (err->msg[0] || n > CONSOLE_INPUT_MAX) {
-        free(buf);
-        return err->msg[0] ? false : err_set(err, "--console-input %s: larger than %s", path, CONSOLE_INPUT_MAX_TEXT);
-    }
-    m->conin = (ConsoleInput){ buf, n, path };
-    return true;
+    const MachineConfig *cfg = &m->cfg;
+    if (cfg->replay_file)
+        return conin_replay(&m->conin, cfg->replay_file, m->arch, mach_fingerprint(m), m->desc.ncpus, err);
+    if (!cfg->console_input_file)
+        return true;
+    const char *opt = cfg->console_input_opt ? cfg->console_input_opt : "--console-input";
+    return conin_read(&m->conin, opt, cfg->console_input_file, cfg->console_input_live, err);
+}
+
+uint64_t mach_fingerprint(const Machine *m)
+{
+    uint64_t h = FNV1A64_BASIS;
+    h = fnv1a(h, m->fdt, m->fdt_size);
+    h = fnv1a(h, m->image.data, m->image.size);
+    h = fnv1a(h, &m->clock.quantum, sizeof m->clock.quantum);
+    return h;
 }
 
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
@@ -789,6 +809,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     trace_set_symbolizer(&m->trace, describe_for_trace, m);
     codewatch_init(&m->cl.cw);
     m->console.out.fd = -1;
+    conin_init(&m->conin);
 
     if (cfg->kernel) {
         bool ok = cfg->raw ? image_load_raw(&m->image, cfg->kernel, cfg->arch, cfg->load_addr,
@@ -852,7 +873,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
                        m->fdt_size, DTB_MAX_SIZE);
     memcpy(mem_ptr(&m->mem, m->fdt_addr, m->fdt_size), m->fdt, m->fdt_size);
 
-    if (cfg->console_input_file && !read_console_input(m, cfg->console_input_file, err))
+    if (!open_console_input(m, err))
         return false;
     dev_host_init(m);
     IntcHost ih = { &m->dev_host, &m->trace, m->devs, &m->ndevs, MAX_DEVICES };
@@ -880,15 +901,19 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         }
         m->devs[m->ndevs++] = d;
     }
-    if (m->conin.data && !m->conin_owner[0])
-        return err_set(err, "--console-input %s: the machine has no console UART to receive it (%s%s)",
-                       cfg->console_input_file, m->desc.stdout_path[0] ? "/chosen stdout-path names " : "no UART model",
+    if (m->conin.in.data && !m->conin_owner[0])
+        return err_set(err, "%s %s: the machine has no console UART to receive it (%s%s)", m->conin.opt,
+                       m->conin.in.path, m->desc.stdout_path[0] ? "/chosen stdout-path names " : "no UART model",
                        m->desc.stdout_path[0] ? m->desc.stdout_path : " in the tree");
+    if (!conin_check_uart(&m->conin, m->conin_owner, err))
+        return false;
 
-    if (cfg->samples_file) {
+    if (cfg->samples_file || cfg->stat_profile) {
         m->profile = xcalloc(1, sizeof *m->profile);
         profile_init(m->profile);
     }
+    if (cfg->stat_profile && cfg->stat_branches)     /* pmusim stat: branches by symbol */
+        m->cl.host.branch_retired = cl_branch_retired;
     m->cl.ncpus = m->desc.ncpus;
     for (int i = 0; i < m->cl.ncpus; i++) {
         const CpuDesc *cd = &m->desc.cpus[i];
@@ -898,7 +923,24 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
             return false;
         }
         m->cl.cpus[i]->prof.on = m->profile != NULL;
+        if (cfg->stat)
+            vcpu_priv_start(m->cl.cpus[i], cfg->stat_branches, cfg->stat_mem);
     }
+    return true;
+}
+
+/* --trace-dat: a second sink of the same events (tracer/tracedat.h), under the same limit. */
+static bool open_trace_dat(Machine *m, Error *err)
+{
+    char uname[96];
+    snprintf(uname, sizeof uname, "pmusim %s %s, %d CPUs at %" PRIu64 " Hz", PMUSIM_VERSION, isa_name(m->arch),
+             m->cl.ncpus, m->clock.freq_hz);
+    TraceDatConfig dc = { m->cfg.trace_dat_file, m->cfg.trace_limit, m->cl.ncpus, m->clock.freq_hz, &m->image, uname };
+    m->tracedat = tracedat_open(&dc, err);
+    if (!m->tracedat)
+        return false;
+    trace_add_sink(&m->trace, m->tracedat);
+    trace_set_full_handler(&m->trace, trace_full, m);
     return true;
 }
 
@@ -912,9 +954,25 @@ bool mach_open_outputs(Machine *m, Error *err)
         trace_add_sink(&m->trace, s);
         trace_set_full_handler(&m->trace, trace_full, m);
     }
+    if (cfg->trace_dat_file && !open_trace_dat(m, err))
+        return false;
+    if (cfg->trace_json_file) {
+        m->trace_json = tracejson_open(cfg->trace_json_file, &m->cl, m->desc.model, cfg->trace_limit, err);
+        if (!m->trace_json)
+            return false;
+        trace_add_sink(&m->trace, m->trace_json);
+        trace_set_full_handler(&m->trace, trace_full, m);
+    }
     if (!outfile_open(&m->console.out, "--console", cfg->console_file, err))
         return false;
     m->console.line_flush = !cfg->console_file && isatty(STDOUT_FILENO);
+    /* a replay goes on from the input position (a checkpoint's), a record starts a log there */
+    const UartRx *rx = m->conin.in.rx;
+    if (rx && !conin_check_start(&m->conin, rx->pos, m->conin.digest, err))
+        return false;
+    if (cfg->record_file && !conin_record(&m->conin, cfg->record_file, m->arch, mach_fingerprint(m), rx ? rx->pos : 0,
+                                          m->conin_owner, err))
+        return false;
     return true;
 }
 
@@ -933,17 +991,28 @@ void mach_rescue_outputs(Machine *m)
     trace_flush_all();
     outfile_write(&m->console.out, m->console.buf, m->console.len);
     trace_rescue_all();
+    if (m->tracedat)
+        tracedat_abandon(m->tracedat);
+    if (m->trace_json)
+        tracejson_rescue(m->trace_json);
     outfile_rescue(&m->console.out);
+    conin_rescue(&m->conin);
 }
 
+/* A sample with the guest's call chain, walked now: the PMU reports the sample before the
+ * exception entry that delivers it changes a register (docs/profiling.md, "Call chains"). */
 void mach_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char *counter)
 {
-    if (m->profile)
-        profile_sample(m->profile, c->index, c->cycles, pc, user, counter);
+    if (!m->profile)
+        return;
+    uint64_t chain[CALLCHAIN_DEPTH];
+    size_t n = callchain_of_cpu(c, pc, &m->image, chain, CALLCHAIN_DEPTH);
+    profile_sample(m->profile, c->index, c->cycles, pc, user, counter, chain, n);
 }
 
 static void output_lost(Machine *m, const Error *err)
 {
+    progress_clear(&m->progress);
     fprintf(stderr, "pmusim: %s\n", err->msg);
     m->output_lost = true;
 }
@@ -952,7 +1021,7 @@ static void output_lost(Machine *m, const Error *err)
 static bool fill_samples(FILE *f, void *arg, Error *err)
 {
     Machine *m = arg;
-    profile_print(m->profile, isa_name(m->arch), f);
+    profile_print(m->profile, isa_name(m->arch), m->clock.freq_hz, f);
     return true;
 }
 
@@ -964,10 +1033,11 @@ static bool fill_guest_trace(FILE *f, void *arg, Error *err)
 
 static void write_samples(Machine *m)
 {
-    if (!m->profile)
+    if (!m->cfg.samples_file)
         return;
     for (int i = 0; i < m->cl.ncpus; i++) {
         vcpu_profile_flush(m->cl.cpus[i]);
+        vcpu_mem_flush(m->cl.cpus[i]);  /* its loads and stores too: pmusim stat reads them after */
         m->cl.cpus[i]->blk_counted = 0;
     }
     Error err = { { 0 } };
@@ -998,6 +1068,7 @@ void mach_destroy(Machine *m)
     free(m->mmio_ctx);
     outfile_discard(&m->console.out);   /* mach_run committed it; on an error path no run began */
     trace_close(&m->trace, &(Error){ { 0 } });
+    m->trace_json = NULL;
     if (m->profile) {
         profile_destroy(m->profile);
         free(m->profile);
@@ -1015,7 +1086,7 @@ void mach_destroy(Machine *m)
     mem_destroy(&m->mem);
     image_free(&m->image);
     free(m->fdt);
-    free((void *)m->conin.data);
+    conin_free(&m->conin);
     memset(m, 0, sizeof *m);
 }
 
@@ -1060,7 +1131,7 @@ static void poll_power_on(Machine *m, Cpu *c)
 
 static bool mach_hung(Machine *m)
 {
-    if (m->clock.global.n)
+    if (m->clock.global.n || conin_open(&m->conin, m->clock.now))
         return false;
     for (int i = 0; i < m->cl.ncpus; i++) {
         Cpu *c = m->cl.cpus[i];
@@ -1072,6 +1143,21 @@ static bool mach_hung(Machine *m)
     return true;
 }
 
+/* --trace-dat: the guest's own ftrace rings, if it keeps any, go into the file too (a guest that
+ * never set them up has none: said, not an error). */
+static void trace_dat_guest(Machine *m)
+{
+    if (!guesttrace_present(&m->image))
+        return;
+    GuestTrace gt;
+    Error err = { { 0 } };
+    if (guesttrace_read(&m->image, &m->mem, &gt, &err))
+        tracedat_add_guest(m->tracedat, &gt);
+    else
+        fprintf(stderr, "pmusim: --trace-dat %s: without the guest's trace rings: %s\n", m->cfg.trace_dat_file, err.msg);
+    guesttrace_free(&gt);
+}
+
 /* The end of a run: every output written and put in place, or its loss reported. */
 static void finish_outputs(Machine *m)
 {
@@ -1079,7 +1165,13 @@ static void finish_outputs(Machine *m)
     console_flush(m);
     if (!outfile_commit(&m->console.out, &err))
         output_lost(m, &err);
+    if (m->tracedat)
+        trace_dat_guest(m);
+    m->tracedat = NULL;
     if (!trace_close(&m->trace, &err))
+        output_lost(m, &err);
+    m->trace_json = NULL;               /* closed with the trace */
+    if (!conin_finish(&m->conin, &err))
         output_lost(m, &err);
     write_samples(m);
     if (m->cfg.guest_trace_file &&
@@ -1094,6 +1186,22 @@ static void finish_outputs(Machine *m)
     }
 }
 
+static uint64_t total_insns(const Machine *m)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < m->cl.ncpus; i++)
+        n += m->cl.cpus[i]->insns;
+    return n;
+}
+
+/* A live input: what standard input has now goes to the receiver (between rounds, so that
+ * no block pays for it). */
+static void poll_console_input(Machine *m)
+{
+    if (conin_poll(&m->conin, m->clock.now) && m->conin.in.rx)
+        uartrx_more(m->conin.in.rx);
+}
+
 /* The end of a round: machine-wide events, the limits, a hung machine, --save-at, then the
  * round hook (time travel's snapshots).  False: the run ends here. */
 static bool round_finish(Machine *m, uint64_t end)
@@ -1106,6 +1214,11 @@ static bool round_finish(Machine *m, uint64_t end)
     }
     evq_run_due(&m->clock.global, end);
     m->clock.now = end;
+    poll_console_input(m);
+    if (progress_due(&m->progress))
+        progress_show(&m->progress, m->clock.now, total_insns(m));
+    if (m->trace_json)
+        tracejson_tick(m->trace_json);
     if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
         mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
         return false;
@@ -1177,8 +1290,16 @@ MachAdvance mach_advance(Machine *m)
     return why;
 }
 
+void mach_begin(Machine *m)
+{
+    if (m->conin.replay && m->conin.in.rx)
+        uartrx_more(m->conin.in.rx);        /* the log's first byte (or the next, restored) */
+    progress_init(&m->progress, m->cfg.progress, m->clock.freq_hz, m->cfg.max_insns, m->cfg.max_cycles);
+}
+
 int mach_finish(Machine *m)
 {
+    progress_clear(&m->progress);
     if (m->cfg.save_file && !m->saved)
         fprintf(stderr, "pmusim: --save-at %" PRIu64 ": the run ended before a quantum boundary at or after"
                 " that cycle; %s was not written\n", m->cfg.save_at, m->cfg.save_file);
@@ -1192,6 +1313,7 @@ int mach_finish(Machine *m)
 
 int mach_run(Machine *m)
 {
+    mach_begin(m);
     while (mach_advance(m) == MACH_PAUSED)
         ;
     return mach_finish(m);

@@ -23,7 +23,9 @@
 #include "cpu/codewatch.h"
 #include "cpu/cpu.h"
 #include "cpu/icache.h"
+#include "sim/conin.h"
 #include "sim/fdt.h"
+#include "sim/progress.h"
 #include "tracer/patchcheck.h"
 #include "tracer/profile.h"
 
@@ -48,14 +50,22 @@ typedef struct MachineConfig {
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;
+    const char *trace_json_file;    /* --trace-json: the trace as Chrome trace-event JSON */
     uint64_t trace_limit;           /* --trace-limit, bytes (0 = unlimited) */
     const char *samples_file;       /* --samples: PMU samples and the exact profile */
     bool check_patching;            /* --check-patching: the patch validator and its summary */
     const char *guest_trace_file;   /* --guest-trace: the guest's trace rings, decoded */
+    const char *trace_dat_file;     /* --trace-dat: the trace and the guest's rings as a trace.dat */
     bool strict;                    /* --strict: violations make the exit status 6 */
     bool icache_strict;             /* --icache=strict: stale fetch until cache maintenance */
     const char *console_file;
-    const char *console_input_file; /* --console-input FILE ("-": standard input) */
+    const char *console_input_file; /* --console-in / --console-input FILE ("-", "stdin": standard input) */
+    const char *console_input_opt;  /* which of the two named it (for messages) */
+    bool console_input_live;        /* --console-in: standard input may be live (sim/conin.h) */
+    const char *record_file;        /* --record: the console input log */
+    const char *replay_file;        /* --replay: the console input from a log */
+    bool quiet;                     /* --quiet: no progress line, no note on a limit */
+    bool progress;                  /* the progress line on stderr (main: a terminal, no --quiet) */
     bool stats;
     bool semihosting;
     const char *save_file;          /* --save-at CYCLE:FILE */
@@ -65,6 +75,10 @@ typedef struct MachineConfig {
     const char *restore_file;
     bool icount_check;              /* test aid: count every instruction with a code hook too */
     uint64_t tt_check;              /* --time-travel-check STRIDE (0: off; sim/ttcheck.h) */
+    /* pmusim stat (sim/stat.h): count user and kernel apart (cpu.h, CpuPrivSplit), keeping the
+     * branch and load/store sources on all the run; stat_profile: the exact per-address
+     * profile (--per-symbol) without a --samples file */
+    bool stat, stat_branches, stat_mem, stat_profile;
 } MachineConfig;
 
 typedef struct Console {
@@ -109,9 +123,11 @@ struct Machine {
     int ndevs;
     Clock clock;
     Trace trace;
+    TraceSink *tracedat;            /* --trace-dat's sink (in trace), until the trace is closed */
     Console console;
     Profile *profile;               /* --samples, else NULL */
     PatchCheck *patchcheck;         /* --check-patching, else NULL */
+    TraceSink *trace_json;          /* --trace-json, else NULL (a sink of `trace`) */
     ICache *icache;                 /* --icache=strict, else NULL */
 
     int exit_status;
@@ -121,7 +137,8 @@ struct Machine {
     bool output_lost;               /* an output could not be written: exit status 7 */
     bool saved;                     /* --save-at done */
     DeviceHost dev_host;            /* what the devices see of the machine (mach_create) */
-    ConsoleInput conin;             /* --console-input, read whole (data NULL without it) */
+    Progress progress;              /* the progress line on stderr (sim/progress.h) */
+    ConIn conin;                    /* the console input (data NULL without it), its log */
     char conin_owner[128];          /* the UART that takes it (its node), "" before one asked */
     RoundProgress round;
     uint64_t pause_round;           /* pause at the first round boundary at or after (UINT64_MAX: no) */
@@ -130,9 +147,12 @@ struct Machine {
     int nmmio_ctx, mmio_ctx_cap;
 };
 
+/* Identifies the machine a checkpoint or a console input log belongs to: the effective tree,
+ * the image, the quantum. */
+uint64_t mach_fingerprint(const Machine *m);
 /* Build the machine from its inputs (image, tree); no output file is opened yet. */
 bool mach_create(Machine *m, const MachineConfig *cfg, Error *err);
-/* Open --trace and --console, once the inputs (a checkpoint too) have been read and checked. */
+/* Open --trace, --console and --record, once the inputs (a checkpoint too) have been read and checked. */
 bool mach_open_outputs(Machine *m, Error *err);
 /* Async-signal-safe: end the run at the next block boundary of whichever CPU is running; the
  * exit status is 128 + sig, as a shell reports a process killed by it. */
@@ -151,6 +171,9 @@ int mach_run(Machine *m);
  * pause (vcpu_pause_at: the round stays open in m->round, that CPU next) or a round boundary
  * reached m->pause_round.  Calling it again goes on exactly as if it had never returned. */
 MachAdvance mach_advance(Machine *m);
+/* Before the first mach_advance: what a run starts with (console input replayed from its log,
+ * the progress line). */
+void mach_begin(Machine *m);
 /* After the end: every output finished, the exit status as mach_run's. */
 int mach_finish(Machine *m);
 /* Print the effective tree as DTS on stdout (through dtc). */

@@ -2,6 +2,8 @@
  *
  *   pmusim [run] [options] KERNEL       run a guest (ELF, or raw with --load-addr)
  *   pmusim --dump-dtb [options] [KERNEL] print the effective machine as DTS
+ *   pmusim report / pmusim diff ...      sim/report.c, sim/diff.c
+ *   pmusim stat [-e EVENTS] ... KERNEL   run a guest and print what its CPUs counted (sim/stat.c)
  *
  * Bad options and bad input files get one message naming the option or file and exit status 2;
  * inputs are read and checked before any output is opened (base/outfile.h).
@@ -15,8 +17,10 @@
 
 #include "sim/checkpoint.h"
 #include "sim/cli.h"
+#include "sim/diff.h"
 #include "sim/machine.h"
 #include "sim/report.h"
+#include "sim/stat.h"
 #include "sim/ttcheck.h"
 
 static Machine machine;
@@ -69,22 +73,15 @@ static int bad_input(const Error *err)
     return EXIT_USAGE;
 }
 
-/* No output may overwrite an input or another output (checked before anything is opened). */
-static bool check_files(const MachineConfig *cfg, Error *err)
+/* No output may overwrite an input or another output (checked before anything is opened; the
+ * list of a run's files is sim/cli.c's cli_io_names: add a new file option there); stat_output:
+ * pmusim stat -o FILE, or NULL. */
+static bool check_files(const MachineConfig *cfg, const char *stat_output, Error *err)
 {
-    const IoName names[] = {
-        { "KERNEL", cfg->kernel, false },
-        { "--machine", cfg->machine_file, false },
-        { "--initrd", cfg->initrd_file, false },
-        { "--restore", cfg->restore_file, false },
-        { "--console-input", cfg->console_input_file, false },
-        { "--trace", cfg->trace_file, true },
-        { "--console", cfg->console_file, true },
-        { "--samples", cfg->samples_file, true },
-        { "--guest-trace", cfg->guest_trace_file, true },
-        { "--save-at", cfg->save_file, true },
-    };
-    return outfile_check_distinct(names, (int)ARRAY_SIZE(names), err);
+    IoName names[CLI_IO_NAMES + 1];
+    int n = cli_io_names(cfg, names);
+    names[n++] = (IoName){ "stat -o", stat_output, true };
+    return outfile_check_distinct(names, n, err);
 }
 
 static int dump_dtb(const MachineConfig *cfg)
@@ -114,11 +111,27 @@ static int check_icount(void)
     return status;
 }
 
-/* Inputs first (image, tree, checkpoint), then the outputs, then the run. */
-static int run(const MachineConfig *cfg)
+/* The run ended at --trace-limit: which trace would have grown past it (either, with both). */
+static void report_trace_limit(const MachineConfig *cfg)
+{
+    const char *opt[] = { "--trace", "--trace-dat", "--trace-json" };
+    const char *file[] = { cfg->trace_file, cfg->trace_dat_file, cfg->trace_json_file };
+    char what[1024] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(opt); i++)
+        if (file[i] && n < sizeof what)
+            n += (size_t)snprintf(what + n, sizeof what - n, "%s%s %s", n ? " or " : "", opt[i], file[i]);
+    fprintf(stderr, "pmusim: %s: the next event would take it past --trace-limit %" PRIu64
+            " bytes; the run ends there (docs/trace-format.md)\n", what, cfg->trace_limit);
+}
+
+/* Inputs first (image, tree, checkpoint), then the outputs, then the run; `stat`: pmusim stat's
+ * table at the end (NULL for pmusim run). */
+static int run(MachineConfig *cfg, const StatConfig *stat)
 {
     Error err = { { 0 } };
-    if (!check_files(cfg, &err) || !mach_create(&machine, cfg, &err))
+    cfg->progress = !cfg->quiet && isatty(STDERR_FILENO);
+    if (!check_files(cfg, stat ? stat->output : NULL, &err) || !mach_create(&machine, cfg, &err))
         return bad_input(&err);
     if (cfg->restore_file && !checkpoint_restore(&machine, cfg->restore_file, &err))
         return bad_input(&err);
@@ -129,16 +142,49 @@ static int run(const MachineConfig *cfg)
     install_signals();
     int status = cfg->tt_check ? ttcheck_run(&machine, cfg->tt_check) : mach_run(&machine);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
-        fprintf(stderr, "pmusim: --trace %s: the next event would take it past --trace-limit %" PRIu64
-                " bytes; the run ends there (docs/trace-format.md)\n", cfg->trace_file, cfg->trace_limit);
-    if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit"))
+        report_trace_limit(cfg);
+    if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit") &&
+        !(cfg->quiet && machine.exit_status == EXIT_LIMIT))
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
     if (cfg->stats)
         mach_print_stats(&machine);
     if (cfg->icount_check && check_icount())
         status = EXIT_INTERNAL;
+    if (stat) {
+        int st = stat_print(stat, &machine, cfg->kernel);
+        status = st ? st : status;
+    }
     mach_destroy(&machine);
     return status;
+}
+
+/* The texts any command line may ask for instead of a run; -1 if none. */
+static int print_text(CliAction action)
+{
+    switch (action) {
+    case CLI_HELP:              cli_usage(stdout); return 0;
+    case CLI_HELP_MAN:          cli_print_man(stdout); return 0;
+    case CLI_HELP_COMPLETION:   cli_print_completion(stdout); return 0;
+    case CLI_VERSION:           puts("pmusim " PMUSIM_VERSION); return 0;
+    default:                    return -1;
+    }
+}
+
+/* `pmusim stat`: the run, with the CPU core counting user and kernel apart. */
+static int stat_main(int argc, char **argv)
+{
+    CliStat st;
+    if (!cli_parse_stat(argc, argv, &st, stderr))
+        return EXIT_USAGE;
+    if (st.help) {
+        cli_stat_usage(stdout);
+        return 0;
+    }
+    int text = print_text(st.run.action);
+    if (text >= 0)
+        return text;
+    stat_configure(&st.stat, &st.run.cfg);
+    return run(&st.run.cfg, &st.stat);
 }
 
 /* What went to standard output through stdio (report, --dump-dtb, --help) must have arrived. */
@@ -154,19 +200,18 @@ static int dispatch(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "report"))
         return report_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "stat"))
+        return stat_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "diff"))
+        return diff_main(argc - 1, argv + 1);
     bool sub = argc > 1 && !strcmp(argv[1], "run");
     Cli cli;
     if (!cli_parse(argc - sub, argv + sub, &cli, stderr))
         return EXIT_USAGE;
-    if (cli.action == CLI_HELP) {
-        cli_usage(stdout);
-        return 0;
-    }
-    if (cli.action == CLI_VERSION) {
-        puts("pmusim " PMUSIM_VERSION);
-        return 0;
-    }
-    return cli.action == CLI_DUMP_DTB ? dump_dtb(&cli.cfg) : run(&cli.cfg);
+    int text = print_text(cli.action);
+    if (text >= 0)
+        return text;
+    return cli.action == CLI_DUMP_DTB ? dump_dtb(&cli.cfg) : run(&cli.cfg, NULL);
 }
 
 int main(int argc, char **argv)

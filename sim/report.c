@@ -1,5 +1,5 @@
-/* report.c — `pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded]`: an opreport-style table of
- * the PMU samples a run recorded with --samples (docs/profiling.md).
+/* report.c — `pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded] [--perf-script]`: an
+ * opreport-style table of the PMU samples a run recorded with --samples (docs/profiling.md).
  *
  * Samples are attributed to the symbol containing their address (the ELF's function symbols)
  * and to an image by the privilege level they were taken at: kernel samples (MSR[PR] = 0, CPL 0)
@@ -8,7 +8,14 @@
  * pure function of the two files.  --truth adds the symbol's exact share of the instructions
  * retired in the sampling window (while a sampling counter counted: the population the samples
  * are drawn from; --truth=cycles: of the cycles), and lists the symbols that ran there without being sampled, image "-";
- * --folded prints flame-graph input instead (`app;image;symbol count`).
+ * --folded prints flame-graph input instead, a line per call stack (`app;image;outer;...;inner count`,
+ * the frames from the samples' call chains), and --perf-script the samples as `perf script`
+ * prints them with their call chains (Linux tools/perf/builtin-script.c,
+ * perf_sample__fprintf_start and process_event; util/evsel_fprintf.c sample__fprintf_callchain):
+ *
+ *   COMM PID/TID [CPU] SECS.USECS: PERIOD EVENT:        "%s %7d/%-7d [%03d] %12s: %10u %*s: \n"
+ *   \t ADDR SYM+0xOFF (DSO)                               "\t%16x %s+0x%x (%s)\n" per frame
+ *   (a blank line)
  */
 #include "sim/report.h"
 
@@ -18,8 +25,20 @@
 #include <string.h>
 
 #include "base/loader.h"
+#include "base/tunables.h"
 #include "sim/cli.h"
 #include "tracer/profile.h"
+
+/* --perf-script: what perf prints for a frame without a symbol and for the kernel's image
+ * (tools/perf/util/symbol.c, machine.c: "[kernel.kallsyms]"); the time of a version 1 samples
+ * file, which does not give the CPU clock, is counted at a nominal 1 GHz. */
+#define PERF_UNKNOWN "[unknown]"
+#define PERF_KERNEL_DSO "[kernel.kallsyms]"
+#define NOMINAL_HZ 1000000000ull
+#define USEC_PER_SEC 1000000ull
+/* perf script's pid/tid columns: pmusim's samples have no tasks; pid 1, tid 1 + the CPU, so
+ * that each CPU is a thread of its own in the profilers. */
+#define SCRIPT_PID 1
 
 typedef struct Row {
     const char *sym;                /* in the image's strings, or a literal */
@@ -37,6 +56,9 @@ typedef struct Report {
     size_t n, cap;
     uint64_t samples, insns, window, cycles;
     bool by_cycles;                 /* --truth=cycles */
+    bool keep;                      /* --folded, --perf-script: every sample, with its chain */
+    Profile prof;                   /* ... kept here */
+    uint64_t hz;                    /* the samples file's CPU clock (0: not given) */
 } Report;
 
 static const char *sym_name(const Image *im, uint64_t pc)
@@ -75,10 +97,13 @@ static bool add_insns(Report *r, uint64_t pc, uint64_t count, uint64_t window, u
 }
 
 /* What the samples file holds, into the rows (tracer/profile.c reads it). */
-static bool on_sample(void *r, uint64_t pc, bool user)
+static bool on_sample(void *r, const SampleRec *s)
 {
     Report *rp = r;
-    return add_u64(&row(rp, sym_name(&rp->im, pc), user)->samples, 1) && add_u64(&rp->samples, 1);
+    rp->hz = s->hz;
+    if (rp->keep)
+        profile_sample(&rp->prof, (int)s->cpu, s->cycle, s->pc, s->user, s->counter, s->chain, s->nchain);
+    return add_u64(&row(rp, sym_name(&rp->im, s->pc), s->user)->samples, 1) && add_u64(&rp->samples, 1);
 }
 
 static bool on_insns(void *r, uint64_t pc, uint64_t count, uint64_t window, uint64_t cycles)
@@ -146,6 +171,165 @@ static bool has_samples(const Report *r, const char *sym)
     return false;
 }
 
+/* The function a caller's return address is in (looked up one byte before it, in its call:
+ * a call that ends a function returns past its end), NULL outside every function symbol. */
+static const Symbol *caller_sym(const Image *im, uint64_t ret, uint64_t *off)
+{
+    const Symbol *s = ret ? image_symbol_at(im, ret - 1, off) : NULL;
+    if (!s || (s->size && *off >= s->size))
+        return NULL;
+    *off = ret - s->addr;
+    return s;
+}
+
+static const char *caller_name(const Image *im, uint64_t ret)
+{
+    uint64_t off;
+    const Symbol *s = caller_sym(im, ret, &off);
+    return s ? s->name : PERF_UNKNOWN;
+}
+
+/* ------------------------------------------------------------------ --folded */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct Stack {
+    const char *s;
+    size_t count;
+} Stack;
+
+static int cmp_stack(const void *a, const void *b)
+{
+    const Stack *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->s, y->s);
+}
+
+/* A sample's stack as flame graphs want it: app;image;outermost caller;...;sampled symbol. */
+static char *folded_line(const Report *r, const ProfSample *s)
+{
+    size_t cap = 256, len = 0;
+    char *b = xcalloc(cap, 1);
+    const char *parts[CALLCHAIN_DEPTH + 3];
+    size_t n = 0;
+    parts[n++] = r->app;
+    parts[n++] = s->user ? r->app : "vmlinux";
+    for (uint32_t i = s->nchain; i-- > 0;)
+        parts[n++] = caller_name(&r->im, r->prof.frames[s->chain_at + i]);
+    parts[n++] = sym_name(&r->im, s->pc);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = strlen(parts[i]);
+        if (len + k + 2 > cap)
+            b = xrealloc(b, cap = 2 * (len + k + 2));
+        memcpy(b + len, parts[i], k);
+        len += k;
+        b[len++] = i + 1 < n ? ';' : 0;
+    }
+    return b;
+}
+
+/* One line per distinct stack, by count (most first), then stack. */
+static void print_folded(const Report *r)
+{
+    size_t n = r->prof.nsamples, k = 0;
+    char **lines = xcalloc(n ? n : 1, sizeof *lines);
+    Stack *st = xcalloc(n ? n : 1, sizeof *st);
+    for (size_t i = 0; i < n; i++)
+        lines[i] = folded_line(r, &r->prof.samples[i]);
+    if (n)
+        qsort(lines, n, sizeof *lines, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        if (k && !strcmp(st[k - 1].s, lines[i]))
+            st[k - 1].count++;
+        else
+            st[k++] = (Stack){ lines[i], 1 };
+    }
+    if (k)
+        qsort(st, k, sizeof *st, cmp_stack);
+    for (size_t i = 0; i < k; i++)
+        printf("%s %zu\n", st[i].s, st[i].count);
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+    free(st);
+}
+
+/* ------------------------------------------------------------------ --perf-script */
+
+/* One frame: "\t%16x SYM+0xOFF (DSO)" (util/evsel_fprintf.c). */
+static void script_frame(const Report *r, uint64_t addr, bool leaf, const char *dso)
+{
+    uint64_t off;
+    const Symbol *s = leaf ? image_symbol_at(&r->im, addr, &off) : caller_sym(&r->im, addr, &off);
+    printf("\t%16" PRIx64 " ", addr);
+    if (s)
+        printf("%s+0x%" PRIx64, s->name, off);
+    else
+        printf(PERF_UNKNOWN);
+    printf(" (%s)\n", dso);
+}
+
+/* The header line's time: cycle / the CPU clock, as seconds.microseconds. */
+static void script_time(uint64_t cycle, uint64_t hz, char *buf, size_t size)
+{
+    uint64_t secs = cycle / hz;
+    uint64_t usecs = (uint64_t)((unsigned __int128)(cycle % hz) * USEC_PER_SEC / hz);
+    snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, secs, usecs);
+}
+
+static void print_script(const Report *r, const char *elf)
+{
+    uint64_t hz = r->hz ? r->hz : NOMINAL_HZ;
+    int width = 0;
+    for (size_t i = 0; i < r->prof.nsamples; i++) {
+        const char *ev = r->prof.samples[i].counter;
+        int w = (int)strlen(*ev ? ev : PERF_UNKNOWN);
+        width = w > width ? w : width;
+    }
+    for (size_t i = 0; i < r->prof.nsamples; i++) {
+        const ProfSample *s = &r->prof.samples[i];
+        char t[48];
+        script_time(s->cycle, hz, t, sizeof t);
+        /* period: pmusim does not know the driver's; each sample counts once */
+        printf("%s %7d/%-7d [%03d] %12s: %10d %*s: \n", r->app, SCRIPT_PID, SCRIPT_PID + s->cpu, s->cpu, t, 1, width,
+               *s->counter ? s->counter : PERF_UNKNOWN);
+        const char *dso = s->user ? elf : PERF_KERNEL_DSO;
+        script_frame(r, s->pc, true, dso);
+        for (uint32_t k = 0; k < s->nchain; k++)
+            script_frame(r, r->prof.frames[s->chain_at + k], false, dso);
+        printf("\n");
+    }
+}
+
+/* ------------------------------------------------------------------ the table */
+
+static void print_table(Report *r, bool truth)
+{
+    printf("samples  %%        %s%-16s %-16s symbol name\n", truth ? "truth%    " : "", "image name", "app name");
+    for (size_t i = 0; i < r->n; i++) {
+        const Row *w = &r->rows[i];
+        if (!w->samples && !(truth && truth_row(r, w) && !has_samples(r, w->sym)))
+            continue;
+        double pct = r->samples ? 100.0 * (double)w->samples / (double)r->samples : 0;
+        printf("%-8" PRIu64 " %-8.4f ", w->samples, pct);
+        if (truth)
+            printf("%-9.4f ", truth_of(r, w->sym));
+        /* a symbol that ran but was never sampled: no privilege level to name its image by */
+        printf("%-16s %-16s %s\n", !w->samples ? "-" : w->user ? r->app : "vmlinux", r->app, w->sym);
+    }
+}
+
+static void report_free(Report *r)
+{
+    image_free(&r->im);
+    free(r->rows);
+    profile_destroy(&r->prof);
+}
+
 int report_main(int argc, char **argv)
 {
     CliReport a;
@@ -155,40 +339,24 @@ int report_main(int argc, char **argv)
         cli_report_usage(stdout);
         return 0;
     }
-    const char *elf = a.elf, *samples = a.samples;
-    bool truth = a.truth, folded = a.folded, by_cycles = a.by_cycles;
-    Report r = { .by_cycles = by_cycles };
+    Report r = { .by_cycles = a.by_cycles, .keep = a.folded || a.perf_script };
+    profile_init(&r.prof);
     Error err = { { 0 } };
-    if (!image_load_elf(&r.im, elf, &err) || !parse(&r, samples, &err)) {
+    if (!image_load_elf(&r.im, a.elf, &err) || !parse(&r, a.samples, &err)) {
         fprintf(stderr, "pmusim: %s\n", err.msg);
-        image_free(&r.im);
-        free(r.rows);
+        report_free(&r);
         return EXIT_USAGE;
     }
-    const char *slash = strrchr(elf, '/');
-    r.app = slash ? slash + 1 : elf;
+    const char *slash = strrchr(a.elf, '/');
+    r.app = slash ? slash + 1 : a.elf;
     if (r.n)
         qsort(r.rows, r.n, sizeof *r.rows, cmp_rows);
-    if (folded) {
-        for (size_t i = 0; i < r.n; i++)
-            if (r.rows[i].samples)
-                printf("%s;%s;%s %" PRIu64 "\n", r.app, r.rows[i].user ? r.app : "vmlinux", r.rows[i].sym,
-                       r.rows[i].samples);
-    } else {
-        printf("samples  %%        %s%-16s %-16s symbol name\n", truth ? "truth%    " : "", "image name", "app name");
-        for (size_t i = 0; i < r.n; i++) {
-            const Row *w = &r.rows[i];
-            if (!w->samples && !(truth && truth_row(&r, w) && !has_samples(&r, w->sym)))
-                continue;
-            double pct = r.samples ? 100.0 * (double)w->samples / (double)r.samples : 0;
-            printf("%-8" PRIu64 " %-8.4f ", w->samples, pct);
-            if (truth)
-                printf("%-9.4f ", truth_of(&r, w->sym));
-            /* a symbol that ran but was never sampled: no privilege level to name its image by */
-            printf("%-16s %-16s %s\n", !w->samples ? "-" : w->user ? r.app : "vmlinux", r.app, w->sym);
-        }
-    }
-    image_free(&r.im);
-    free(r.rows);
+    if (a.folded)
+        print_folded(&r);
+    else if (a.perf_script)
+        print_script(&r, a.elf);
+    else
+        print_table(&r, a.truth);
+    report_free(&r);
     return 0;
 }

@@ -190,6 +190,7 @@ static int next_cpu(const Machine *m, int cpu)
 int ttcheck_run(Machine *m, uint64_t stride)
 {
     Check k = { .m = m };
+    mach_begin(m);
     tt_init(&k.tt, m);
     for (int cpu = 0; !m->cl.stopping; cpu = next_cpu(m, cpu)) {
         TtPos p = { cpu, m->cl.cpus[cpu]->insns + stride, 0 };

@@ -2,8 +2,9 @@
  *
  * With `pmusim run --samples FILE`, every sample the hardware signals (a ppc32 counter becoming
  * negative with its exception enabled, SIAR; an x86 counter overflow that fires a PMI through
- * LVTPC) is recorded with the address of the instruction that caused it and the privilege
- * level it ran at, and every retired instruction is counted by address: each block's retired
+ * LVTPC; an arm64 overflow with its PMINTENSET_EL1 bit) is recorded with the address of the
+ * instruction that caused it, the privilege level it ran at and the guest's call chain there
+ * (tracer/callchain.c), and every retired instruction is counted by address: each block's retired
  * prefix is recorded when the CPU leaves the block (an exact per-instruction count, since a
  * block is straight-line code).  The count is kept twice: all instructions, and those retired in
  * the *sampling window*, while a counter whose overflow raises a sample was counting (the
@@ -18,8 +19,10 @@
 
 #include "base/common.h"
 
-/* The first line of a samples file begins so (docs/profiling.md: format version 1). */
-#define SAMPLES_MAGIC "# pmusim samples 1 "
+/* The first line of a samples file begins so (docs/profiling.md): format version 2, which
+ * gives each sample its call chain and the header the CPU clock; the reader also reads 1. */
+#define SAMPLES_MAGIC "# pmusim samples 2 "
+#define SAMPLES_MAGIC_V1 "# pmusim samples 1 "
 
 typedef struct BlockEntry BlockEntry;
 typedef struct Blob Blob;
@@ -41,30 +44,59 @@ typedef struct ProfSample {
     int cpu;
     bool user;
     char counter[16];
+    uint32_t chain_at, nchain;      /* its call chain: Profile.frames[chain_at, + nchain) */
 } ProfSample;
+
+/* Retired branches by address (pmusim stat --per-symbol with branch events; not in the samples
+ * file nor in checkpoints). */
+typedef struct ProfBranch {
+    uint64_t pc;
+    uint64_t count, misses;         /* count 0: an empty slot */
+} ProfBranch;
 
 typedef struct Profile {
     ProfBlock *tab;                 /* open addressing on (pc, size) */
     uint32_t cap, used;
+    ProfBranch *br;                 /* open addressing on pc */
+    uint32_t br_cap, br_used;
     ProfSample *samples;
     size_t nsamples, samples_cap;
+    uint64_t *frames;               /* every sample's call chain, one after the other */
+    size_t nframes, frames_cap;
 } Profile;
 
 void profile_init(Profile *p);
 void profile_destroy(Profile *p);
 /* Instructions [from, to) of block e retired, in the sampling window or not. */
 void profile_block(Profile *p, const BlockEntry *e, uint32_t from, uint32_t to, bool window);
-void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter);
-/* Print the samples file (docs/profiling.md) to f: the samples and the per-address counts (sorted
- * by address): instructions retired, those in the sampling window, and the window's cycles
- * (count x the instruction's cost).  The caller owns the file and its errors. */
-void profile_print(const Profile *p, const char *arch, FILE *f);
+/* A sample at pc, with its call chain (the callers' return addresses, innermost first; at most
+ * CALLCHAIN_DEPTH are kept). */
+void profile_sample(Profile *p, int cpu, uint64_t cycle, uint64_t pc, bool user, const char *counter,
+                    const uint64_t *chain, size_t nchain);
+/* The branch at pc retired, mispredicted or not. */
+void profile_branch(Profile *p, uint64_t pc, bool miss);
+/* Print the samples file (docs/profiling.md) to f: the header (arch, the CPU clock in Hz), the
+ * samples with their call chains and the per-address counts (sorted by address): instructions
+ * retired, those in the sampling window, and the window's cycles (count x the instruction's
+ * cost).  The caller owns the file and its errors. */
+void profile_print(const Profile *p, const char *arch, uint64_t hz, FILE *f);
+
+/* A sample line as the reader found it (valid during the visitor's call).  Version 1 files and
+ * lines without a field: cpu and cycle 0, counter "", no chain; hz 0 if the header has none. */
+typedef struct SampleRec {
+    uint64_t pc, cycle, hz;
+    unsigned cpu;
+    bool user;
+    const char *counter;
+    const uint64_t *chain;          /* callers' return addresses, innermost first */
+    size_t nchain;
+} SampleRec;
 
 /* Reading a samples file back (`pmusim report`): each line, in file order, to the visitor.  A
  * visitor function returns false when a sum it keeps would overflow (the read then fails at that
  * line).  False with err ("FILE:LINE: what") on a malformed file. */
 typedef struct SamplesVisitor {
-    bool (*sample)(void *opaque, uint64_t pc, bool user);
+    bool (*sample)(void *opaque, const SampleRec *s);
     bool (*insns)(void *opaque, uint64_t pc, uint64_t count, uint64_t window, uint64_t cycles);
 } SamplesVisitor;
 bool profile_read(const char *path, const SamplesVisitor *v, void *opaque, Error *err);

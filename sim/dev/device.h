@@ -46,11 +46,22 @@ typedef struct DevDesc {
     char irq_parent[128];           /* the interrupt parent's path ("" without interrupts) */
 } DevDesc;
 
-/* The bytes of --console-input, read whole before the run; the console UART takes them. */
+typedef struct UartRx UartRx;
+
+/* The console input the console UART receives (sim/dev/uart_rx.h): input bytes first ..
+ * first + len - 1 are data[0 .. len - 1].  Read whole before the run (--console-in FILE), or
+ * live (--console-in stdin on a terminal or pipe: the machine appends what arrived at quantum
+ * boundaries and calls uartrx_more), or a replayed log (--replay: byte i arrives at cycle at[i]
+ * of CPU cpu[i], whatever the receiver would have chosen). */
 typedef struct ConsoleInput {
     const uint8_t *data;
     size_t len;
+    uint64_t first;                 /* the input position of data[0] (a log's or live run's start) */
     const char *path;               /* for messages ("-": standard input) */
+    bool live;                      /* more may come: a restore may start it at any position */
+    const uint64_t *at;             /* --replay: each byte's cycle and CPU; NULL otherwise */
+    const uint16_t *cpu;
+    UartRx *rx;                     /* the receiver that takes it (uartrx_init) */
 } ConsoleInput;
 
 /* What a device may ask of the machine it is plugged into. */
@@ -80,7 +91,15 @@ typedef struct DeviceHost {
     IrqLine (*irq)(void *opaque, const DevDesc *dd, unsigned n);
     /* The console input if this device is the console's UART (the node /chosen stdout-path
      * names, else the first UART to ask), else NULL (nothing ever arrives). */
-    const ConsoleInput *(*console_input)(void *opaque, const DevDesc *dd);
+    ConsoleInput *(*console_input)(void *opaque, const DevDesc *dd);
+    /* The receiver took console input byte `pos` (c) at cycle `when` of CPU `cpu` (--record). */
+    void (*console_taken)(void *opaque, uint64_t pos, uint8_t c, int cpu, uint64_t when);
+    /* --replay: input byte `pos` cannot arrive where it was logged (`why`): the run has left the
+     * recorded one; the machine says so and ends the run. */
+    void (*console_refused)(void *opaque, uint64_t pos, const char *why);
+    /* cpu_schedule for an event whose scheduling moment depends on the host (a live input's
+     * arrival): after every other event of its cycle, without drawing a sequence number. */
+    void (*cpu_schedule_last)(void *opaque, int n, Event *ev, uint64_t cycle);
     /* A diagnostic about what the guest did with the access `cpu` is making (trace `diag`). */
     void (*diag)(void *opaque, Cpu *cpu, const char *what, const char *fmt, ...) PMUSIM_PRINTF(4, 5);
 } DeviceHost;

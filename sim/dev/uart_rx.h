@@ -12,7 +12,11 @@
  *                             └── full or disabled then: it waits for the next kick
  *
  * The device answers three questions (UartRxOps) and kicks after every access that may open
- * the way (uartrx_access).  The position in the input and the next arrival are the device's state: they go
+ * the way (uartrx_access).  A live input (--console-in stdin) grows between quanta and the
+ * machine kicks (uartrx_more); a replay (--replay) ignores the kicks: each byte arrives at the
+ * cycle and on the CPU its log gives, and one the receiver cannot take there ends the run
+ * (DeviceHost.console_refused).  Arrivals do not draw a sequence number (cpu_schedule_last), so
+ * a live run and its replay number every other event alike.  The position in the input and the next arrival are the device's state: they go
  * into its checkpoint section (uartrx_save / uartrx_load).
  */
 #ifndef PMUSIM_UART_RX_H
@@ -31,7 +35,7 @@ typedef struct UartRxOps {
 
 typedef struct UartRx {
     const DeviceHost *host;
-    const ConsoleInput *in;         /* NULL: not the console's UART, nothing arrives */
+    ConsoleInput *in;               /* NULL: not the console's UART, nothing arrives */
     const UartRxOps *ops;
     void *dev;
     uint64_t pos;                   /* bytes of the input delivered so far */
@@ -43,6 +47,10 @@ void uartrx_init(UartRx *rx, const DeviceHost *host, const DevDesc *dd, const Ua
 /* The receiver may be able to take a byte from cycle `now` of CPU `cpu` on: unless one is on
  * its way already, the next byte leaves now and arrives a character time later. */
 void uartrx_kick(UartRx *rx, int cpu, uint64_t now);
+/* More input may go (a live input grew between quanta, a replay starts or was restored): a
+ * byte leaves as from a kick on the line's CPU at its clock; a replay's next byte is put on
+ * its CPU's queue at its logged cycle. */
+void uartrx_more(UartRx *rx);
 /* The same after an access by `cpu` (from the time of its instruction); cheap when nothing is
  * to be sent: a device calls it after every access. */
 void uartrx_access(UartRx *rx, Cpu *cpu);

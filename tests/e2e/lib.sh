@@ -42,6 +42,35 @@ field() {
     sed -n "s/.*\\<$1=\\([^ ]*\\).*/\\1/p" "$2" | head -n 1
 }
 
+# same_end NAME FULL REST: the restored run REST ends as the uninterrupted run FULL: the same
+# stderr (stats, patching summary) and status, its console and trace the tails of FULL's
+same_end() {
+    check "$1: restored stderr equal (stats, patching summary)" cmp -s "$2.err" "$3.err"
+    check "$1: restored status equal" cmp -s "$2.status" "$3.status"
+    k=$(wc -c <"$3.out")
+    tail -c "$k" "$2.out" >"$3.tailout"
+    check "$1: restored console is the tail" cmp -s "$3.tailout" "$3.out"
+    k=$(wc -l <"$3.trace")
+    tail -n "$k" "$2.trace" >"$3.tailtrace"
+    check "$1: restored trace is the tail ($k lines)" cmp -s "$3.tailtrace" "$3.trace"
+}
+
+# asm_raw ARCH SRC OUT [OPTIONS...]: assemble SRC for ARCH into the raw binary OUT
+asm_raw() {
+    _arch=$1 _src=$2 _out=$3
+    shift 3
+    case $_arch in
+    x86_64) as --64 "$@" -o "$_out.o" "$_src" && objcopy -O binary "$_out.o" "$_out" ;;
+    arm64) aarch64-linux-gnu-as "$@" -o "$_out.o" "$_src" && aarch64-linux-gnu-objcopy -O binary "$_out.o" "$_out" ;;
+    ppc32) powerpc-linux-gnu-as -mregnames "$@" -o "$_out.o" "$_src" && powerpc-linux-gnu-objcopy -O binary "$_out.o" "$_out" ;;
+    esac
+}
+
+# raw_load_addr ARCH: where the raw test guests (tests/e2e/data/*.S) are linked to run
+raw_load_addr() {
+    case $1 in x86_64) echo 0x100000 ;; arm64) echo 0x40080000 ;; ppc32) echo 0 ;; esac
+}
+
 finish() {
     echo "$(basename "$0"): $CHECKS checks passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]

@@ -8,19 +8,6 @@
 # that are not checkpoints or not regular files, sizes that do not match.
 . "$(dirname "$0")/lib.sh" "$@"
 
-# same_end NAME FULL REST: the restored run REST ends as the uninterrupted run FULL: the same
-# stderr (stats, patching summary) and status, its console and trace the tails of FULL's
-same_end() {
-    check "$1: restored stderr equal (stats, patching summary)" cmp -s "$2.err" "$3.err"
-    check "$1: restored status equal" cmp -s "$2.status" "$3.status"
-    k=$(wc -c <"$3.out")
-    tail -c "$k" "$2.out" >"$3.tailout"
-    check "$1: restored console is the tail" cmp -s "$3.tailout" "$3.out"
-    k=$(wc -l <"$3.trace")
-    tail -n "$k" "$2.trace" >"$3.tailtrace"
-    check "$1: restored trace is the tail ($k lines)" cmp -s "$3.tailtrace" "$3.trace"
-}
-
 # continuation NAME CYCLE ELF OUTPUTS OPTIONS...: ELF run uninterrupted (full), saving a
 # checkpoint at CYCLE (save) and restored from it (rest), each with --stats, --trace, OPTIONS
 # and its own copy of the OUTPUTS ("samples", "gt" for --guest-trace, "-" for none).

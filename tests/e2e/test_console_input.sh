@@ -14,21 +14,6 @@
 DATA=$(dirname "$0")/data
 RUN_TIMEOUT=120
 
-# asm ARCH: assemble echo-ARCH.S into $T/echo-ARCH.bin
-asm() {
-    case $1 in
-    x86_64) as --64 -o "$T/echo-$1.o" "$DATA/echo-$1.S" && objcopy -O binary "$T/echo-$1.o" "$T/echo-$1.bin" ;;
-    arm64) aarch64-linux-gnu-as -o "$T/echo-$1.o" "$DATA/echo-$1.S" &&
-        aarch64-linux-gnu-objcopy -O binary "$T/echo-$1.o" "$T/echo-$1.bin" ;;
-    ppc32) powerpc-linux-gnu-as -mregnames -o "$T/echo-$1.o" "$DATA/echo-$1.S" &&
-        powerpc-linux-gnu-objcopy -O binary "$T/echo-$1.o" "$T/echo-$1.bin" ;;
-    esac
-}
-
-load_addr() {
-    case $1 in x86_64) echo 0x100000 ;; arm64) echo 0x40080000 ;; ppc32) echo 0 ;; esac
-}
-
 # the guests' ends: PSCI SYSTEM_OFF on arm64, isa-debug-exit with 0 elsewhere
 want_status() {
     case $1 in arm64) echo 0 ;; *) echo 1 ;; esac
@@ -50,9 +35,9 @@ n=$(wc -c <"$T/text")
 } >"$T/expected"
 
 for a in $ARCHES; do
-    asm "$a"
+    asm_raw "$a" "$DATA/echo-$a.S" "$T/echo-$a.bin"
     img="$T/echo-$a.bin"
-    base="run --arch $a --load-addr $(load_addr "$a")"
+    base="run --arch $a --load-addr $(raw_load_addr "$a")"
     # shellcheck disable=SC2086 # $base: the subcommand and the image's options, split as written
     for r in 1 2; do
         run "$T/$a-$r" $base --stats --trace "$T/$a-$r.trace" --console-input "$T/in" "$img"

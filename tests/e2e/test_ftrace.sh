@@ -26,13 +26,16 @@ for a in $ARCHES; do
     run "$T/$a.g" --bootargs ftrace=function_graph --guest-trace "$T/$a.g.fn" "$ELF"
     check "$a function_graph: as recorded" cmp -s "$EXPECTED/$a/ftrace.graph" "$T/$a.g.fn"
 
-    run "$T/$a.4a" --cpus 4 --strict $(strict_icache $a) --guest-trace "$T/$a.4a.fn" "$ELF"
+    run "$T/$a.4a" --cpus 4 --strict $(strict_icache $a) --guest-trace "$T/$a.4a.fn" --trace "$T/$a.4a.trace" "$ELF"
     run "$T/$a.4b" --cpus 4 --strict $(strict_icache $a) --guest-trace "$T/$a.4b.fn" "$ELF"
     check "$a ftrace 4 cpus: exit status $st" [ "$(cat "$T/$a.4a.status")" = "$st" ]
     check "$a ftrace 4 cpus: no violations" grep -q '^patching: .* 0 violations$' "$T/$a.4a.err"
     check "$a ftrace 4 cpus: every cpu traced" \
         sh -c "for c in 000 001 002 003; do grep -q \"\\[\$c\\]\" '$T/$a.4a.fn' || exit 1; done"
     check "$a ftrace 4 cpus: decoded trace identical run to run" cmp -s "$T/$a.4a.fn" "$T/$a.4b.fn"
+    # every CPU's events in time order: an IPI is stamped at the ICR write that sends it
+    check "$a ftrace 4 cpus: each CPU's trace times never go back" awk '$2 ~ /^cpu/ {
+        if (($2 in t) && $1 + 0 < t[$2]) exit 1; t[$2] = $1 + 0 }' "$T/$a.4a.trace"
     check "$a ftrace 4 cpus: validator report identical run to run" cmp -s "$T/$a.4a.err" "$T/$a.4b.err"
 
     run "$T/$a.f" --bootargs "ftrace_filter=fib,sort*" --guest-trace "$T/$a.f.fn" "$ELF"

@@ -120,9 +120,14 @@ rows "$op-high.elf" "$T/op.h.samples" >"$T/op.h.rows"
 rows "$op.elf" "$T/op.i.samples" >"$T/op.i.rows"
 gtab "$T/op.h.out" >"$T/op.h.gtab"
 check "ppc32 oprofile-high: the guest splits kernel/user as pmusim does" cmp -s "$T/op.h.rows" "$T/op.h.gtab"
-grep -v '^kernel exc_prolog$' "$T/op.h.rows" >"$T/op.h.rows-id"
+# the functions with 5 samples or more: one that the identity build samples once or twice may
+# draw none at the kernel's address (timer_interrupt, 1 of 10000 since the guest has frame
+# pointers)
+rows5() { "$PMUSIM" report "$1" "$2" | awk 'NR > 1 && $1 >= 5 { print ($3 == "vmlinux" ? "kernel" : "user"), $NF }' | sort; }
+rows5 "$op-high.elf" "$T/op.h.samples" | grep -v '^kernel exc_prolog$' >"$T/op.h.rows-id"
+rows5 "$op.elf" "$T/op.i.samples" >"$T/op.i.rows5"
 check "ppc32 oprofile-high: the identity build's functions and split (and the real-mode prolog)" \
-    cmp -s "$T/op.i.rows" "$T/op.h.rows-id"
+    cmp -s "$T/op.i.rows5" "$T/op.h.rows-id"
 truth() { "$PMUSIM" report "$1" "$2" --truth | awk -v s="$3" '$NF == s { print $3 }'; }
 for f in compare_keys do_checksum update_stats; do
     check "ppc32 oprofile-high: $f's share of the instructions as the identity build's (1 point)" \

@@ -15,7 +15,7 @@ check "oprofile: console as recorded" cmp -s "$EXPECTED/ppc32/oprofile.out" "$T/
 check "oprofile: samples identical run to run" cmp -s "$T/a.samples" "$T/b.samples"
 n=$(grep -c '^sample ' "$T/a.samples")
 check "oprofile: 10000 samples ($n)" [ "$n" -eq 10000 ]
-check "oprofile: every sample from PMC1" [ "$(grep -c '^sample .* counter=PMC1$' "$T/a.samples")" -eq 10000 ]
+check "oprofile: every sample from PMC1" [ "$(grep -c '^sample .* counter=PMC1 ' "$T/a.samples")" -eq 10000 ]
 total=$(awk -F'count=' '/^insns / { s += $2 } END { print s }' "$T/a.samples")
 stats=$(sed -n 's/.*insns=\([0-9]*\).*/\1/p' "$T/a.err")
 check "samples: the profile adds up to --stats ($total vs $stats)" [ "$total" = "$stats" ]
@@ -54,13 +54,13 @@ check "workload: do_checksum ~30% (kernel)" [ "$(share "$T/a.samples" do_checksu
 check "workload: update_stats ~10%" [ "$(share "$T/a.samples" update_stats)" -ge 5 ]
 
 run "$T/cyc" --bootargs event=cycles --samples "$T/cyc.samples" "$ELF"
-check "event=cycles: 10000 samples from PMC1" [ "$(grep -c '^sample .* counter=PMC1$' "$T/cyc.samples")" -eq 10000 ]
+check "event=cycles: 10000 samples from PMC1" [ "$(grep -c '^sample .* counter=PMC1 ' "$T/cyc.samples")" -eq 10000 ]
 check "event=cycles: PMC1 selects cycles" grep -q '^oprofile: event=cycles ' "$T/cyc.out"
 check "accuracy (cycles, --truth=cycles)" accuracy "$T/cyc.samples" --truth=cycles
 
 run "$T/both" --bootargs event=both --samples "$T/both.samples" "$ELF"
-p1=$(grep -c 'counter=PMC1$' "$T/both.samples")
-p2=$(grep -c 'counter=PMC2$' "$T/both.samples")
+p1=$(grep -c 'counter=PMC1 ' "$T/both.samples")
+p2=$(grep -c 'counter=PMC2 ' "$T/both.samples")
 check "event=both: PMC1 (cycles) delivers ($p1)" [ "$p1" -gt 1000 ]
 check "event=both: PMC2 (instructions) delivers ($p2)" [ "$p2" -gt 1000 ]
 check "event=both: 10000 samples in all" [ $((p1 + p2)) -eq 10000 ]

@@ -23,7 +23,7 @@ check "report --truth: a truth column" grep -q '^samples  %        truth%' "$T/t
 check "report --truth: lockup_spin ran about half the instructions" \
     grep -Eq '^5 +50\.0000 +(49|50)\.[0-9]+ +vmlinux +watchdog\.elf +lockup_spin$' "$T/truth"
 "$PMUSIM" report "$ELF" "$T/a.samples" --folded >"$T/folded" 2>&1
-check "report --folded: app;image;symbol count" grep -q '^watchdog\.elf;vmlinux;lockup_spin 5$' "$T/folded"
+check "report --folded: app;image;callers;symbol count" grep -Eq '^watchdog\.elf;vmlinux;([^; ]+;)*lockup_spin 5$' "$T/folded"
 
 printf '# pmusim samples 1 arch=x86_64 samples=1\nsample cpu=0 cycle=1 pc=zz mode=user counter=x\n' >"$T/bad"
 run "$T/r1" report "$ELF" "$T/bad"
@@ -38,6 +38,7 @@ check "report: a bad ELF is refused (status 2)" [ "$(cat "$T/r3.status")" = 2 ]
 run "$T/h" report --help
 check "report --help: status 0" [ "$(cat "$T/h.status")" = 0 ]
 check "report --help: the usage on stdout, from the table" grep -q "^  --truth\[=MODE\]" "$T/h.out"
+check "report --help: --folded and --perf-script in the table" sh -c "grep -q '^  --folded ' '$T/h.out' && grep -q '^  --perf-script ' '$T/h.out'"
 run "$T/u" report "$ELF"
 check "report without SAMPLES: status 2 and the usage" \
     sh -c '[ "$(cat "$1.status")" = 2 ] && grep -q "^usage: pmusim report" "$1.err"' - "$T/u"

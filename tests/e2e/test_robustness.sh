@@ -48,6 +48,7 @@ check "an unknown last option is unknown, not short of a value" grep -q "unknown
 run "$T/help" --help
 check "--help lists --semihosting" grep -q -- "--semihosting" "$T/help.out"
 check "--help lists --icount-check" grep -q -- "--icount-check" "$T/help.out"
+check "--help lists --trace-dat" grep -q -- "--trace-dat FILE" "$T/help.out"
 
 # ---- a signal ends any run within a second, the trace complete up to its exit line (defect 6)
 # interrupt NAME SIGNAL ARGS...: start a run, wait until it is busy, signal it, time the exit.

@@ -62,10 +62,14 @@ uint8_t *fz_small_board(Arch arch, size_t *len);
 /* The machine the checkpoint harness restores into and the seed generator saves from (the same
  * configuration, so the same fingerprint): the tiny image with its patch sites on the small
  * board (fz_small_board), 2 CPUs, a quantum of FZ_CK_QUANTUM cycles, --check-patching, --samples (to /dev/null),
- * --icache=strict on arm64 and ppc32, the console to /dev/null.  The caller may set run limits
+ * --icache=strict on arm64 and ppc32, the console to /dev/null, three bytes of --console-in
+ * (so that checkpoints hold the console-input section).  The caller may set run limits
  * and --save-at in *cfg afterwards. */
 #define FZ_CK_QUANTUM 10000
 void fz_checkpoint_config(Arch arch, MachineConfig *cfg);
+/* One machine per architecture (machines[ARCH_COUNT]) as fz_checkpoint_config's with `ncpus`
+ * CPUs and no tools, created (never booted): for harnesses that only need its RAM or facts. */
+void fz_plain_machines(Machine *machines, int ncpus);
 
 /* ------------------------------------------------------------------ guest trace rings */
 
@@ -91,6 +95,7 @@ enum {
     FZ_OPT_RUN = 16,                /* machine: boot and run FZ_RUN_CYCLES cycles */
     FZ_OPT_GUEST_TRACE = 32,        /* machine: --guest-trace (the image's trace_buffers check) */
     FZ_OPT_SAMPLES = 64,            /* machine: --samples */
+    FZ_OPT_TRACE_JSON = 128,        /* machine: --trace-json (the JSON sink over the run's events) */
 };
 #define FZ_RUN_CYCLES 30000
 

@@ -1,8 +1,12 @@
-/* fuzz_cli.c — option parsing (sim/cli.h: cli_parse, cli_parse_report, cli_number).
+/* fuzz_cli.c — option parsing (sim/cli.h: cli_parse, cli_parse_report, cli_parse_diff, cli_parse_stat with the
+ * event lists of sim/stat.h, cli_number).
  *
  * Input: the arguments after the program name, separated by NUL bytes ("--cpus\0" "4\0" "k.elf").
  * A first argument "run" is dropped as main() does; a first argument "report" selects
- * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments).  cli_parse() must accept them or refuse them
+ * cli_parse_report (GUEST.elf and SAMPLES must come from the arguments), "diff" cli_parse_diff
+ * (two sides, each a file or a run's arguments, all inside the input), "stat" cli_parse_stat (the
+ * run's checks, at most STAT_MAX_EVENTS known events with known modifiers, no --restore, -x and -o
+ * pointing into the arguments).  cli_parse() must accept them or refuse them
  * with one message ("pmusim: ..." or the usage text) on its error stream, with no side effect;
  * what it accepts must hold the documented ranges (--cpus 1 to 16, --quantum 1 to 2^32, --max-*
  * and --trace-limit up to 2^62, --mem in whole 4 KiB pages up to 1 TiB, --load-addr only with
@@ -64,8 +68,17 @@ static void check_config(const Cli *cli)
     inside("--trace", c->trace_file);
     inside("--samples", c->samples_file);
     inside("--guest-trace", c->guest_trace_file);
+    inside("--trace-dat", c->trace_dat_file);
     inside("--console", c->console_file);
     inside("--console-input", c->console_input_file);
+    inside("--record", c->record_file);
+    inside("--replay", c->replay_file);
+    if (c->replay_file && c->console_input_file)
+        fz_fail("cli_parse accepted --replay with console input");
+    if (c->record_file && !c->replay_file && !c->console_input_file)
+        fz_fail("cli_parse accepted --record without console input");
+    if (c->console_input_file && !c->console_input_opt)
+        fz_fail("cli_parse took console input without naming its option");
     inside("--save-at", c->save_file);
     inside("--restore", c->restore_file);
     if (c->save_file && !c->save_file[0])
@@ -105,17 +118,46 @@ static void check_usage(void (*usage)(FILE *f))
     free(msg);
 }
 
-static void parse_run(int argc, char **argv)
+/* A subcommand's parser, its messages caught and checked (check_message). */
+typedef bool (*SubParser)(int argc, char **argv, void *out, FILE *err);
+
+static bool parse_checked(const char *fn, SubParser parse, int argc, char **argv, void *out)
 {
-    int sub = argc > 1 && !strcmp(argv[1], "run");
     char *msg = NULL;
     size_t msglen = 0;
     FILE *err = open_memstream(&msg, &msglen);
-    Cli cli;
-    bool ok = cli_parse(argc - sub, argv + sub, &cli, err);
+    bool ok = parse(argc, argv, out, err);
     fclose(err);
-    check_message("cli_parse", ok, msg, msglen);
+    check_message(fn, ok, msg, msglen);
     free(msg);
+    return ok;
+}
+
+static bool run_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse(argc, argv, out, err);
+}
+
+static bool report_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_report(argc, argv, out, err);
+}
+
+static bool diff_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_diff(argc, argv, out, err);
+}
+
+static bool stat_parser(int argc, char **argv, void *out, FILE *err)
+{
+    return cli_parse_stat(argc, argv, out, err);
+}
+
+static void parse_run(int argc, char **argv)
+{
+    int sub = argc > 1 && !strcmp(argv[1], "run");
+    Cli cli;
+    bool ok = parse_checked("cli_parse", run_parser, argc - sub, argv + sub, &cli);
     if (ok)
         check_config(&cli);
     if (ok && cli.action == CLI_HELP)
@@ -125,14 +167,8 @@ static void parse_run(int argc, char **argv)
 /* `pmusim report`: GUEST.elf and SAMPLES from the arguments, --truth=cycles implying --truth. */
 static void parse_report(int argc, char **argv)
 {
-    char *msg = NULL;
-    size_t msglen = 0;
-    FILE *err = open_memstream(&msg, &msglen);
     CliReport r;
-    bool ok = cli_parse_report(argc, argv, &r, err);
-    fclose(err);
-    check_message("cli_parse_report", ok, msg, msglen);
-    free(msg);
+    bool ok = parse_checked("cli_parse_report", report_parser, argc, argv, &r);
     if (ok && r.help) {
         check_usage(cli_report_usage);
         return;
@@ -142,6 +178,52 @@ static void parse_report(int argc, char **argv)
                 r.samples ? r.samples : "none", r.truth, r.by_cycles);
     inside("GUEST.elf", r.elf);
     inside("SAMPLES", r.samples);
+}
+
+/* `pmusim diff`: two sides, each a trace file or a run's arguments inside the input (each a
+ * valid run, checked by cli_parse), --context within 0 to 100. */
+static void parse_diff(int argc, char **argv)
+{
+    CliDiff d;
+    bool ok = parse_checked("cli_parse_diff", diff_parser, argc, argv, &d);
+    if (ok && d.help) {
+        check_usage(cli_diff_usage);
+        return;
+    }
+    if (ok && d.opts.context > DIFF_CONTEXT_MAX)
+        fz_fail("cli_parse_diff accepted --context %u", d.opts.context);
+    for (int s = 0; ok && s < DIFF_SIDES; s++) {
+        if (!d.file[s] == !d.run_argv[s])
+            fz_fail("cli_parse_diff: side %d is %s", s, d.file[s] ? "a file and a run" : "neither a file nor a run");
+        inside("TRACE", d.file[s]);
+        for (int i = 0; d.run_argv[s] && i < d.run_argc[s]; i++)
+            inside("RUN_ARGS", d.run_argv[s][i]);
+    }
+}
+
+/* `pmusim stat`: what cli_parse accepts, and the events and outputs of stat. */
+static void parse_stat(int argc, char **argv)
+{
+    CliStat st;
+    bool ok = parse_checked("cli_parse_stat", stat_parser, argc, argv, &st);
+    if (!ok)
+        return;
+    if (st.help) {
+        check_usage(cli_stat_usage);
+        return;
+    }
+    check_config(&st.run);
+    if (st.stat.n < 0 || st.stat.n > STAT_MAX_EVENTS)
+        fz_fail("cli_parse_stat accepted %d events", st.stat.n);
+    for (int i = 0; i < st.stat.n; i++)
+        if (st.stat.sel[i].mod > STAT_MOD_ALL || !stat_event_name(st.stat.sel[i].ev))
+            fz_fail("cli_parse_stat accepted event %d modifier %d", st.stat.sel[i].ev, st.stat.sel[i].mod);
+    if (st.run.action == CLI_RUN && st.run.cfg.restore_file)
+        fz_fail("cli_parse_stat accepted --restore");
+    if (st.stat.sep && !st.stat.sep[0])
+        fz_fail("cli_parse_stat accepted an empty -x");
+    inside("-o", st.stat.output);
+    inside("-x", st.stat.sep);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -167,6 +249,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (argc > 1 && !strcmp(argv[1], "report"))
         parse_report(argc - 1, argv + 1);
+    else if (argc > 1 && !strcmp(argv[1], "diff"))
+        parse_diff(argc - 1, argv + 1);
+    else if (argc > 1 && !strcmp(argv[1], "stat"))
+        parse_stat(argc - 1, argv + 1);
     else
         parse_run(argc, argv);
     free(buf);

@@ -5,7 +5,8 @@
  * architecture (mod 3: the byte order and the machine); the next FZ_GT_DESC bytes are the
  * `trace_buffers` descriptor, written at that symbol's address in the tiny image (fz_tiny_elf);
  * the rest is written at fz_gt_ring_base(arch), where the seeds' rings are.  guesttrace_print()
- * then decodes them into /dev/null (or $FUZZ_GUESTTRACE_OUT, to look at a corpus).  The machines (tiny image, small board) are created once and
+ * then decodes them into /dev/null (or $FUZZ_GUESTTRACE_OUT, to look at a corpus), and the
+ * --trace-dat writer (tracer/tracedat.h) merges the decoded entries into a trace.dat on /dev/null.  The machines (tiny image, small board) are created once and
  * the bytes written are put back after each input.
  */
 #include <stdlib.h>
@@ -13,21 +14,13 @@
 
 #include "fuzz.h"
 #include "tracer/guesttrace.h"
+#include "tracer/tracedat.h"
 
 static Machine machines[ARCH_COUNT];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    for (int a = 0; a < ARCH_COUNT; a++) {
-        MachineConfig cfg;
-        fz_checkpoint_config((Arch)a, &cfg);
-        cfg.ncpus = 1;
-        cfg.check_patching = cfg.icache_strict = false;
-        cfg.samples_file = NULL;
-        Error err = { { 0 } };
-        if (!mach_create(&machines[a], &cfg, &err))
-            fz_fail("cannot create the %s machine: %s", isa_name((Arch)a), err.msg);
-    }
+    fz_plain_machines(machines, 1);
     return 0;
 }
 
@@ -41,6 +34,24 @@ static uint8_t *poke(Machine *m, uint64_t addr, const uint8_t *p, size_t n, uint
     memcpy(*saved, dst, n);
     memcpy(dst, p, n);
     return dst;
+}
+
+/* The rings as --trace-dat merges them: every guest CPU a block of its own. */
+static void write_trace_dat(Machine *m)
+{
+    GuestTrace gt;
+    Error err = { { 0 } };
+    bool ok = guesttrace_read(&m->image, &m->mem, &gt, &err);
+    TraceDatConfig dc = { "/dev/null", 0, 16, 1000000000u, &m->image, "fuzz" };
+    TraceSink *s = ok ? tracedat_open(&dc, &err) : NULL;
+    if (ok && !s)
+        fz_fail("tracedat_open: %s", err.msg);
+    if (s) {
+        tracedat_add_guest(s, &gt);
+        if (!s->close(s, &err))
+            fz_fail("the trace.dat writer lost its output: %s", err.msg);
+    }
+    guesttrace_free(&gt);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -70,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_note("guesttrace_print: %s", err.msg);
     }
     fclose(f);
+    write_trace_dat(m);
 
     memcpy(d, saved_desc, FZ_GT_DESC);
     memcpy(r, saved_ring, rlen);

@@ -5,7 +5,7 @@
  * tiny image for the header's architecture (fz_tiny_elf, with its patch-site tables) or none
  * (FZ_OPT_NO_KERNEL, as --dump-dtb --arch), builds and parses the tree with the option edits,
  * creates RAM/ROM, places the DTB, the boot structures and spin tables, creates the devices and
- * one engine per CPU, with --check-patching / --icache=strict / --guest-trace / --samples as the
+ * one engine per CPU, with --check-patching / --icache=strict / --guest-trace / --samples / --trace-json as the
  * flags say; it must succeed or refuse with a message.  With FZ_OPT_RUN the machine then boots and
  * runs FZ_RUN_CYCLES cycles (outputs to /dev/null), which exercises the clocks, timers and devices
  * the tree configured.  Each CPU costs an engine (about a millisecond), so this harness runs a few
@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.check_patching = true;
     cfg.guest_trace_file = o.flags & FZ_OPT_GUEST_TRACE ? "/dev/null" : NULL;
     cfg.samples_file = o.flags & FZ_OPT_SAMPLES ? "/dev/null" : NULL;
+    cfg.trace_json_file = o.flags & FZ_OPT_TRACE_JSON ? "/dev/null" : NULL;
     cfg.console_file = "/dev/null";
     cfg.max_cycles = FZ_RUN_CYCLES;
 

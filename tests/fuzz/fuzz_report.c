@@ -1,9 +1,9 @@
 /* fuzz_report.c — the samples reader and the report (`pmusim report GUEST.elf SAMPLES`).
  *
- * Input: a samples file (docs/profiling.md).  report_main() reads it twice: against the tiny
- * x86_64 image with --truth, and against the tiny ppc32 image (ELF32, big-endian) with
- * --truth=cycles --folded; both images have the symbols the seeds name (compare_keys,
- * do_checksum, update_stats, ...).  Each must print its table (exit status 0) or refuse the file
+ * Input: a samples file (docs/profiling.md, versions 1 and 2: call chains).  report_main() reads
+ * it three times: against the tiny x86_64 image with --truth and with --perf-script, and against
+ * the tiny ppc32 image (ELF32, big-endian) with --truth=cycles --folded; both images have the
+ * symbols the seeds name (compare_keys, do_checksum, update_stats, ...).  Each must print its table (exit status 0) or refuse the file
  * with a message (exit status 2).  The table goes to /dev/null.
  */
 #include <fcntl.h>
@@ -29,7 +29,8 @@ static int report(const char *elf, const char *samples, const char *opt1, const 
  * would be refused before it is read and the harness would test nothing. */
 static void check_reaches_reader(void)
 {
-    static const char ok[] = "# pmusim samples 1 arch=x86_64 samples=0\n";
+    static const char ok[] = "# pmusim samples 2 arch=x86_64 hz=1000 samples=1\n"
+                             "sample cpu=0 cycle=1 pc=0x100040 mode=kernel counter=PMC1 chain=0x100020\n";
     const char *path = fz_file("input.samples", ok, sizeof ok - 1);
     if (report(fz_tiny_elf_path(ARCH_X86_64, false), path, "--truth", NULL) != 0)
         fz_fail("pmusim report refuses a valid samples file: the harness does not reach the reader");
@@ -53,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fz_file("input.samples", data, size);
     report(fz_tiny_elf_path(ARCH_X86_64, false), path, "--truth", NULL);
+    report(fz_tiny_elf_path(ARCH_X86_64, false), path, "--perf-script", NULL);
     report(fz_tiny_elf_path(ARCH_PPC32, false), path, "--truth=cycles", "--folded");
     return 0;
 }

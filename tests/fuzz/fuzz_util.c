@@ -460,6 +460,22 @@ void fz_checkpoint_config(Arch arch, MachineConfig *cfg)
     cfg->icache_strict = arch != ARCH_X86_64;   /* sections are in the checkpoint too */
     cfg->samples_file = "/dev/null";
     cfg->console_file = "/dev/null";
+    cfg->console_input_file = fz_file("console.in", "hi\n", 3);   /* checkpoints get its section */
+    cfg->console_input_opt = "--console-in";
+}
+
+void fz_plain_machines(Machine *machines, int ncpus)
+{
+    for (int a = 0; a < ARCH_COUNT; a++) {
+        MachineConfig cfg;
+        fz_checkpoint_config((Arch)a, &cfg);
+        cfg.ncpus = ncpus;
+        cfg.check_patching = cfg.icache_strict = false;
+        cfg.samples_file = NULL;
+        Error err = { { 0 } };
+        if (!mach_create(&machines[a], &cfg, &err))
+            fz_fail("cannot create the %s machine: %s", isa_name((Arch)a), err.msg);
+    }
 }
 
 uint64_t fz_gt_ring_base(Arch arch)

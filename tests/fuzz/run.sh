@@ -25,7 +25,7 @@ runs=${FUZZ_RUNS:-}
 seconds=${FUZZ_SECONDS:-}
 seed=${FUZZ_SEED:-1}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
-harnesses=${FUZZ_HARNESSES:-elf dtb dts machine checkpoint report cli guesttrace}
+harnesses=${FUZZ_HARNESSES:-elf dtb dts machine checkpoint report cli guesttrace trace}
 divisor=${FUZZ_DTS_DIVISOR:-10}
 [ -z "$runs" ] && [ -z "$seconds" ] && seconds=60
 

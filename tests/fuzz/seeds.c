@@ -6,7 +6,8 @@
  * elf: the tiny images of every architecture; dtb and machine: the built-in boards (and the
  * small ones) behind option headers that ask for the option edits and tools; dts: the boards'
  * sources behind option headers; checkpoint: checkpoints of the checkpoint harness's machines,
- * right after boot and in the middle of a run; guesttrace: trace rings of both tracers.  Everything is a pure function of the sources, so
+ * right after boot and in the middle of a run; guesttrace: trace rings of both tracers; replay:
+ * console input logs as --record writes them (empty, on two CPUs, from a checkpoint, open).  Everything is a pure function of the sources, so
  * the files are only rewritten when their contents change.
  */
 #include <errno.h>
@@ -17,6 +18,7 @@
 
 #include "fuzz.h"
 #include "sim/checkpoint.h"
+#include "sim/conlog.h"
 
 static const char *out;
 
@@ -71,6 +73,7 @@ static const struct {
     { "cpus16-model", 16, 2, 0, 0 },
     { "run-patching", 2, 0, FZ_OPT_RUN | FZ_OPT_PATCHING | FZ_OPT_GUEST_TRACE | FZ_OPT_SAMPLES, 10 },
     { "run-icache", 2, 7, FZ_OPT_RUN | FZ_OPT_ICACHE, 5 },
+    { "run-json", 2, 0, FZ_OPT_RUN | FZ_OPT_TRACE_JSON, 3 },
     { "nokernel", 1, 0, FZ_OPT_NO_KERNEL, 0 },
 };
 
@@ -206,6 +209,35 @@ static void rings(void)
         }
 }
 
+/* A console input log of `n` bytes of "hi\n", alternating between `cpus` CPUs one character
+ * time (1000 cycles) apart, written by the --record writer. */
+static void replay_log(const char *name, Arch arch, unsigned n, unsigned cpus, uint64_t start, uint64_t closed)
+{
+    static const char text[] = "hi\n";
+    const char *path = fz_file("seed.log", "", 0);
+    ConLogWriter w;
+    Error err = { { 0 } };
+    if (!conlog_create(&w, path, arch, 0x1234, start, FNV1A64_BASIS, arch == ARCH_ARM64 ? "/pl011@9000000" : "/uart",
+                       &err))
+        fz_fail("%s", err.msg);
+    for (unsigned i = 0; i < n; i++)
+        conlog_put(&w, (uint8_t)text[i % 3], i % cpus, 5000 + 1000ull * i);
+    if (!conlog_finish(&w, closed, &err))
+        fz_fail("%s", err.msg);
+    size_t len;
+    uint8_t *b = must_slurp(path, &len);
+    seed("replay", name, b, len);
+    free(b);
+}
+
+static void replay_logs(void)
+{
+    replay_log("empty-x86_64", ARCH_X86_64, 0, 1, 0, 0);
+    replay_log("two-cpus-arm64", ARCH_ARM64, 6, 2, 0, 20000);
+    replay_log("from-checkpoint-ppc32", ARCH_PPC32, 3, 1, 7, 0);
+    replay_log("open-arm64", ARCH_ARM64, 4, 1, 0, CONLOG_OPEN);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -218,5 +250,6 @@ int main(int argc, char **argv)
     trees(argv[2]);
     checkpoints();
     rings();
+    replay_logs();
     return 0;
 }

@@ -151,6 +151,37 @@ static Machine *idle(void)
     return m;
 }
 
+static uint64_t reading(const PmcReading *r, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(r[i].name, name))
+            return r[i].value;
+    ck_abort_msg("no reading %s", name);
+    return 0;
+}
+
+/* --trace-json's counters (vcpu_pmu_readings, pmc_peek): in the middle of region A the values a
+ * read would return, by MSR name, without a sync: the bank is the same bytes after them. */
+START_TEST(readings_are_the_counts_without_a_sync)
+{
+    const uint64_t n = 1000;            /* instructions after the enabling WRMSR (see above) */
+    Machine *m = fixture(0x100000, 27 + n);
+    ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
+    X86Pmu *p = x86pmu_of(m->cl.cpus[0]);
+    PmcBank before = p->bank;
+    PmcReading r[16];
+    int k = vcpu_pmu_readings(m->cl.cpus[0], r, 16);
+    ck_assert_int_eq(k, p->cfg.ngp + p->cfg.nfixed);
+    ck_assert_str_eq(r[0].name, "IA32_PMC0");
+    ck_assert_uint_eq(reading(r, k, "IA32_PMC0"), n);
+    ck_assert_uint_eq(reading(r, k, "IA32_FIXED_CTR0"), n);
+    ck_assert_int_eq(memcmp(&before, &p->bank, sizeof before), 0);
+    uint64_t cycles = m->cl.cpus[0]->cycles;
+    tm_destroy(m);
+    ck_assert_uint_eq(reading(r, k, "IA32_FIXED_CTR1"), cycles - cycles_after(27));
+}
+END_TEST
+
 START_TEST(cpuid_leaf_0xa_describes_the_pmu)
 {
     Machine *m = idle();
@@ -211,6 +242,7 @@ Suite *pmu_x86_suite(void)
     tcase_add_test(t, loop_and_jrcxz_count_as_branches);
     tcase_add_test(t, usr_and_os_filters_follow_the_privilege_level);
     tcase_add_test(t, overflow_nmi_lands_after_the_overflowing_instruction);
+    tcase_add_test(t, readings_are_the_counts_without_a_sync);
     tcase_add_test(t, cpuid_leaf_0xa_describes_the_pmu);
     tcase_add_test(t, reserved_bits_and_read_only_status_gp);
     suite_add_tcase(s, t);

@@ -3,7 +3,8 @@
  * the diagnostics recorded): the identification registers, FR as the FIFOs fill and drain,
  * IMSC/RIS/MIS/ICR and the line, the IFLS trigger levels, the receive timeout on its exact
  * cycle, the error bits and RSR, console input paced and held off, checkpoints, the 16550's
- * receiver.
+ * receiver; a live input that grows, a replay that delivers each byte at its logged cycle or
+ * is refused, and what the host hears of every byte taken (--record).
  *
  * Timing: UARTCLK 24 MHz and a CPU clock of 96 MHz make 4 CPU cycles per UARTCLK cycle.  With
  * IBRD = 1 a bit is 16 UARTCLK cycles = 64 CPU cycles: an 8N1 character (10 bits) takes 640
@@ -13,6 +14,7 @@
 
 #include "gic/gic.h"
 #include "sim/dev/device.h"
+#include "sim/dev/uart_rx.h"
 #include "testutil.h"
 
 enum {
@@ -49,6 +51,10 @@ typedef struct Host {
     int ndiag;
     ConsoleInput in;
     bool give_input;
+    uint64_t taken[8], taken_at[8];  /* console_taken: position, cycle */
+    uint8_t taken_c[8];
+    int ntaken;
+    uint64_t refused;               /* console_refused: the position, UINT64_MAX for none */
 } Host;
 
 static Host H;
@@ -63,6 +69,21 @@ static int h_cpu_index(void *o, Cpu *c) { return 0; }
 static uint64_t h_cycles(void *o, int n) { return H.now; }
 static EventQueue *h_events(void *o, int n) { return &H.q; }
 static void h_schedule(void *o, int n, Event *ev, uint64_t cycle) { evq_insert(&H.q, ev, cycle, H.seq++); }
+static void h_schedule_last(void *o, int n, Event *ev, uint64_t cycle) { evq_insert(&H.q, ev, cycle, UINT64_MAX); }
+
+static void h_taken(void *o, uint64_t pos, uint8_t c, int cpu, uint64_t when)
+{
+    if (H.ntaken < 8) {
+        H.taken[H.ntaken] = pos;
+        H.taken_c[H.ntaken] = c;
+        H.taken_at[H.ntaken++] = when;
+    }
+}
+
+static void h_refused(void *o, uint64_t pos, const char *why)
+{
+    H.refused = pos;
+}
 static uint64_t h_now(void *o, Cpu *c) { return H.now; }
 
 static bool h_line(void *o, int n, bool level)
@@ -77,7 +98,7 @@ static IrqLine h_irq(void *o, const DevDesc *dd, unsigned n)
     return irq_line(h_line, NULL, 0);
 }
 
-static const ConsoleInput *h_input(void *o, const DevDesc *dd)
+static ConsoleInput *h_input(void *o, const DevDesc *dd)
 {
     return H.give_input ? &H.in : NULL;
 }
@@ -95,10 +116,12 @@ static void host_init(uint64_t cpu_hz, const char *input)
     H.h = (DeviceHost){
         .opaque = &H, .arch = ARCH_ARM64, .cpu_hz = cpu_hz, .ncpus = 1, .console_out = h_putc,
         .cpu_index = h_cpu_index, .cpu_cycles = h_cycles, .cpu_events = h_events, .cpu_schedule = h_schedule,
-        .now = h_now, .irq = h_irq, .console_input = h_input, .diag = h_diag,
+        .now = h_now, .irq = h_irq, .console_input = h_input, .diag = h_diag, .console_taken = h_taken,
+        .console_refused = h_refused, .cpu_schedule_last = h_schedule_last,
     };
+    H.refused = UINT64_MAX;
     if (input) {
-        H.in = (ConsoleInput){ (const uint8_t *)input, strlen(input), "test" };
+        H.in = (ConsoleInput){ .data = (const uint8_t *)input, .len = strlen(input), .path = "test" };
         H.give_input = true;
     }
 }
@@ -596,6 +619,96 @@ START_TEST(pl011_uartintr_is_the_gic_spi_1_on_the_board)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ live input, replay, record */
+
+START_TEST(pl011_console_input_taken_is_heard_with_its_cycle)
+{
+    program(true, ON);
+    run_to(3 * CHAR);
+    ck_assert_int_eq(H.ntaken, 3);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(H.taken[i], i);
+        ck_assert_uint_eq(H.taken_c[i], '0' + i);
+        ck_assert_uint_eq(H.taken_at[i], (i + 1) * CHAR);
+    }
+}
+END_TEST
+
+/* A live input grows between quanta: nothing leaves until the machine says more came. */
+START_TEST(pl011_live_input_leaves_when_more_came)
+{
+    static uint8_t buf[4];
+    host_init(CPU_HZ, NULL);
+    H.in = (ConsoleInput){ .data = buf, .path = "live", .live = true };
+    H.give_input = true;
+    dev = make("arm,pl011", 0x1000, UARTCLK);
+    program(true, ON);
+    run_to(100000);
+    ck_assert(rd(FR) & FR_RXFE);
+    memcpy(buf, "ok", 2);
+    H.in.len = 2;
+    uartrx_more(H.in.rx);
+    run_to(100000 + CHAR - 1);
+    ck_assert(rd(FR) & FR_RXFE);
+    run_to(100000 + 2 * CHAR);
+    ck_assert_uint_eq(rd(DR), 'o');
+    ck_assert_uint_eq(rd(DR), 'k');
+}
+END_TEST
+
+/* --replay: each byte at its logged cycle, whatever the receiver's reads would have made of it. */
+static const uint8_t replay_bytes[] = { 'x', 'y', 'z' };
+static const uint64_t replay_at[] = { 5000, 5700, 90000 };
+static const uint16_t replay_cpu[] = { 0, 0, 0 };
+
+static void setup_replay(void)
+{
+    host_init(CPU_HZ, NULL);
+    H.in = (ConsoleInput){ .data = replay_bytes, .len = 3, .path = "log", .at = replay_at, .cpu = replay_cpu };
+    H.give_input = true;
+    dev = make("arm,pl011", 0x1000, UARTCLK);
+}
+
+START_TEST(pl011_replay_delivers_each_byte_at_its_logged_cycle)
+{
+    program(true, ON);
+    uartrx_more(H.in.rx);
+    run_to(4999);
+    ck_assert(rd(FR) & FR_RXFE);
+    run_to(5000);
+    ck_assert_uint_eq(rd(DR), 'x');         /* a read makes room: a paced input would send now */
+    run_to(5699);
+    ck_assert(rd(FR) & FR_RXFE);
+    run_to(89999);
+    ck_assert_uint_eq(rd(DR), 'y');
+    ck_assert(rd(FR) & FR_RXFE);
+    run_to(90000);
+    ck_assert_uint_eq(rd(DR), 'z');
+    ck_assert_uint_eq(H.taken_at[1], 5700);
+    ck_assert_uint_eq(H.refused, UINT64_MAX);
+}
+END_TEST
+
+START_TEST(pl011_replay_refused_where_the_receiver_cannot_take_it)
+{
+    program(true, CR_UARTEN | CR_RXE);      /* no RTS at the first byte's cycle */
+    uartrx_more(H.in.rx);
+    run_to(6000);
+    ck_assert_uint_eq(H.refused, 0);
+    ck_assert(rd(FR) & FR_RXFE);
+    ck_assert_int_eq(H.ntaken, 0);
+}
+END_TEST
+
+START_TEST(pl011_replay_refused_when_its_cycle_has_passed)
+{
+    program(true, ON);
+    run_to(6000);
+    uartrx_more(H.in.rx);                   /* started after the first byte's cycle */
+    ck_assert_uint_eq(H.refused, 0);
+}
+END_TEST
+
 static Suite *uart_suite(void)
 {
     Suite *s = suite_create("uart");
@@ -622,7 +735,18 @@ static Suite *uart_suite(void)
     tcase_add_test(rx, pl011_rx_timeout_rises_32_bit_periods_after_the_last_arrival);
     tcase_add_test(rx, pl011_rx_timeout_restarts_with_each_character);
     tcase_add_test(rx, pl011_checkpoint_continues_the_transfer);
+    tcase_add_test(rx, pl011_console_input_taken_is_heard_with_its_cycle);
     suite_add_tcase(s, rx);
+    TCase *live = tcase_create("pl011-live");
+    tcase_add_checked_fixture(live, NULL, teardown);
+    tcase_add_test(live, pl011_live_input_leaves_when_more_came);
+    suite_add_tcase(s, live);
+    TCase *rp = tcase_create("pl011-replay");
+    tcase_add_checked_fixture(rp, setup_replay, teardown);
+    tcase_add_test(rp, pl011_replay_delivers_each_byte_at_its_logged_cycle);
+    tcase_add_test(rp, pl011_replay_refused_where_the_receiver_cannot_take_it);
+    tcase_add_test(rp, pl011_replay_refused_when_its_cycle_has_passed);
+    suite_add_tcase(s, rp);
     TCase *u = tcase_create("16550");
     tcase_add_checked_fixture(u, setup_16550, teardown);
     tcase_add_test(u, uart16550_receives_console_input_with_rts);

@@ -27,7 +27,9 @@ enter_user:
     mr      r3, r4
     mr      r1, r5
     li      r0, 0
-    stwu    r0, -16(r1)                 /* terminate the user back chain */
+    stwu    r0, -16(r1)                 /* terminate the user back chain ... */
+    mtlr    r0                          /* ... and the return address user_main saves (glibc's
+                                         * _start does both: sysdeps/powerpc/powerpc32/start.S) */
     rfi
 
     .section .data.percpu, "aw"

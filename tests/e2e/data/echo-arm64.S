@@ -18,9 +18,31 @@
 	.equ CR_ON, 0xb01			// UARTEN, TXE, RXE, RTS
 	.equ EOT, 4
 	.equ PSCI_SYSTEM_OFF, 0x84000008
+	.equ PSCI_CPU_ON, 0xc4000003
 
 	.globl _start
-_start:	ldr x19, =UART
+_start:
+	.ifdef SMP
+// With --defsym SMP=1 or 2 (tests/e2e/test_record_replay.sh, --cpus 2): CPU 0 starts CPU 1 on
+// the echo (PSCI CPU_ON), then SMP=1 polls FR forever (its accesses open the receiver's way
+// first in every round: input arrives on CPU 0's clock, CPU 1 reads it), SMP=2 spins without
+// touching the UART (input arrives on CPU 1's clock, CPU 0 running first in every round).
+	ldr x0, =PSCI_CPU_ON
+	mov x1, #1				// MPIDR of cpu@1
+	adr x2, echo_main
+	mov x3, #0
+	hvc #0
+	ldr x9, =UART
+9:
+	.if SMP == 1
+	ldr w1, [x9, #FR]
+	.else
+	add x1, x1, #1
+	.endif
+	b 9b
+echo_main:
+	.endif
+	ldr x19, =UART
 	str wzr, [x19, #CR]			// disabled while it is programmed (TRM, UARTCR)
 	mov w0, #1
 	str w0, [x19, #IBRD]
