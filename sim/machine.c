@@ -1217,7 +1217,7 @@ static bool round_finish(Machine *m, uint64_t end)
     poll_console_input(m);
     if (progress_due(&m->progress))
         progress_show(&m->progress, m->clock.now, total_insns(m));
-    if (m->trace_json)
+    if (m->trace_json && m->clock.now > m->mute_now)
         tracejson_tick(m->trace_json);
     if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
         mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");

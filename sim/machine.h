@@ -142,6 +142,8 @@ struct Machine {
     char conin_owner[128];          /* the UART that takes it (its node), "" before one asked */
     RoundProgress round;
     uint64_t pause_round;           /* pause at the first round boundary at or after (UINT64_MAX: no) */
+    uint64_t mute_now;              /* time travel: the ends of rounds up to it were written once
+                                       (--trace-json's counter samples are not written again) */
     MachineHooks hooks;
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;

@@ -336,6 +336,7 @@ bool tt_restore(TimeTravel *tt, const TtSnap *s)
     /* the furthest point reached: what is below it has been written */
     m->console.mute_below = max64(m->console.mute_below, m->console.bytes);
     m->trace.mute_below = max64(m->trace.mute_below, m->trace.count);
+    m->mute_now = max64(m->mute_now, m->clock.now);
     make_fresh(tt, s);
     Error err = { { 0 } };
     snap_join(tt, s);

@@ -59,6 +59,13 @@ check "arm64-ftrace: the guest trace differs" cmp -s "$T/ftrace-plain.fn" "$T/ar
 run "$T/oprofile-plain" --samples "$T/oprofile-plain.samples" "$GUESTS/ppc32/oprofile.elf"
 check "ppc32-oprofile: the samples differ" cmp -s "$T/oprofile-plain.samples" "$T/ppc32-oprofile.samples"
 
+# the other trace outputs: trace.dat and the JSON trace (its counter samples at round ends)
+run "$T/json-plain" --cpus 2 --trace-dat "$T/plain.dat" --trace-json "$T/plain.json" "$GUESTS/x86_64/watchdog.elf"
+run "$T/json-tt" --cpus 2 --trace-dat "$T/tt.dat" --trace-json "$T/tt.json" --time-travel-check 7000000 \
+    "$GUESTS/x86_64/watchdog.elf"
+check "x86_64-watchdog: the trace.dat differs" cmp -s "$T/plain.dat" "$T/tt.dat"
+check "x86_64-watchdog: the JSON trace differs" cmp -s "$T/plain.json" "$T/tt.json"
+
 # determinism: a checked run again, every byte
 run "$T/again" --stats --console "$T/again.con" --trace "$T/again.tr" --time-travel-check 1000 --cpus 4 \
     "$GUESTS/arm64/smp.elf"
