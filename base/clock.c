@@ -18,12 +18,18 @@ void evq_init(EventQueue *q)
     memset(q, 0, sizeof *q);
 }
 
-void evq_destroy(EventQueue *q)
+void evq_clear(EventQueue *q)
 {
     for (int i = 0; i < q->n; i++) {
         q->heap[i]->queue = NULL;
         q->heap[i]->pos = -1;
     }
+    q->n = 0;
+}
+
+void evq_destroy(EventQueue *q)
+{
+    evq_clear(q);
     free(q->heap);
     memset(q, 0, sizeof *q);
 }

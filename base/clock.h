@@ -49,6 +49,9 @@ static inline bool event_pending(const Event *ev) { return ev->queue != NULL; }
 
 void evq_init(EventQueue *q);
 void evq_destroy(EventQueue *q);
+/* Empty q: each of its events becomes idle (an in-place restore, before the owners put back
+ * the events they saved). */
+void evq_clear(EventQueue *q);
 /* Insert (or move) ev with the given key. */
 void evq_insert(EventQueue *q, Event *ev, uint64_t when, uint64_t seq);
 /* Remove ev from whichever queue holds it; no-op when idle. */

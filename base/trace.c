@@ -74,6 +74,8 @@ const char *trace_describe(const Trace *t, uint64_t addr, char *buf, size_t len)
 
 void trace_emit(Trace *t, const TraceEvent *ev)
 {
+    if (t->count++ < t->mute_below)
+        return;                     /* already written once (time travel) */
     bool last = !strcmp(ev->kind, "exit");
     if (t->ended || (t->full && !last) || (t->muted && !last))
         return;

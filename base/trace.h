@@ -67,6 +67,10 @@ typedef struct Trace {
     bool full;                      /* a sink refused an event: only the exit event goes on */
     bool ended;                     /* the exit event is written: nothing follows it */
     bool muted;                     /* a debugger's `monitor trace off`: events but the exit are dropped */
+    /* Time travel (sim/timetravel.h): events are numbered as emitted (`count`); those below
+     * `mute_below` were written before the machine went back, and re-executing them writes
+     * nothing.  A snapshot keeps `count`. */
+    uint64_t count, mute_below;
 } Trace;
 
 static inline bool trace_on(const Trace *t) { return t && t->nsinks > 0; }

@@ -60,6 +60,16 @@
 #define CONSOLE_INPUT_MAX ((size_t)16 << 20)
 #define CONSOLE_INPUT_MAX_TEXT "16 MiB"
 
+/* Time travel (sim/timetravel.h): an automatic snapshot where machine time crosses a multiple
+ * of this many cycles (10 default quanta): going back re-executes at most that much plus a
+ * round, a few milliseconds of host time on the bench guests, while a snapshot of a small
+ * guest costs its touched RAM and well under a millisecond (docs/debugging.md, "Time travel"). */
+#define TT_SNAPSHOT_INTERVAL 1000000ull
+
+/* Snapshots kept; when full, every other one of the older half goes, so that the history
+ * reaches back to the start ever more sparsely while memory stays bounded. */
+#define TT_MAX_SNAPSHOTS 64
+
 /* The deepest call chain a sample records (--samples, tracer/callchain.c), and the most a
  * samples file may give one: the guests here nest a handful of calls, and a chain this deep is
  * already a corrupt or runaway stack (perf's default, kernel.perf_event_max_stack, is 127). */

@@ -304,3 +304,32 @@ case " $ARCHES " in *" ppc32 "*)
     [ -f "$G/ppc32/oprofile.elf" ] && trace_row ppc32 oprofile "$G/ppc32/oprofile.elf" --bootargs samples=${SAMPLES:-10000}
     ;;
 esac
+# Time travel (docs/debugging.md, "Time travel"): on the tight loop (200M instructions), the run
+# with its automatic snapshots (--time-travel-check with a stride past the run: no check point)
+# against the plain run, per snapshot; then 10 check points (each: reverse-stepi, forward again,
+# reverse-continue, back: five restores and re-executions of up to a snapshot interval), per point.
+# The snapshots' size is the check's own summary.
+echo
+echo "time travel on bench-tight: ms per automatic snapshot, ms per check point (5 restores), bytes the snapshots kept hold"
+printf "%-7s %9s %9s %9s %9s %9s %12s\n" arch plain-ms snaps snap-ms points point-ms kept-bytes
+for a in $ARCHES; do
+    elf=$G/$a/bench-tight.elf
+    [ -f "$elf" ] || continue
+    : >"$T/p0"
+    : >"$T/p1"
+    : >"$T/p2"
+    for r in $(seq "$REPS"); do
+        time_ms "$PMUSIM" "$elf" >>"$T/p0"
+        time_ms "$PMUSIM" --time-travel-check 4000000000 "$elf" >>"$T/p1"
+        time_ms "$PMUSIM" --time-travel-check 20000000 "$elf" >>"$T/p2"
+    done
+    "$PMUSIM" --time-travel-check 20000000 "$elf" 2>"$T/tt" >/dev/null
+    snaps=$(sed -n 's/.* \([0-9]*\) snapshots taken.*/\1/p' "$T/tt")
+    points=$(sed -n 's/^time-travel check: \([0-9]*\) points.*/\1/p' "$T/tt")
+    kept=$(sed -n 's/.*kept (\([0-9]*\) bytes).*/\1/p' "$T/tt")
+    p0=$(median <"$T/p0")
+    p1=$(median <"$T/p1")
+    p2=$(median <"$T/p2")
+    printf "%-7s %9s %9s %9s %9s %9s %12s\n" $a "$p0" "$snaps" "$(ratio $((p1 - p0)) "$snaps")" "$points" \
+        "$(ratio $((p2 - p1)) "$points")" "$kept"
+done

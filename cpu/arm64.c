@@ -310,11 +310,21 @@ static bool timer_cycle(const Cpu *c, uint64_t cval, uint64_t *cycle)
 
 /* The timer's line from its state at counter value `count`, and its event at the cycle it
  * meets its condition. */
+static bool timer_met(const ArmTimer *t, uint64_t count)
+{
+    return (t->ctl & CNT_ENABLE) && count >= t->cval;
+}
+
+static void timer_line(ArmTimer *t, uint64_t count)
+{
+    irq_set(&t->line, timer_met(t, count) && !(t->ctl & CNT_IMASK));
+}
+
 static void timer_update(Cpu *c, ArmTimer *t, uint64_t count)
 {
-    bool on = t->ctl & CNT_ENABLE, met = on && count >= t->cval;
+    bool on = t->ctl & CNT_ENABLE, met = timer_met(t, count);
     uint64_t at;
-    irq_set(&t->line, met && !(t->ctl & CNT_IMASK));
+    timer_line(t, count);
     evq_remove(&t->ev);
     if (on && !met && timer_cycle(c, t->cval, &at))
         vcpu_schedule(c, &t->ev, at);
@@ -1128,8 +1138,10 @@ static const uint8_t a64_saved_sys[][5] = {
 };
 
 /* Raise when a field is added (base/state.h).  2: the SP_EL1 bank (lost at EL0 and EL1t).  3: the
- * self-hosted debug state (section "arm64-debug"). */
-#define A64_STATE_VERSION 3u
+ * self-hosted debug state (section "arm64-debug").  4: the timers' events as scheduled (their
+ * sequence numbers: a restore that schedules them again takes new ones from the clock, and a
+ * time-travel restore must give back the machine's state byte for byte, sim/timetravel.h). */
+#define A64_STATE_VERSION 4u
 
 static const StateField a64_fields[] = {
     STATE_FIELD(Arm64Cpu, ptimer.ctl),
@@ -1165,6 +1177,8 @@ static void a64_save(Cpu *c, Blob *b)
     armv8_pmu_save(&a->pmu, b);
     blob_fields(b, a, a64_fields, ARRAY_SIZE(a64_fields));
     a64dbg_save(&a->dbg, b);                /* since 3 */
+    blob_event(b, &a->ptimer.ev);           /* since 4 */
+    blob_event(b, &a->vtimer.ev);
     blob_end(b, at);
 }
 
@@ -1200,12 +1214,19 @@ static bool a64_load(Cpu *c, BlobReader *r)
         vcpu_reg_write(c, UC_ARM64_REG_SP_EL1, br_u64(r));
     a->pmu.el = (uint8_t)((pstate >> 2) & 3);   /* the PMU counts at the EL PSTATE holds */
     if (!armv8_pmu_load(&a->pmu, r) || !br_fields(r, a, a64_fields, ARRAY_SIZE(a64_fields)) ||
-        (r->version >= 3 && !a64dbg_load(&a->dbg, r)) || !br_end(r, &outer))
+        (r->version >= 3 && !a64dbg_load(&a->dbg, r)))
         return false;
     uint64_t now = muldiv64(c->cycles, c->cl->timer_hz, c->cl->clock->freq_hz);
-    timer_update(c, &a->ptimer, now);           /* their lines and events follow their state */
-    timer_update(c, &a->vtimer, now);
-    return true;
+    if (r->version >= 4) {
+        br_event(r, &a->ptimer.ev, &c->events);
+        br_event(r, &a->vtimer.ev, &c->events);
+        timer_line(&a->ptimer, now);
+        timer_line(&a->vtimer, now);
+    } else {
+        timer_update(c, &a->ptimer, now);       /* their lines and events follow their state */
+        timer_update(c, &a->vtimer, now);
+    }
+    return br_end(r, &outer);
 }
 
 /* ------------------------------------------------------------------ the debugger */

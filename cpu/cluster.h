@@ -97,6 +97,10 @@ typedef struct Cluster {
     unsigned pmu_intid;             /* arm64: the PMU's PPI (0: none) */
     ClusterHost host;
     ClusterDebug dbg;               /* a debugger's breakpoints, watchpoints, callbacks (cpu/debugstate.h) */
+    /* Time travel (sim/timetravel.h), else NULL: called wherever a running CPU is about to run
+     * its engine (its due events fired, its interrupts taken), before its pause is checked. */
+    void (*boundary)(void *opaque, Cpu *c);
+    void *boundary_opaque;
 } Cluster;
 
 /* End the run (ClusterHost.exit). */

@@ -17,6 +17,11 @@ void codewatch_destroy(CodeWatch *cw)
     memset(cw, 0, sizeof *cw);
 }
 
+void codewatch_clear_ranges(CodeWatch *cw)
+{
+    cw->n = 0;
+}
+
 /* Insert [start, end), merging with neighbours; ranges stay sorted and disjoint. */
 void codewatch_add_range(CodeWatch *cw, uint64_t start, uint64_t end)
 {

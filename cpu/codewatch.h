@@ -46,6 +46,8 @@ typedef struct CodeWatch {
 
 void codewatch_init(CodeWatch *cw);
 void codewatch_destroy(CodeWatch *cw);
+/* Forget every range (an in-place restore puts back the saved ones). */
+void codewatch_clear_ranges(CodeWatch *cw);
 void codewatch_add_range(CodeWatch *cw, uint64_t start, uint64_t end);
 bool codewatch_overlaps(const CodeWatch *cw, uint64_t addr, uint64_t size);
 void codewatch_listen(CodeWatch *cw, CodeWriteListener fn, void *opaque);

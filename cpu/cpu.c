@@ -1049,7 +1049,8 @@ static void engine_run(Cpu *c)
         vcpu_protect_code_pages(c->cl);
     c->stop.kind = STOP_NONE;
     c->stop.redirected = false;
-    c->stop.next_block = false;
+    c->stop.next_block = c->pause.keep_stop;    /* one requested before a pause inside the block */
+    c->pause.keep_stop = false;
     c->fault.pending = false;
     c->mmu.fault_pending = false;
     uint64_t pc = c->ops->get_pc(c);
@@ -1070,59 +1071,154 @@ static uint64_t min64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+/* What vcpu_run does next after the CPU's events and interrupts (run_prepare). */
+typedef enum RunNext { RUN_ENGINE, RUN_AGAIN, RUN_RETURN } RunNext;
+
+/* The time-travel pause (CpuPause): the CPU is at or past its target. */
+static bool pause_reached(const Cpu *c)
+{
+    const CpuPause *p = &c->pause;
+    return p->armed && (c->insns > p->insns || (c->insns == p->insns && c->exc.serialized >= p->entries));
+}
+
+/* The time-travel boundary hook, then the pause if reached; true if paused. */
+static bool pause_here(Cpu *c)
+{
+    Cluster *cl = c->cl;
+    if (cl->boundary)
+        cl->boundary(cl->boundary_opaque, c);
+    if (!pause_reached(c))
+        return false;
+    c->pause.armed = false;
+    c->pause.paused = true;
+    return true;
+}
+
+/* The pause's cut stopped the CPU inside a block, where a run without the pause goes on (no
+ * event is due here): pause at once, before the due events and the interrupts a stop looks at,
+ * keeping a stop requested in the block for its end (CpuPause). */
+static bool pause_inside_block(Cpu *c)
+{
+    if (!c->pause.armed || c->stop.kind != STOP_PRECISE || c->cl->stopping || c->cl->interrupted ||
+        evq_next(&c->insn_events) <= c->insns || evq_next(&c->events) <= c->cycles)
+        return false;
+    bool request = c->stop.next_block;
+    if (!pause_here(c))
+        return false;
+    c->pause.keep_stop = request;
+    return true;
+}
+
+/* Everything before an engine run: due events, an interrupt, the end of the quantum, sleep, the
+ * time-travel boundary and pause. */
+static RunNext run_prepare(Cpu *c, uint64_t until)
+{
+    Cluster *cl = c->cl;
+    evq_run_due(&c->events, c->cycles);
+    evq_run_due(&c->insn_events, c->insns);
+    if (cl->stopping)
+        return RUN_RETURN;
+    if (unlikely(c->dbg.stop.kind != DBG_NONE || c->dbg.hit.kind != DBG_NONE || c->insns >= c->dbg.until)) {
+        vcpu_debug_report(c);       /* a debugger's stop, between two instructions */
+        if (cl->stopping || cl->interrupted)
+            return RUN_RETURN;
+    }
+    if (c->state == CPU_RUNNING || c->state == CPU_HALTED)
+        c->ops->take_interrupt(c);
+    if (cl->stopping)               /* the entry ended the run (the trace full, a triple fault) */
+        return RUN_RETURN;
+    uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
+    if (c->cycles >= max_c) {
+        if (c->state == CPU_RUNNING)
+            c->stop_reason = "max-cycles";
+        return RUN_RETURN;
+    }
+    if (c->cycles >= until)
+        return RUN_RETURN;
+    if (c->state != CPU_RUNNING) {
+        /* asleep or off: time passes until the next event or the end of the quantum */
+        uint64_t t = min64(min64(until, evq_next(&c->events)), max_c);
+        if (t > c->cycles) {
+            c->idle_cycles += t - c->cycles;
+            c->cycles = t;
+        }
+        return RUN_AGAIN;
+    }
+    return pause_here(c) ? RUN_RETURN : RUN_ENGINE;
+}
+
+/* The instruction limit of an engine run: the next instruction event, --max-insns, and a
+ * time-travel pause (its count; one more while the entries it wants are still to come). */
+static bool run_insn_limit(Cpu *c)
+{
+    Cluster *cl = c->cl;
+    c->lim.insns = min64(evq_next(&c->insn_events), c->dbg.until);
+    if (c->pause.armed)
+        c->lim.insns = min64(c->lim.insns, c->insns < c->pause.insns ? c->pause.insns : c->insns + 1);
+    if (!cl->max_insns)
+        return true;
+    uint64_t total = vcpu_total_insns(cl);
+    if (total >= cl->max_insns) {
+        c->stop_reason = "max-insns";
+        vcpu_exit(c, EXIT_LIMIT, "max-insns");
+        return false;
+    }
+    c->lim.insns = min64(c->lim.insns, c->insns + (cl->max_insns - total));
+    return true;
+}
+
 void vcpu_run(Cpu *c, uint64_t until)
 {
     Cluster *cl = c->cl;
+    bool resume = c->pause.paused;      /* paused right before the engine run: go on there */
+    c->pause.paused = false;
     while (!cl->stopping && !cl->interrupted) {
-        evq_run_due(&c->events, c->cycles);
-        evq_run_due(&c->insn_events, c->insns);
-        if (cl->stopping)
-            break;
-        if (unlikely(c->dbg.stop.kind != DBG_NONE || c->dbg.hit.kind != DBG_NONE || c->insns >= c->dbg.until)) {
-            vcpu_debug_report(c);   /* a debugger's stop, between two instructions */
-            if (cl->stopping || cl->interrupted)
-                break;
-        }
-        if (c->state == CPU_RUNNING || c->state == CPU_HALTED)
-            c->ops->take_interrupt(c);
-        if (cl->stopping)           /* the entry ended the run (the trace full, a triple fault) */
-            break;
-        uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
-        if (c->cycles >= max_c) {
-            if (c->state == CPU_RUNNING)
-                c->stop_reason = "max-cycles";
+        RunNext next = resume ? RUN_ENGINE : run_prepare(c, until);
+        resume = false;
+        if (next == RUN_RETURN)
             return;
-        }
-        if (c->cycles >= until)
-            return;
-        if (c->state != CPU_RUNNING) {
-            /* asleep or off: time passes until the next event or the end of the quantum */
-            uint64_t t = min64(min64(until, evq_next(&c->events)), max_c);
-            if (t > c->cycles) {
-                c->idle_cycles += t - c->cycles;
-                c->cycles = t;
-            }
+        if (next == RUN_AGAIN)
             continue;
-        }
+        uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
         c->lim.soft = until;
         c->lim.cycles = min64(evq_next(&c->events), max_c);
-        c->lim.insns = min64(evq_next(&c->insn_events), c->dbg.until);
-        if (cl->max_insns) {
-            uint64_t total = vcpu_total_insns(cl);
-            if (total >= cl->max_insns) {
-                c->stop_reason = "max-insns";
-                vcpu_exit(c, EXIT_LIMIT, "max-insns");
-                return;
-            }
-            c->lim.insns = min64(c->lim.insns, c->insns + (cl->max_insns - total));
-        }
+        if (!run_insn_limit(c))
+            return;
         c->lim.fast = c->pev.track_branches || c->pev.track_mem || c->prof.on ? 0 : min64(c->lim.soft, c->lim.cycles);
         /* A signal since the loop's test: mach_interrupt zeroed lim.fast before the line above
          * set it, and the fast path would not look at the flag until the quantum's end (up to
          * 2^32 cycles).  The fence keeps the store before the load of the flag. */
         atomic_signal_fence(memory_order_seq_cst);
-        if (cl->interrupted)
+        if (cl->interrupted || c->pause.keep_stop)
             c->lim.fast = 0;
         engine_run(c);
+        if (pause_inside_block(c))
+            return;
     }
+}
+
+void vcpu_pause_at(Cpu *c, uint64_t insns, uint64_t entries)
+{
+    c->pause.armed = true;
+    c->pause.insns = insns;
+    c->pause.entries = entries;
+}
+
+void vcpu_pause_cancel(Cpu *c)
+{
+    c->pause.armed = false;
+}
+
+void vcpu_forget_all(Cpu *c)
+{
+    vcpu_engine_flush_tlb(c);
+    c->blk = NULL;
+    c->blk_counted = c->prof.from = c->mem_from = 0;
+    c->cut = (CpuCut){ 0 };
+    c->stop = (CpuStopRequest){ 0 };
+    c->fault = (CpuFault){ 0 };
+    c->mmu.fault_pending = c->mmu.stale_fill = false;
+    c->acc = (CpuLocator){ .cur_pc = UINT64_MAX };
+    c->pins.pmi = c->pins.fiq = false;
+    c->pause = (CpuPause){ 0 };
 }

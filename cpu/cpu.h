@@ -227,6 +227,21 @@ typedef struct CpuCut {
     uint32_t left;
 } CpuCut;
 
+/* Time travel (sim/timetravel.h): stop this CPU exactly at a position: the first point between
+ * two of its instructions with `insns` retired and at least `entries` exceptions taken
+ * (exc.serialized).  The cut (CpuCut) stops it there exactly.  Inside a block, where a run that
+ * does not pause goes on, it pauses at once; where a run stops anyway (an event, the end of a
+ * block with a stop requested), after what such a stop does (due events, interrupts).  vcpu_run
+ * then returns with `paused`, and the next vcpu_run goes straight on to the engine, as if it had
+ * never returned: a stop requested inside the block (an interrupt pin that became active) is
+ * kept for the block's end (`keep_stop`), where the run without the pause takes it. */
+typedef struct CpuPause {
+    bool armed;
+    uint64_t insns, entries;
+    bool paused;                    /* vcpu_run returned at the target: resume at the engine */
+    bool keep_stop;                 /* a stop request pending at a pause inside a block */
+} CpuPause;
+
 /* --samples: every block through the slow path, profiled. */
 typedef struct CpuProfiling {
     bool on;
@@ -348,6 +363,7 @@ struct Cpu {
     uint64_t prev_last_pc;          /* last retired instruction of the block before blk */
     BranchPredictor bp;
     CpuProfiling prof;
+    CpuPause pause;
     CpuPrivSplit priv;              /* pmusim stat */
 
     /* trap sites and code hooks */
@@ -382,9 +398,21 @@ Cpu *vcpu_by_hwid(const Cluster *cl, uint64_t hwid);
 void vcpu_port_init(Cpu *c);
 
 /* Run until the CPU's local time reaches `until` (at block granularity), firing this CPU's
- * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps or
- * the machine is stopping. */
+ * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps, the
+ * machine is stopping or the CPU reached its pause (vcpu_pause_at; pause.paused). */
 void vcpu_run(Cpu *c, uint64_t until);
+
+/* Time travel: pause at (insns, entries) (CpuPause), or no longer. */
+void vcpu_pause_at(Cpu *c, uint64_t insns, uint64_t entries);
+void vcpu_pause_cancel(Cpu *c);
+/* Time travel: an in-place restore is about to replace the CPU's state; drop what derives from
+ * the old registers (the engine's TLB, a block in progress, a cut, stop requests, a fault to
+ * deliver, the access locator, a pause) and lower the pins that the models drive again as they
+ * load (PMI, FIQ).  What derives from code bytes (translations, decoded blocks, trap sites)
+ * stays: the restore drops it for each page of code whose bytes it changes
+ * (vcpu_invalidate_code), and a virtual page that comes back mapped elsewhere loses it at its
+ * next fetch fill (mmu.c). */
+void vcpu_forget_all(Cpu *c);
 
 /* Power a CPU on at `entry` with the arch's entry state (arg registers per the ABI), no earlier
  * than cycle `at` (the time of the release: a CPU does not start before it is released). */

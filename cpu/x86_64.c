@@ -1611,6 +1611,11 @@ static bool x86_load_finish(Cpu *c, const char *path, Error *err)
 {
     static const char *const names[] = { "cs", "ss", "ds", "es", "fs", "gs" };
     X86Cpu *x = X86(c);
+    /* A CPU that has never run (an AP held until the spin table releases it, in a time-travel
+     * snapshot of the start): its selectors are the engine's reset ones, whose tables are not
+     * set up, and vcpu_start loads them all when it starts. */
+    if (c->state == CPU_OFF && c->insns == 0)
+        return true;
     uint64_t fs_base = msr_engine_read(c, MSR_FS_BASE), gs_base = msr_engine_read(c, MSR_GS_BASE);
     for (size_t i = 0; i < ARRAY_SIZE(x86_saved_segs); i++) {
         char buf[160];

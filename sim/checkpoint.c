@@ -181,25 +181,47 @@ static void save_memory(Machine *m, Blob *b)
     }
 }
 
+/* A page of code whose bytes a restore changes (time travel restores into a machine that has
+ * run): every CPU drops what it translated and decoded from the old bytes. */
+static void code_page_changed(Machine *m, uint64_t pa)
+{
+    if (!mem_page_is_code(&m->mem, pa))
+        return;
+    for (int i = 0; i < m->cl.ncpus; i++)
+        vcpu_invalidate_code(m->cl.cpus[i], pa, pa + GUEST_PAGE);
+}
+
+/* One page of the checkpoint into `page`; true if its bytes changed. */
+static bool load_page(uint8_t *page, bool backed, BlobReader *r)
+{
+    uint8_t nz = br_u8(r);
+    if (nz > 1)
+        return br_fail(r, "page flag");
+    if (nz) {
+        if (r->ok && r->off + GUEST_PAGE <= r->len && !memcmp(page, r->p + r->off, GUEST_PAGE)) {
+            r->off += GUEST_PAGE;   /* the same bytes: a page not written since is not copied */
+            return false;
+        }
+        return br_get(r, page, GUEST_PAGE);
+    }
+    if (!backed || page_is_zero(page))
+        return false;
+    memset(page, 0, GUEST_PAGE);
+    return true;
+}
+
 /* A page the checkpoint has as zero is cleared unless it is already (reading a page never
  * written costs no memory, and one never touched is not even read). */
-static void load_block(RamBlock *rb, BlobReader *r)
+static void load_block(Machine *m, RamBlock *rb, BlobReader *r)
 {
     static uint8_t backed[CK_PAGE_CHUNK];
     uint64_t pages = rb->size / GUEST_PAGE;
     for (uint64_t p = 0; p < pages && r->ok; p += CK_PAGE_CHUNK) {
         uint64_t n = pages - p < CK_PAGE_CHUNK ? pages - p : CK_PAGE_CHUNK;
         mem_pages_backed(rb, p, n, backed);
-        for (uint64_t i = 0; i < n && r->ok; i++) {
-            uint8_t *page = rb->host + (p + i) * GUEST_PAGE;
-            uint8_t nz = br_u8(r);
-            if (nz > 1)
-                br_fail(r, "page flag");
-            else if (nz)
-                br_get(r, page, GUEST_PAGE);
-            else if (backed[i] && !page_is_zero(page))
-                memset(page, 0, GUEST_PAGE);
-        }
+        for (uint64_t i = 0; i < n && r->ok; i++)
+            if (load_page(rb->host + (p + i) * GUEST_PAGE, backed[i], r) && r->ok)
+                code_page_changed(m, rb->base + (p + i) * GUEST_PAGE);
     }
 }
 
@@ -211,7 +233,7 @@ static bool load_memory(Machine *m, BlobReader *r)
         RamBlock *rb = &m->mem.blk[i];
         if (br_u64(r) != rb->base || br_u64(r) != rb->size)
             return br_fail(r, "another RAM layout");
-        load_block(rb, r);
+        load_block(m, rb, r);
     }
     return r->ok;
 }
@@ -341,19 +363,25 @@ static void save_sections(Machine *m, Blob *out)
     save_section(m, out, "end", CK_END_VERSION, NULL);
 }
 
+void checkpoint_save_blob(Machine *m, Blob *out)
+{
+    out->len = 0;
+    blob_put(out, CK_MAGIC, 8);
+    blob_u32(out, CK_VERSION);
+    blob_u32(out, (uint32_t)m->arch);
+    blob_u64(out, mach_fingerprint(m));
+    blob_u64(out, 0);              /* the length, once known */
+    blob_u32(out, options_of(m));
+    save_sections(m, out);
+    store_le(out->data + CK_LENGTH_AT, 8, out->len + CK_CRC);
+    blob_u32(out, crc32_ieee(0, out->data, out->len));
+}
+
 bool checkpoint_save(Machine *m, const char *path, Error *err)
 {
     Blob out;
     blob_init(&out);
-    blob_put(&out, CK_MAGIC, 8);
-    blob_u32(&out, CK_VERSION);
-    blob_u32(&out, (uint32_t)m->arch);
-    blob_u64(&out, mach_fingerprint(m));
-    blob_u64(&out, 0);              /* the length, once known */
-    blob_u32(&out, options_of(m));
-    save_sections(m, &out);
-    store_le(out.data + CK_LENGTH_AT, 8, out.len + CK_CRC);
-    blob_u32(&out, crc32_ieee(0, out.data, out.len));
+    checkpoint_save_blob(m, &out);
     bool ok = write_checkpoint_file(path, &out, err);
     blob_free(&out);
     return ok;
@@ -576,21 +604,25 @@ static bool finish_cpus(Machine *m, const char *path, Error *err)
     return true;
 }
 
+bool checkpoint_load_blob(Machine *m, const Blob *data, const char *path, Error *err)
+{
+    if (!check_header(m, data, path, err))
+        return false;
+    uint32_t saved = (uint32_t)load_le(data->data + CK_OPTIONS_AT, 4);
+    Restore rs = { .m = m, .path = path, .err = err };
+    br_init(&rs.file, data->data, data->len - CK_CRC, 0);
+    rs.file.off = CK_HEADER;
+    bool ok = check_options(m, saved, path, err) && load_sections(&rs, saved);
+    if (ok && rs.file.off != rs.file.len)
+        ok = err_set(err, "%s: offset %zu: bytes after the end section", path, rs.file.off);
+    return ok && finish_cpus(m, path, err);
+}
+
 bool checkpoint_restore(Machine *m, const char *path, Error *err)
 {
     Blob data;
     blob_init(&data);
-    bool ok = read_checkpoint_file(m, path, &data, err) && check_header(m, &data, path, err);
-    if (ok) {
-        uint32_t saved = (uint32_t)load_le(data.data + CK_OPTIONS_AT, 4);
-        Restore rs = { .m = m, .path = path, .err = err };
-        br_init(&rs.file, data.data, data.len - CK_CRC, 0);
-        rs.file.off = CK_HEADER;
-        ok = check_options(m, saved, path, err) && load_sections(&rs, saved);
-        if (ok && rs.file.off != rs.file.len)
-            ok = err_set(err, "%s: offset %zu: bytes after the end section", path, rs.file.off);
-        ok = ok && finish_cpus(m, path, err);
-    }
+    bool ok = read_checkpoint_file(m, path, &data, err) && checkpoint_load_blob(m, &data, path, err);
     blob_free(&data);
     return ok;
 }

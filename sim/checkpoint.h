@@ -73,5 +73,12 @@ typedef struct Machine Machine;
 
 bool checkpoint_save(Machine *m, const char *path, Error *err);
 bool checkpoint_restore(Machine *m, const char *path, Error *err);
+/* The same through memory (time travel's snapshots, sim/timetravel.h): the file's bytes into
+ * `out` (its old contents replaced, its buffer reused), and a restore from such bytes (`path`
+ * names them in messages).  A restore into a machine that has run needs the preparation
+ * timetravel.c does first (tt_restore): the loads assume a freshly created machine's queues,
+ * code ranges and pins. */
+void checkpoint_save_blob(Machine *m, Blob *out);
+bool checkpoint_load_blob(Machine *m, const Blob *data, const char *path, Error *err);
 
 #endif

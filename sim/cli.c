@@ -20,6 +20,7 @@ enum {
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_JSON, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK, O_GDB, O_GDB_WAIT,
+    O_TIME_TRAVEL_CHECK,
     O_VERSION, O_HELP_MAN, O_HELP_COMPLETION, O_CONSOLE_IN, O_RECORD, O_REPLAY, O_QUIET,
     O_TRUTH, O_FOLDED, O_PERF_SCRIPT, /* pmusim report */
     O_CONTEXT, O_IGNORE, O_IGNORE_FIELD,    /* pmusim diff */
@@ -101,6 +102,8 @@ static const CliOption run_options[] = {
     { "gdb", "DEV", O_GDB, false, "Debugging:",
       "GDB remote stub on DEV: tcp::PORT (127.0.0.1), tcp:HOST:PORT\nor unix:PATH; one gdb thread per CPU (docs/debugging.md)" },
     { "gdb-wait", NULL, O_GDB_WAIT, false, NULL, "with --gdb: wait for gdb before the first instruction" },
+    { "time-travel-check", "STRIDE", O_TIME_TRAVEL_CHECK, false, NULL,
+      "every STRIDE instructions of a CPU (in turn), step back and\nforth with time travel and compare the machine states (test\naid, docs/debugging.md)" },
     { "help", NULL, O_HELP, false, "Other:", "this text" },
     { "version", NULL, O_VERSION, false, NULL, "the version" },
     { "help-man", NULL, O_HELP_MAN, false, NULL, "the manual page (roff), generated from these tables" },
@@ -356,6 +359,9 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
         return parse_number("max-cycles", val, 1, MAX_RUN_LIMIT, "a number from 1 to 2^62", &cfg->max_cycles, err);
     case O_TRACE_LIMIT:
         return parse_number("trace-limit", val, 0, MAX_RUN_LIMIT, "a number of bytes from 0 to 2^62", &cfg->trace_limit,
+                            err);
+    case O_TIME_TRAVEL_CHECK:
+        return parse_number("time-travel-check", val, 1, MAX_RUN_LIMIT, "a number from 1 to 2^62", &cfg->tt_check,
                             err);
     case O_ICACHE:
         if (!strcmp(val, "strict"))

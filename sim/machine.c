@@ -63,6 +63,10 @@ void console_putc(Machine *m, uint8_t ch)
     Console *con = &m->console;
     if (m->cl.stopping)
         return;                     /* after the instruction that ended the run */
+    if (con->bytes < con->mute_below) {
+        con->bytes++;               /* written once already (time travel) */
+        return;
+    }
     con->buf[con->len++] = (char)ch;
     con->bytes++;
     if (con->len == sizeof con->buf || (ch == '\n' && con->line_flush)) {
@@ -800,6 +804,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
     m->exit_cpu = -1;
+    m->pause_round = UINT64_MAX;
     trace_init(&m->trace);
     trace_set_symbolizer(&m->trace, describe_for_trace, m);
     codewatch_init(&m->cl.cw);
@@ -1197,57 +1202,107 @@ static void poll_console_input(Machine *m)
         uartrx_more(m->conin.in.rx);
 }
 
-int mach_run(Machine *m)
+/* The end of a round: machine-wide events, the limits, a hung machine, --save-at, then the
+ * round hook (time travel's snapshots).  False: the run ends here. */
+static bool round_finish(Machine *m, uint64_t end)
 {
+    if (m->cl.stopping)
+        return false;
+    if (m->cl.interrupted) {       /* the CPUs stopped early: the round did not complete */
+        mach_exit(m, NULL, 128 + m->cl.interrupted, "interrupted");
+        return false;
+    }
+    evq_run_due(&m->clock.global, end);
+    m->clock.now = end;
+    poll_console_input(m);
+    if (progress_due(&m->progress))
+        progress_show(&m->progress, m->clock.now, total_insns(m));
+    if (m->trace_json && m->clock.now > m->mute_now)
+        tracejson_tick(m->trace_json);
+    if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
+        mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
+        return false;
+    }
+    if (mach_hung(m)) {
+        mach_exit(m, NULL, EXIT_HUNG, "all-cpus-asleep");
+        return false;
+    }
+    if (m->cl.dbg.poll)             /* a debugger: its client's Ctrl-C, a new client */
+        m->cl.dbg.poll(m->cl.dbg.opaque);
+    if (m->cl.stopping)
+        return false;
+    if (m->cfg.save_file && m->cfg.save && !m->saved && m->clock.now >= m->cfg.save_at) {
+        Error err = { { 0 } };
+        m->saved = true;
+        if (!m->cfg.save(m, m->cfg.save_file, &err)) {
+            output_lost(m, &err);
+            mach_exit(m, NULL, EXIT_OUTPUT, "checkpoint-failed");
+            return false;
+        }
+    }
+    if (m->hooks.round_end)
+        m->hooks.round_end(m->hooks.opaque, m);
+    return !m->cl.stopping;
+}
+
+/* A new round: its end (machine time plus the quantum, --max-cycles at most). */
+static void round_open(Machine *m)
+{
+    uint64_t end = m->clock.now + m->clock.quantum;
+    if (m->cfg.max_cycles && end > m->cfg.max_cycles)
+        end = m->cfg.max_cycles;
+    m->round = (RoundProgress){ .open = true, .end = end, .next = 0 };
+}
+
+/* The CPUs of the open round from round.next on; false if one paused (it stays next). */
+static bool round_cpus(Machine *m)
+{
+    RoundProgress *r = &m->round;
+    for (; r->next < m->cl.ncpus && !m->cl.stopping && !m->cl.interrupted; r->next++) {
+        Cpu *c = m->cl.cpus[r->next];
+        if (!c->pause.paused)       /* a paused CPU was polled when its quantum began */
+            poll_power_on(m, c);
+        vcpu_run(c, r->end);
+        if (c->pause.paused)
+            return false;
+    }
+    return true;
+}
+
+MachAdvance mach_advance(Machine *m)
+{
+    MachAdvance why = MACH_ENDED;
     m->running = 1;
+    while (!m->cl.stopping) {
+        if (!m->round.open) {
+            if (m->clock.now >= m->pause_round) {
+                m->pause_round = UINT64_MAX;
+                why = MACH_PAUSED;
+                break;
+            }
+            round_open(m);
+        }
+        if (!round_cpus(m)) {
+            why = MACH_PAUSED;
+            break;
+        }
+        m->round.open = false;
+        if (!round_finish(m, m->round.end))
+            break;
+    }
+    m->running = 0;
+    return why;
+}
+
+void mach_begin(Machine *m)
+{
     if (m->conin.replay && m->conin.in.rx)
         uartrx_more(m->conin.in.rx);        /* the log's first byte (or the next, restored) */
     progress_init(&m->progress, m->cfg.progress, m->clock.freq_hz, m->cfg.max_insns, m->cfg.max_cycles);
-    while (!m->cl.stopping) {
-        uint64_t end = m->clock.now + m->clock.quantum;
-        if (m->cfg.max_cycles && end > m->cfg.max_cycles)
-            end = m->cfg.max_cycles;
-        for (int i = 0; i < m->cl.ncpus && !m->cl.stopping && !m->cl.interrupted; i++) {
-            Cpu *c = m->cl.cpus[i];
-            poll_power_on(m, c);
-            vcpu_run(c, end);
-        }
-        if (m->cl.stopping)
-            break;
-        if (m->cl.interrupted) {       /* the CPUs stopped early: the round did not complete */
-            mach_exit(m, NULL, 128 + m->cl.interrupted, "interrupted");
-            break;
-        }
-        evq_run_due(&m->clock.global, end);
-        m->clock.now = end;
-        poll_console_input(m);
-        if (progress_due(&m->progress))
-            progress_show(&m->progress, m->clock.now, total_insns(m));
-        if (m->trace_json)
-            tracejson_tick(m->trace_json);
-        if (m->cfg.max_cycles && m->clock.now >= m->cfg.max_cycles) {
-            mach_exit(m, NULL, EXIT_LIMIT, "max-cycles");
-            break;
-        }
-        if (mach_hung(m)) {
-            mach_exit(m, NULL, EXIT_HUNG, "all-cpus-asleep");
-            break;
-        }
-        if (m->cl.dbg.poll)             /* a debugger: its client's Ctrl-C, a new client */
-            m->cl.dbg.poll(m->cl.dbg.opaque);
-        if (m->cl.stopping)
-            break;
-        if (m->cfg.save_file && m->cfg.save && !m->saved && m->clock.now >= m->cfg.save_at) {
-            Error err = { { 0 } };
-            m->saved = true;
-            if (!m->cfg.save(m, m->cfg.save_file, &err)) {
-                output_lost(m, &err);
-                mach_exit(m, NULL, EXIT_OUTPUT, "checkpoint-failed");
-                break;
-            }
-        }
-    }
-    m->running = 0;
+}
+
+int mach_finish(Machine *m)
+{
     progress_clear(&m->progress);
     if (m->cfg.save_file && !m->saved)
         fprintf(stderr, "pmusim: --save-at %" PRIu64 ": the run ended before a quantum boundary at or after"
@@ -1258,6 +1313,14 @@ int mach_run(Machine *m)
     if (m->patchcheck && m->cfg.strict && m->patchcheck->nv)
         return EXIT_VIOLATION;
     return m->exit_status;
+}
+
+int mach_run(Machine *m)
+{
+    mach_begin(m);
+    while (mach_advance(m) == MACH_PAUSED)
+        ;
+    return mach_finish(m);
 }
 
 void mach_print_stats(Machine *m)

@@ -76,6 +76,7 @@ typedef struct MachineConfig {
     bool icount_check;              /* test aid: count every instruction with a code hook too */
     const char *gdb;                /* --gdb DEV (sim/gdbstub.h), or NULL */
     bool gdb_wait;                  /* --gdb-wait */
+    uint64_t tt_check;              /* --time-travel-check STRIDE (0: off; sim/ttcheck.h) */
     /* pmusim stat (sim/stat.h): count user and kernel apart (cpu.h, CpuPrivSplit), keeping the
      * branch and load/store sources on all the run; stat_profile: the exact per-address
      * profile (--per-symbol) without a --samples file */
@@ -86,9 +87,28 @@ typedef struct Console {
     OutFile out;                    /* --console FILE, or standard output */
     bool line_flush;                /* flush on newline (interactive) */
     uint64_t bytes;                 /* written so far (checkpoints record it) */
+    uint64_t mute_below;            /* time travel: bytes below it were written before the machine
+                                       went back, and are not written again */
     size_t len;
     char buf[4096];
 } Console;
+
+/* The round under way when the run paused inside it (a CPU reached its vcpu_pause_at). */
+typedef struct RoundProgress {
+    bool open;                      /* a round is under way */
+    uint64_t end;                   /* its end */
+    int next;                       /* the CPU that runs next: the paused one (already polled) */
+} RoundProgress;
+
+/* What the layer above the machine (time travel, sim/timetravel.h) does at the run's stops. */
+typedef struct MachineHooks {
+    void *opaque;
+    /* at the end of every round, after --save-at (automatic snapshots) */
+    void (*round_end)(void *opaque, Machine *m);
+} MachineHooks;
+
+/* Why mach_advance returned. */
+typedef enum MachAdvance { MACH_ENDED, MACH_PAUSED } MachAdvance;
 
 struct Machine {
     MachineConfig cfg;
@@ -122,6 +142,11 @@ struct Machine {
     Progress progress;              /* the progress line on stderr (sim/progress.h) */
     ConIn conin;                    /* the console input (data NULL without it), its log */
     char conin_owner[128];          /* the UART that takes it (its node), "" before one asked */
+    RoundProgress round;
+    uint64_t pause_round;           /* pause at the first round boundary at or after (UINT64_MAX: no) */
+    uint64_t mute_now;              /* time travel: the ends of rounds up to it were written once
+                                       (--trace-json's counter samples are not written again) */
+    MachineHooks hooks;
     struct MmioCtx **mmio_ctx;      /* per engine and window (owned) */
     int nmmio_ctx, mmio_ctx_cap;
 };
@@ -144,8 +169,17 @@ void mach_boot(Machine *m);
 bool mach_map_devices(Machine *m, Cpu *c, Error *err);
 void mach_destroy(Machine *m);
 /* Run to the end and finish every output; returns pmusim's exit status (7 if an output was
- * lost, after a message naming it). */
+ * lost, after a message naming it).  mach_run is mach_advance until the end, then mach_finish. */
 int mach_run(Machine *m);
+/* Run rounds until the machine ends (MACH_ENDED) or pauses (MACH_PAUSED): a CPU reached its
+ * pause (vcpu_pause_at: the round stays open in m->round, that CPU next) or a round boundary
+ * reached m->pause_round.  Calling it again goes on exactly as if it had never returned. */
+MachAdvance mach_advance(Machine *m);
+/* Before the first mach_advance: what a run starts with (console input replayed from its log,
+ * the progress line). */
+void mach_begin(Machine *m);
+/* After the end: every output finished, the exit status as mach_run's. */
+int mach_finish(Machine *m);
 /* Print the effective tree as DTS on stdout (through dtc). */
 bool mach_dump_dtb(Machine *m, Error *err);
 void mach_print_stats(Machine *m);

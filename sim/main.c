@@ -22,6 +22,7 @@
 #include "sim/machine.h"
 #include "sim/report.h"
 #include "sim/stat.h"
+#include "sim/ttcheck.h"
 
 static Machine machine;
 static GdbStub gdb;                 /* --gdb */
@@ -148,7 +149,7 @@ static int run(MachineConfig *cfg, const StatConfig *stat)
     install_signals();
     if (cfg->gdb)
         gdbstub_start(&gdb);
-    int status = mach_run(&machine);
+    int status = cfg->tt_check ? ttcheck_run(&machine, cfg->tt_check) : mach_run(&machine);
     if (cfg->gdb)
         gdbstub_close(&gdb, status);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))
