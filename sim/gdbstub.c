@@ -12,6 +12,8 @@
  *   Z0 Z1 / z0 z1          breakpoints (both kinds the same: cpu/debug.h)
  *   Z2 Z3 Z4 / z2 z3 z4    write, read, access watchpoints
  *   c s vCont;c/s/C/S      continue, exact single-step (signals are ignored: a guest has none)
+ *   bs bc                  reverse step, reverse continue (E.2; sim/timetravel.h): the run pauses
+ *                          and gdbstub_run moves the machine back, outside vcpu_run
  *   D k                    detach (the run goes on), kill (the run ends, status 137)
  *   qRcmd                  monitor: help, pmu, apic, gic, trace on|off, checkpoint FILE
  */
@@ -216,7 +218,9 @@ static void stop_reply(GdbStub *s)
                                               [WATCH_ACCESS] = "awatch" };
     const DebugStop *st = &s->stopped->dbg.stop;
     unsigned tid = (unsigned)s->stopped->index + 1;
-    if (st->kind == DBG_INTERRUPT)
+    if (s->history_begin)           /* reverse execution reached the start of history (E.3) */
+        reply(s, "T05replaylog:begin;thread:%x;", tid);
+    else if (st->kind == DBG_INTERRUPT)
         reply(s, "T02thread:%x;", tid);
     else if (st->kind == DBG_WATCH)
         reply(s, "T05%s:%" PRIx64 ";thread:%x;", watch_name[st->wkind], st->addr, tid);
@@ -388,6 +392,7 @@ static void set_point(GdbStub *s, const char *arg, bool set)
 /* Resume: the stopped CPU passes its breakpoint; `step` (or NULL) executes one instruction. */
 static void resume(GdbStub *s, Cpu *step)
 {
+    s->history_begin = false;
     vcpu_debug_resume(s->stopped, step == s->stopped);
     if (step && step != s->stopped)
         vcpu_debug_resume(step, true);
@@ -436,6 +441,21 @@ static bool vcont(GdbStub *s, const char *arg)
         return false;
     }
     resume(s, step);
+    return true;
+}
+
+/* bs, bc: the request waits for the run to pause, stopped CPU first (at its position now) or the
+ * round's end (a CPU that sleeps till then), whichever comes first; between rounds, at once.
+ * gdbstub_run does the move.  Without time travel (--time-travel-check) not supported. */
+static bool reverse_request(GdbStub *s, char kind)
+{
+    Machine *m = s->m;
+    if (!s->tt_on)
+        return false;               /* the empty reply */
+    s->reverse = kind;
+    m->pause_round = m->round.open ? m->round.end : m->clock.now;
+    if (!s->between_rounds)
+        vcpu_pause_at(s->stopped, s->stopped->insns, s->stopped->exc.serialized);
     return true;
 }
 
@@ -689,8 +709,8 @@ static void thread_extra(GdbStub *s, const char *arg)
 static bool query(GdbStub *s, const char *pkt)
 {
     if (!strncmp(pkt, "qSupported", strlen("qSupported")))
-        reply(s, "PacketSize=%x;qXfer:features:read+;vContSupported+;swbreak+;hwbreak+;QStartNoAckMode+",
-              RSP_PACKET_MAX);
+        reply(s, "PacketSize=%x;qXfer:features:read+;vContSupported+;swbreak+;hwbreak+;QStartNoAckMode+%s",
+              RSP_PACKET_MAX, s->tt_on ? ";ReverseStep+;ReverseContinue+" : "");
     else if (!strncmp(pkt, "qXfer:features:read:", strlen("qXfer:features:read:")))
         xfer_features(s, pkt + strlen("qXfer:features:read:"));
     else if (!strcmp(pkt, "qfThreadInfo"))
@@ -740,6 +760,10 @@ bool gdbstub_packet(GdbStub *s, const char *pkt, size_t len)
     case 's': return cont(s, pkt + 1, true);
     case 'k': return kill_run(s);
     case 'D': reply(s, "OK"); return true;
+    case 'b':
+        if ((pkt[1] == 's' || pkt[1] == 'c') && len == 2)
+            return reverse_request(s, pkt[1]);
+        return false;
     }
     if (!strncmp(pkt, "vCont", strlen("vCont")))
         return vcont(s, pkt + strlen("vCont"));
@@ -782,9 +806,25 @@ static void serve(GdbStub *s, Cpu *c, bool notify)
 
 /* ------------------------------------------------------------------ the machine's callbacks */
 
+/* A stop while time travel executes again (or the run goes on to the pause a reverse request
+ * asked for): not the client's.  A breakpoint is a hit for reverse-continue's scan, and is
+ * passed once as a resume would. */
+static void replay_stop(GdbStub *s, Cpu *c)
+{
+    if (c->dbg.stop.kind != DBG_BREAK)
+        return;
+    if (tt_scanning(&s->tt))
+        tt_hit_at(&s->tt, tt_pos_now(s->m, c->index));
+    vcpu_debug_resume(c, false);
+}
+
 static void stub_stopped(void *opaque, Cpu *c)
 {
     GdbStub *s = opaque;
+    if (s->tt_busy || s->reverse) {
+        replay_stop(s, c);
+        return;
+    }
     s->between_rounds = false;
     if (s->fd >= 0)
         serve(s, c, true);
@@ -830,6 +870,8 @@ static void pending_checkpoint(GdbStub *s)
 static void stub_poll(void *opaque)
 {
     GdbStub *s = opaque;
+    if (s->tt_busy || s->reverse)
+        return;                     /* the client waits for the reverse move's stop */
     pending_checkpoint(s);
     if (s->fd < 0) {
         if (accept_client(s, false))
@@ -923,6 +965,66 @@ void gdbstub_start(GdbStub *s)
     fprintf(stderr, "pmusim: --gdb %s: waiting for gdb to connect\n", s->dev);
     if (accept_client(s, true))
         boundary_stop(s, DBG_START, false);
+}
+
+/* ------------------------------------------------------------------ reverse execution */
+
+/* What the moves leave behind of stops that were not the client's, and of the pause asked. */
+static void reverse_tidy(Machine *m)
+{
+    m->pause_round = UINT64_MAX;
+    for (int i = 0; i < m->cl.ncpus; i++) {
+        Cpu *c = m->cl.cpus[i];
+        vcpu_pause_cancel(c);
+        c->dbg.stop.kind = c->dbg.hit.kind = DBG_NONE;
+        c->dbg.until = UINT64_MAX;
+        c->dbg.resume = false;
+    }
+}
+
+/* The reverse step or continue asked, then the stop reported and the client served again. */
+static void reverse_move(GdbStub *s)
+{
+    Machine *m = s->m;
+    char kind = s->reverse;
+    Cpu *c = kind == 's' ? cpu_of(s, s->c_cpu) : s->stopped;
+    TtPos at = tt_pos_now(m, c->index);
+    s->reverse = 0;
+    reverse_tidy(m);
+    s->tt_busy = true;
+    TtResult r = kind == 's' ? tt_reverse_stepi(&s->tt, c->index, &at) : tt_reverse_continue(&s->tt, &at);
+    s->tt_busy = false;
+    reverse_tidy(m);
+    if (r == TT_ERROR || r == TT_ENDED || r == TT_PASSED)
+        note(s, "reverse-%s: the machine could not go back (result %d)", kind == 's' ? "stepi" : "continue", (int)r);
+    Cpu *to = r == TT_REACHED ? m->cl.cpus[at.cpu] : c;
+    uint64_t pc = to->ops->get_pc(to);
+    to->dbg.stop = (DebugStop){ kind == 'c' && r == TT_REACHED ? DBG_BREAK : DBG_STEP, 0, pc };
+    s->history_begin = r == TT_NO_HISTORY;
+    s->between_rounds = !m->round.open;
+    serve(s, to, true);
+    to->dbg.stop.kind = DBG_NONE;
+}
+
+int gdbstub_run(GdbStub *s)
+{
+    Machine *m = s->m;
+    mach_begin(m);
+    tt_init(&s->tt, m);             /* only with --gdb: snapshots cost memory */
+    s->tt_on = true;
+    gdbstub_start(s);
+    for (;;) {
+        if (s->reverse && s->fd >= 0 && !m->cl.stopping)
+            reverse_move(s);
+        else if (s->reverse) {
+            s->reverse = 0;         /* the client left: the run goes on */
+            reverse_tidy(m);
+        } else if (mach_advance(m) == MACH_ENDED)
+            break;
+    }
+    s->tt_on = false;
+    tt_destroy(&s->tt);
+    return mach_finish(m);
 }
 
 void gdbstub_close(GdbStub *s, int status)

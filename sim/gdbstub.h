@@ -14,6 +14,7 @@
 #include "base/rsp.h"
 #include "cpu/debugstate.h"
 #include "sim/machine.h"
+#include "sim/timetravel.h"
 
 #define GDB_UNIX_PATH_MAX 108       /* sun_path */
 #define GDB_OUT_MAX (2 * RSP_PACKET_MAX + 8)
@@ -33,6 +34,12 @@ typedef struct GdbStub {
     char *checkpoint;               /* monitor checkpoint FILE, for the next boundary */
     uint64_t hw[DEBUG_MAX_BREAK];   /* the breakpoints set with Z1 (the stop says hwbreak:) */
     unsigned nhw;
+    /* reverse execution (bs, bc): the request waits for the run to pause at the top level */
+    TimeTravel tt;
+    bool tt_on;                     /* gdbstub_run: time travel started */
+    bool tt_busy;                   /* a tt_* move under way: stops are not the client's */
+    char reverse;                   /* 's' or 'c' requested, 0: none */
+    bool history_begin;             /* the last reverse move reached the start of history */
     char out[GDB_OUT_MAX];          /* a reply's payload */
     size_t out_len;
 } GdbStub;
@@ -41,6 +48,10 @@ typedef struct GdbStub {
 bool gdbstub_open(GdbStub *s, Machine *m, const char *dev, bool wait, Error *err);
 /* Before the run: with --gdb-wait, wait for a client and serve it until it resumes. */
 void gdbstub_start(GdbStub *s);
+/* The run (instead of mach_run) with time travel on, for reverse execution: the machine pauses
+ * when the client asks for a reverse step or continue, which runs here, outside vcpu_run (a
+ * restore replaces the machine's state in place).  The exit status as mach_run's. */
+int gdbstub_run(GdbStub *s);
 /* After the run: tell a client the exit status (W), stop listening. */
 void gdbstub_close(GdbStub *s, int status);
 

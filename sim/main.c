@@ -147,9 +147,11 @@ static int run(MachineConfig *cfg, const StatConfig *stat)
     if (!cfg->restore_file)
         mach_boot(&machine);
     install_signals();
-    if (cfg->gdb)
-        gdbstub_start(&gdb);
-    int status = cfg->tt_check ? ttcheck_run(&machine, cfg->tt_check) : mach_run(&machine);
+    if (cfg->gdb && cfg->tt_check)
+        gdbstub_start(&gdb);        /* else gdbstub_run waits, with time travel started */
+    int status = cfg->tt_check ? ttcheck_run(&machine, cfg->tt_check)
+               : cfg->gdb    ? gdbstub_run(&gdb)
+                             : mach_run(&machine);
     if (cfg->gdb)
         gdbstub_close(&gdb, status);
     if (machine.exit_reason && !strcmp(machine.exit_reason, "trace-limit"))

@@ -477,7 +477,11 @@ TtResult tt_reverse_stepi(TimeTravel *tt, int cpu, TtPos *to)
 
 void tt_hit(TimeTravel *tt, Cpu *c, uint64_t pc)
 {
-    TtPos h = { c->index, vcpu_insns_at(c, pc), c->exc.serialized };
+    tt_hit_at(tt, (TtPos){ c->index, vcpu_insns_at(c, pc), c->exc.serialized });
+}
+
+void tt_hit_at(TimeTravel *tt, TtPos h)
+{
     const TtWhere *w = &tt->scan_end;
     /* the instruction at the scan's end point runs after it (a cut may show it to the hooks
      * before it stops there) */

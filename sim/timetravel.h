@@ -172,5 +172,8 @@ static inline bool tt_scanning(const TimeTravel *tt)
     return tt && tt->scanning;
 }
 void tt_hit(TimeTravel *tt, Cpu *c, uint64_t pc);
+/* The same from a stop before the instruction (a debugger's breakpoint stop: the counts are
+ * exact there), at position h. */
+void tt_hit_at(TimeTravel *tt, TtPos h);
 
 #endif
