@@ -110,6 +110,71 @@ check "ppc32: PMC1 negative" grep -q '^\$2 = 0x8' "$T/ppc.gdb"
 check "ppc32: SIAR" grep -q '^\$3 = 0x10' "$T/ppc.gdb"
 check "ppc32: three steps" grep -q "performance_monitor_exception+12" "$T/ppc.gdb"
 
+# --- reverse execution (bs, bc: time travel, docs/debugging.md) -------------------------------
+# reverse TAG ELF EVENT HANDLER CALLEE ARGS...: the plain run first (its trace names the
+# interrupt's vector, `to`, and the interrupted instructions, `from`); then gdb: reverse-continue
+# at the start (no history), a breakpoint on the vector and one reverse-stepi (back on the
+# interrupted instruction), the handler's first hit's counters, two hits on, reverse-continue
+# twice (back at the first hit: the same counters), reverse-finish from a callee of the handler
+# (back in the handler), continue to the end: the same bytes as the run without gdb.
+reverse() {
+    _r=$1 _elf=$2 _ev=$3 _h=$4 _callee=$5
+    shift 5
+    run "$T/$_r-plain" --stats --trace "$T/$_r-plain.trace" "$@" "$_elf"
+    grep '^cpu' "$T/$_r-plain.err" >"$T/$_r-plain.stats"
+    _to=$(sed -n "s/^[0-9]* cpu[0-9]* $_ev .* to=\\(0x[0-9a-f]*\\) .*/\\1/p" "$T/$_r-plain.trace" | head -n 1)
+    cat >"$T/$_r.cmd" <<EOF
+file $_elf
+reverse-continue
+break *$_to
+continue
+p/x \$pc
+reverse-stepi
+echo ==from==\\n
+p/x \$pc
+delete
+break $_h
+continue
+echo ==first==\\n
+monitor pmu
+echo ==end==\\n
+continue
+continue
+reverse-continue
+reverse-continue
+echo ==back==\\n
+monitor pmu
+echo ==end==\\n
+break $_callee
+continue
+reverse-finish
+echo ==finished==\\n
+p \$pc
+delete
+continue
+EOF
+    debug "$_r" "$T/$_r.cmd" --stats --trace "$T/$_r.trace" "$@" "$_elf"
+    _from=$(sed -n '/^==from==/{n;s/^\$[0-9]* = \(0x[0-9a-f]*\)$/\1/p}' "$T/$_r.gdb")
+    check "$_r: reverse-continue at the start: no history" grep -q "No more reverse-execution history" "$T/$_r.gdb"
+    check "$_r: reverse-stepi from the vector $_to lands on an interrupted instruction ($_from)" \
+        grep -q " $_ev .* from=$_from .* to=$_to " "$T/$_r-plain.trace"
+    sed -n '/^==first==/,/^==end==/p' "$T/$_r.gdb" | tail -n +2 >"$T/$_r.first"
+    sed -n '/^==back==/,/^==end==/p' "$T/$_r.gdb" | tail -n +2 >"$T/$_r.back"
+    check "$_r: reverse-continue twice: back at the first hit (the same counters)" \
+        sh -c "grep -q 'cpu0 insns=' '$T/$_r.first' && cmp -s '$T/$_r.first' '$T/$_r.back'"
+    check "$_r: five stops at $_h (three forward, two backward)" \
+        test "$(grep -c "Breakpoint 2, $_h" "$T/$_r.gdb")" -ge 5
+    check "$_r: reverse-finish from $_callee: back in $_h" \
+        sh -c "sed -n '/^==finished==/{n;p}' '$T/$_r.gdb' | grep -q '<$_h+[0-9]*>'"
+    check "$_r: gdb saw the end" grep -q "Inferior 1 (Remote target) exited" "$T/$_r.gdb"
+    check "$_r: same --stats after reverse execution" sh -c "grep '^cpu' '$T/$_r.err' | cmp -s - '$T/$_r-plain.stats'"
+    check "$_r: same trace after reverse execution" cmp -s "$T/$_r.trace" "$T/$_r-plain.trace"
+    check "$_r: same console after reverse execution" cmp -s "$T/$_r.out" "$T/$_r-plain.out"
+}
+reverse rx86 "$GUESTS/x86_64/watchdog.elf" nmi perf_event_nmi_handler intel_pmu_handle_irq --cpus 2
+reverse ra64 "$GUESTS/arm64/watchdog.elf" interrupt armv8pmu_handle_irq armpmu_event_set_period --cpus 2
+reverse rppc "$GUESTS/ppc32/oprofile.elf" interrupt performance_monitor_exception fsl7450_handle_interrupt
+
 # --- a watchpoint on a patched call site: it stops right after the patching store -----------
 site=$(nm "$GUESTS/x86_64/ftrace.elf" | sed -n 's/^\([0-9a-f]*\) t mix$/\1/p')
 cat >"$T/watch.cmd" <<EOF
@@ -186,11 +251,12 @@ def ask(p):
     while r.startswith(b"O") and r != b"OK":
         print("output", bytes.fromhex(r[1:].decode()).decode().strip())
         r = reply()
-    print(p.decode()[:24], "->", r.decode()[:80])
+    print(p.decode()[:24], "->", r.decode()[:120])
     return r
 ask(b"qSupported:swbreak+")
 ask(b"QStartNoAckMode")
 ask(b"?")
+ask(b"bc")
 ask(b"qRcmd," + ("checkpoint " + sys.argv[2]).encode().hex().encode())
 ask(b"qRcmd," + b"bogus".hex().encode())
 ask(b"qRcmd," + b"trace off".hex().encode())
@@ -210,6 +276,8 @@ wait $pid
 run "$T/raw-plain" --cpus 2 --stats --trace "$T/raw-plain.trace" "$GUESTS/x86_64/watchdog.elf"
 run "$T/raw-rest" --cpus 2 --stats --restore "$T/start.ck" "$GUESTS/x86_64/watchdog.elf"
 check "raw: qSupported" grep -q "^qSupported:swbreak+ -> PacketSize=4000;qXfer:features:read+;vContSupported+" "$T/raw.log"
+check "raw: qSupported offers reverse execution" grep -q "^qSupported:swbreak+ -> .*;ReverseStep+;ReverseContinue+" "$T/raw.log"
+check "raw: bc at the start: the start of history" grep -q "^bc -> T05replaylog:begin;thread:1;" "$T/raw.log"
 check "raw: no-ack mode" grep -q "^QStartNoAckMode -> OK" "$T/raw.log"
 check "raw: stopped before the first instruction" grep -q "^? -> T05thread:1;" "$T/raw.log"
 check "raw: monitor checkpoint at a boundary" grep -q "output checkpoint written to .*start.ck at cycle 0" "$T/raw.log"
