@@ -6,6 +6,9 @@
  * looks at the socket only at quantum boundaries (a Ctrl-C, a disconnection); the stops
  * themselves come from cpu/debug.h.  A client that goes away (or detaches) leaves the run to
  * go on to its end as if none had been there; a new one may attach at a later boundary.
+ * Reverse execution (bs, bc; reverse-finish is gdb's bc then bs) goes through time travel
+ * (sim/timetravel.h), which gdbstub_run starts: the request pauses the run, and the move is done
+ * from the run loop, outside vcpu_run.
  * docs/debugging.md has the packets and the monitor commands.
  */
 #ifndef PMUSIM_GDBSTUB_H
