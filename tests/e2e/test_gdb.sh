@@ -268,6 +268,7 @@ s.sendall(packet(b"vCont;c"))
 time.sleep(0.3)
 s.sendall(b"\x03")
 print("stop", reply().decode())
+ask(b"bs")
 ask(b"qC")
 ask(b"D")
 s.close()
@@ -284,6 +285,7 @@ check "raw: monitor checkpoint at a boundary" grep -q "output checkpoint written
 check "raw: unknown monitor command named" grep -q "output unknown monitor command 'bogus'" "$T/raw.log"
 check "raw: a Z0 breakpoint's stop says swbreak" grep -q "^stop T05swbreak:;thread:" "$T/raw.log"
 check "raw: Ctrl-C stops with SIGINT" grep -q "^stop T02thread:" "$T/raw.log"
+check "raw: bs at a Ctrl-C stop (a quantum boundary): one instruction back" grep -q "^bs -> T05thread:" "$T/raw.log"
 check "raw: detach" grep -q "^D -> OK" "$T/raw.log"
 check "raw: monitor trace off" grep -q "output trace off" "$T/raw.log"
 check "raw: with the trace off only its exit line is written" sh -c \
