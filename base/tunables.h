@@ -61,10 +61,17 @@
 #define CONSOLE_INPUT_MAX_TEXT "16 MiB"
 
 /* Time travel (sim/timetravel.h): an automatic snapshot where machine time crosses a multiple
- * of this many cycles (10 default quanta): going back re-executes at most that much plus a
- * round, a few milliseconds of host time on the bench guests, while a snapshot of a small
- * guest costs its touched RAM and well under a millisecond (docs/debugging.md, "Time travel"). */
+ * of TT_SNAPSHOT_INTERVAL cycles (10 default quanta; --time-travel-check's grid).  A debugger's
+ * run (tt_pace) uses a coarser grid, one cycle per TT_SNAPSHOT_RAM_PER_CYCLE bytes of RAM at
+ * least, since a snapshot's cost grows with the RAM it looks over (about 9 ms for arm64's 1 GiB,
+ * 1 ms for 128 MiB): a 1 GiB board every 32 M cycles (docs/debugging.md, "Time travel"). */
 #define TT_SNAPSHOT_INTERVAL 1000000ull
+#define TT_SNAPSHOT_RAM_PER_CYCLE 32u
+/* With a debugger (TimeTravel.paced), an automatic snapshot also waits until the run has taken
+ * this many times the last snapshot's host time since it: snapshots cost at most about 1/20 of
+ * a debugged run, and a step back re-executes about 20 snapshot times (0.2 s on a 1 GiB arm64
+ * board). */
+#define TT_SNAPSHOT_PACE 20u
 
 /* Snapshots kept; when full, every other one of the older half goes, so that the history
  * reaches back to the start ever more sparsely while memory stays bounded. */

@@ -1011,6 +1011,7 @@ int gdbstub_run(GdbStub *s)
     Machine *m = s->m;
     mach_begin(m);
     tt_init(&s->tt, m);             /* only with --gdb: snapshots cost memory */
+    tt_pace(&s->tt);
     s->tt_on = true;
     gdbstub_start(s);
     for (;;) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/tunables.h"
 #include "sim/checkpoint.h"
@@ -250,14 +251,53 @@ void tt_snapshot(TimeTravel *tt)
     snap_capture(tt, &tt->snaps[i], i > 0 ? &tt->snaps[i - 1] : i + 1 < tt->n ? &tt->snaps[i + 1] : NULL);
 }
 
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The automatic snapshots' interval for this machine's RAM (base/tunables.h). */
+static uint64_t snapshot_interval(const Machine *m)
+{
+    uint64_t ram = 0;
+    for (int i = 0; i < m->mem.n; i++)
+        if (!m->mem.blk[i].rom)
+            ram += m->mem.blk[i].size;
+    return max64(TT_SNAPSHOT_INTERVAL, ram / TT_SNAPSHOT_RAM_PER_CYCLE);
+}
+
+/* Host time, only to pace a debugger's snapshots (nothing of the run depends on it). */
+static uint64_t host_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The machine's round hook: a snapshot where machine time crosses a multiple of the interval
  * (a grid, so a re-execution meets the same points). */
 static void round_end(void *opaque, Machine *m)
 {
     TimeTravel *tt = opaque;
     uint64_t now = m->clock.now, q = m->clock.quantum;
-    if (now / tt->interval != (now - (now < q ? now : q)) / tt->interval)
+    if (now / tt->interval == (now - (now < q ? now : q)) / tt->interval)
+        return;
+    if (!tt->paced) {
         tt_snapshot(tt);
+        return;
+    }
+    uint64_t t0 = host_ns();
+    if (t0 - tt->paced_at_ns < TT_SNAPSHOT_PACE * tt->paced_cost_ns)
+        return;
+    tt_snapshot(tt);
+    tt->paced_at_ns = host_ns();
+    tt->paced_cost_ns = tt->paced_at_ns - t0;
+}
+
+void tt_pace(TimeTravel *tt)
+{
+    tt->paced = true;
+    tt->interval = snapshot_interval(tt->m);
 }
 
 /* The reverse-stepi watch: the stops of one CPU at one count (Cluster.boundary). */
@@ -284,7 +324,10 @@ void tt_init(TimeTravel *tt, Machine *m)
             tt->fresh[i] = NULL;
         }
     }
+    uint64_t t0 = host_ns();
     tt_snapshot(tt);
+    tt->paced_at_ns = host_ns();    /* the start of history's cost paces the first (tt_pace) */
+    tt->paced_cost_ns = tt->paced_at_ns - t0;
 }
 
 void tt_destroy(TimeTravel *tt)
@@ -303,10 +346,6 @@ void tt_destroy(TimeTravel *tt)
 
 /* ------------------------------------------------------------------ restore in place */
 
-static uint64_t max64(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
 
 /* What the checkpoint loads assume of a freshly created machine (checkpoint.h): no event
  * queued, no code range, no end of the run, nothing derived from the old state. */

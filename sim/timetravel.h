@@ -118,7 +118,13 @@ typedef struct TimeTravel {
     Machine *m;
     TtSnap *snaps;                  /* in the order of the run */
     int n;
-    uint64_t interval;              /* cycles between automatic snapshots */
+    uint64_t interval;              /* cycles between automatic snapshots (at least) */
+    /* Paced automatic snapshots (tt_pace: a debugger's run): one only when the host time the run
+     * took since the last is TT_SNAPSHOT_PACE times what that snapshot cost, so that they take a
+     * bounded share of the run whatever its RAM and speed.  Where the snapshots fall changes no
+     * state and no output of the run: only how far a step back re-executes. */
+    bool paced;
+    uint64_t paced_at_ns, paced_cost_ns;   /* host time after the last snapshot, and its cost */
     int max;                        /* snapshots kept */
     bool scanning;                  /* tt_reverse_continue re-executing: breakpoints call tt_hit */
     bool have_hit;
@@ -139,6 +145,8 @@ typedef struct TimeTravel {
  * start of history; the machine's round hook takes the automatic ones. */
 void tt_init(TimeTravel *tt, Machine *m);
 void tt_destroy(TimeTravel *tt);
+/* Pace the automatic snapshots by their host-time cost (TimeTravel.paced). */
+void tt_pace(TimeTravel *tt);
 
 /* Where CPU `cpu` is, and where the machine is. */
 TtPos tt_pos_now(const Machine *m, int cpu);

@@ -68,8 +68,9 @@ uint8_t *fz_small_board(Arch arch, size_t *len);
 #define FZ_CK_QUANTUM 10000
 void fz_checkpoint_config(Arch arch, MachineConfig *cfg);
 /* One machine per architecture (machines[ARCH_COUNT]) as fz_checkpoint_config's with `ncpus`
- * CPUs and no tools, created (never booted): for harnesses that only need its RAM or facts. */
-void fz_plain_machines(Machine *machines, int ncpus);
+ * CPUs, mem_size bytes of RAM (0: the board's) and no tools, created (never booted): for
+ * harnesses that only need its RAM or facts. */
+void fz_plain_machines(Machine *machines, int ncpus, uint64_t mem_size);
 
 /* ------------------------------------------------------------------ guest trace rings */
 

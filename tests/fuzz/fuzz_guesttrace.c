@@ -20,7 +20,7 @@ static Machine machines[ARCH_COUNT];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    fz_plain_machines(machines, 1);
+    fz_plain_machines(machines, 1, 0);
     return 0;
 }
 

@@ -25,7 +25,7 @@ static Machine machines[ARCH_COUNT];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    fz_plain_machines(machines, 2);
+    fz_plain_machines(machines, 2, 0);
     return 0;
 }
 

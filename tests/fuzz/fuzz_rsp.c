@@ -16,7 +16,9 @@ static GdbStub stubs[ARCH_COUNT];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    fz_plain_machines(machines, 2);
+    /* 32 MiB of RAM each: M and X packets write anywhere in it, and the touched pages stay
+     * (arm64's default 1 GiB took the harness past libFuzzer's RSS limit) */
+    fz_plain_machines(machines, 2, (uint64_t)32 << 20);
     for (int a = 0; a < ARCH_COUNT; a++) {
         GdbStub *s = &stubs[a];
         s->m = &machines[a];

@@ -464,12 +464,13 @@ void fz_checkpoint_config(Arch arch, MachineConfig *cfg)
     cfg->console_input_opt = "--console-in";
 }
 
-void fz_plain_machines(Machine *machines, int ncpus)
+void fz_plain_machines(Machine *machines, int ncpus, uint64_t mem_size)
 {
     for (int a = 0; a < ARCH_COUNT; a++) {
         MachineConfig cfg;
         fz_checkpoint_config((Arch)a, &cfg);
         cfg.ncpus = ncpus;
+        cfg.mem_size = mem_size;
         cfg.check_patching = cfg.icache_strict = false;
         cfg.samples_file = NULL;
         Error err = { { 0 } };

@@ -32,7 +32,7 @@ static bool fk_read(void *ctx, uint64_t va, unsigned size, uint64_t *v)
     const Fake *f = ctx;
     if (va < FK_BASE || va - FK_BASE + size > FK_SIZE)
         return false;
-    *v = f->be ? load_be(f->mem + va - FK_BASE, size) : load_le(f->mem + va - FK_BASE, size);
+    *v = f->be ? load_be(f->mem + (va - FK_BASE), size) : load_le(f->mem + (va - FK_BASE), size);
     return true;
 }
 
@@ -50,9 +50,9 @@ static bool fk_func(void *ctx, uint64_t addr, uint64_t *start)
 static void put(Fake *f, uint64_t va, unsigned size, uint64_t v)
 {
     if (f->be)
-        store_be(f->mem + va - FK_BASE, size, v);
+        store_be(f->mem + (va - FK_BASE), size, v);
     else
-        store_le(f->mem + va - FK_BASE, size, v);
+        store_le(f->mem + (va - FK_BASE), size, v);
 }
 
 /* Functions G, C, F (F called by C called by G). */
