@@ -191,6 +191,30 @@ check "watch: hit at the patching store" grep -q "^poke_bytes .*addr=$((0x$site)
 check "watch: hit twice (nop, then the trampoline call)" test "$(grep -c 'Hardware watchpoint 1: ' "$T/watch.gdb")" -ge 3
 check "watch: same patching summary" sh -c "grep -v '^pmusim: --gdb' '$T/watch.err' | cmp -s - '$T/watch-plain.err'"
 
+# arm64 and ppc32: a watch on the first word of mix that ftrace patches (its first code-write in
+# the plain run's trace): gdb stops in the function that stored it, as the trace names it
+for a in arm64 ppc32; do
+    run "$T/ft-$a" --check-patching --trace "$T/ft-$a.trace" "$GUESTS/$a/ftrace.elf"
+    line=$(grep -m1 ' code-write addr=0x[0-9a-f]* at=mix[+ ]' "$T/ft-$a.trace")
+    waddr=$(echo "$line" | sed 's/.* addr=\(0x[0-9a-f]*\) .*/\1/')
+    wfn=$(echo "$line" | sed 's/.* sym=\([A-Za-z_0-9]*\).*/\1/')
+    cat >"$T/watch-$a.cmd" <<EOF
+file $GUESTS/$a/ftrace.elf
+watch *(unsigned int *)$waddr
+continue
+bt 1
+delete
+continue
+EOF
+    pair watch-$a "$T/watch-$a.cmd" --trace trace --check-patching "$GUESTS/$a/ftrace.elf"
+    check "watch $a: a patched word of mix found in the trace ($waddr by $wfn)" [ -n "$waddr" ] && [ -n "$wfn" ]
+    # the word the patch wrote, as gdb prints it (a 32-bit integer in the guest's byte order)
+    nb=$(echo "$line" | sed 's/.* new=\([0-9a-f]*\) .*/\1/')
+    [ $a = arm64 ] && nb=$(echo "$nb" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')
+    check "watch $a: stopped by the patching store, New value = 0x$nb" grep -q "^New value = $((0x$nb))\$" "$T/watch-$a.gdb"
+    check "watch $a: the hit reported" test "$(grep -c 'Hardware watchpoint 1: ' "$T/watch-$a.gdb")" -ge 2
+done
+
 # --- a client that leaves in the middle of a packet; malformed packets ----------------------
 rm -f "$SOCK"
 timeout -k 10 300 "$PMUSIM" run --stats --gdb "unix:$SOCK" --gdb-wait "$GUESTS/x86_64/watchdog.elf" \
