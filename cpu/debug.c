@@ -103,6 +103,29 @@ static void code_write_listener(void *opaque, const CodeWrite *w)
         vcpu_debug_code_write(cl->cpus[w->cpu], w->addr, w->va, w->size);
 }
 
+/* Drop every translation of code the CPU may hold: ROM, and each run of RAM pages that became
+ * code (the only pages the engine has translated).  Not uc_ctl_flush_tb: Unicorn 2.1.1's TB flush
+ * touches the whole translation buffer, about 1 GiB of resident memory per engine. */
+static void forget_translations(Cpu *c)
+{
+    const GuestMem *gm = c->mem;
+    for (int i = 0; i < gm->n; i++) {
+        const RamBlock *b = &gm->blk[i];
+        uint64_t pages = b->rom ? 0 : b->flagged_end, run = 0;
+        if (b->rom)
+            vcpu_invalidate_code(c, b->base, b->base + b->size);
+        for (uint64_t p = 0; p <= pages; p++) {
+            bool code = p < pages && (b->pflags[p] & (PAGE_CODE | PAGE_CODE_PENDING));
+            if (code && !run++)
+                continue;
+            if (!code && run) {
+                vcpu_invalidate_code(c, b->base + (p - run) * GUEST_PAGE, b->base + p * GUEST_PAGE);
+                run = 0;
+            }
+        }
+    }
+}
+
 /* The engine hooks exist exactly while watchpoints do; the translations made without (or with)
  * them go. */
 static bool watch_hooks(Cpu *c, bool on)
@@ -120,7 +143,7 @@ static bool watch_hooks(Cpu *c, bool on)
             uc_hook_del(c->uc, d->hooks[i]);
     }
     d->hooked = on;
-    uc_ctl_flush_tb(c->uc);
+    forget_translations(c);
     vcpu_engine_flush_tlb(c);
     return true;
 }
