@@ -64,7 +64,7 @@ enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 enum { CNTKCTL_EL0PCTEN = 1 << 0, CNTKCTL_EL0VCTEN = 1 << 1, CNTKCTL_EL0VTEN = 1 << 8, CNTKCTL_EL0PTEN = 1 << 9 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT, T_TLBI };
 /* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
 #define PFR0_EL0_EL1_MASK 0xffu
 #define PFR0_EL0_EL1_AA64_ONLY 0x11u
@@ -83,6 +83,13 @@ enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT };
 #define INSN_UNPRIV_MASK 0x3f200c00u
 #define INSN_UNPRIV 0x38000800u
 #define INSN_SYSREG_READ (1u << 21)
+/* TLBI: SYS with op0 = 0b01 and CRn = 8: 0b1101010100001 31:19, op1 18:16, CRn 15:12, CRm 11:8,
+ * op2 7:5, Rt 4:0 (DDI 0487 C5.5, "A64 system instructions for TLB maintenance").  CRm 3 (and
+ * 1, 2 from FEAT_TLBIOS/FEAT_TLBIRANGE) are the Inner/Outer Shareable forms, broadcast to every PE. */
+#define INSN_TLBI_MASK 0xfff8f000u
+#define INSN_TLBI 0xd5088000u
+#define TLBI_CRM_LOCAL 7u
+#define TLBI_CRM_LOCAL_RANGE 6u
 
 /* A generic timer (DDI 0487 D11.2.4 "The timers"): its condition is met when the counter
  * reaches CVAL; the interrupt line (a PPI of the GIC) is high while enabled, met and not masked.
@@ -575,6 +582,8 @@ static int a64_insn_kind(Cpu *c, const uint8_t *bytes)
     }
     if ((w & INSN_UNPRIV_MASK) == INSN_UNPRIV)
         return T_UNPRIV;
+    if ((w & INSN_TLBI_MASK) == INSN_TLBI)
+        return T_TLBI;
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
 }
 
@@ -627,6 +636,27 @@ static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
     vcpu_diag(c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, pa);
     a64_take(c, TK_EXCEPTION, pc, 0, EC_DABT_CUR, A64_FSC_EXT_ABORT | ISS_WNR, true, va);
     return TRAP_FAULTED;
+}
+
+/* TLBI at EL1.  The engine's own TLBI by VA drops only the engine page (1 KiB on AArch64) at the
+ * address, but pmusim's fill hook enters a 4 KiB (or larger) guest page as up to four engine
+ * pages (docs/engine.md, "The guest MMU"): the others would keep the old translation, and Linux's
+ * fixmap (clear, TLBI VAALE1IS, set again) would write through a stale one.  Each CPU also has its
+ * engine of its own, so the broadcast forms must reach the others.  So every TLBI flushes the
+ * whole engine TLB of this CPU, and the shareable forms those of every CPU; then the engine
+ * executes the instruction (its UNDEFINED cases at EL0 and for EL2/EL3 operations included). */
+static TrapResult a64_tlbi(Cpu *c, uint32_t insn)
+{
+    uint32_t crm = insn >> 8 & 15;
+    if (!(vcpu_reg_read(c, UC_ARM64_REG_PSTATE) >> 2 & 3) || (insn >> 16 & 7))
+        return TRAP_NATIVE;
+    if (crm == TLBI_CRM_LOCAL || crm == TLBI_CRM_LOCAL_RANGE) {
+        vcpu_engine_flush_tlb(c);
+        return TRAP_NATIVE;
+    }
+    for (int i = 0; i < c->cl->ncpus; i++)
+        vcpu_engine_flush_tlb(c->cl->cpus[i]);
+    return TRAP_NATIVE;
 }
 
 /* Would PSTATE's DAIF bits `daif` let a pending interrupt pin through? */
@@ -857,6 +887,8 @@ static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         return a64_eret(c, pc);
     if (t->kind == T_DAIF)
         return a64_daif(c, pc, (uint32_t)load_le(t->bytes, 4));
+    if (t->kind == T_TLBI)
+        return a64_tlbi(c, (uint32_t)load_le(t->bytes, 4));
     /* WFI: sleep until an interrupt (vcpu_run wakes the CPU when one can be taken). */
     vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     vcpu_stop(c, CPU_HALTED, "wfi");
