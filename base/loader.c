@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/kallsyms.h"
+
 typedef struct Reader {
     const Image *im;
     Error *err;
@@ -353,15 +355,125 @@ bool image_load_elf(Image *im, const char *path, Error *err)
 #define ARM64_IMAGE_MAGIC 0x644d5241u
 #define ARM64_IMAGE_HEADER 64
 
+static bool arm64_linux(const Image *im)
+{
+    return im->raw && im->arch == ARCH_ARM64 && im->size >= ARM64_IMAGE_HEADER &&
+           load_le(im->data + ARM64_IMAGE_MAGIC_AT, 4) == ARM64_IMAGE_MAGIC;
+}
+
 /* How much memory a raw image takes from its load address: the header's image_size for an
  * arm64 Image (when larger than the file), else the file. */
 static uint64_t raw_memsz(const Image *im)
 {
-    if (im->arch != ARCH_ARM64 || im->size < ARM64_IMAGE_HEADER ||
-        load_le(im->data + ARM64_IMAGE_MAGIC_AT, 4) != ARM64_IMAGE_MAGIC)
+    if (!arm64_linux(im))
         return im->size;
     uint64_t image_size = load_le(im->data + ARM64_IMAGE_SIZE_AT, 8);
     return image_size > im->size ? image_size : im->size;
+}
+
+/* The type letters of text symbols (nm(1)): functions for Symbol.func. */
+#define KSYM_TEXT_TYPES "TtWw"
+
+/* Each symbol's size: up to the next address, as kernel/kallsyms.c's kallsyms_lookup_size_offset
+ * takes it (the last one: 0, unknown). */
+static void size_to_next(Image *im)
+{
+    uint64_t next = 0;
+    for (int i = im->nsyms; i-- > 0;) {
+        Symbol *s = &im->syms[i];
+        if (i + 1 < im->nsyms && im->syms[i + 1].addr != s->addr)
+            next = im->syms[i + 1].addr;
+        s->size = next > s->addr ? next - s->addr : 0;
+    }
+}
+
+/* The kernel symbols of t become the image's (t is left empty), in t's order: by address, and
+ * at one address in the kernel's order, whose first is the name the kernel prints for it
+ * (scripts/kallsyms.c compare_symbols: strong before weak, fewer leading underscores first;
+ * kernel/kallsyms.c get_symbol_pos takes the first). */
+static void take_ksyms(Image *im, KSymTable *t)
+{
+    free(im->syms);
+    free(im->strings);
+    im->strings = t->names;
+    t->names = NULL;
+    im->syms = xcalloc(t->n ? t->n : 1, sizeof *im->syms);
+    im->nsyms = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const KSym *k = &t->syms[i];
+        im->syms[im->nsyms++] = (Symbol){ k->addr, 0, im->strings + k->name, strchr(KSYM_TEXT_TYPES, k->type) != NULL,
+                                          k->type };
+    }
+    ksyms_free(t);
+    size_to_next(im);
+}
+
+/* An arm64 Image's first byte is _text (booting.rst: the header is the start of the image):
+ * its link address is the segment's. */
+static void link_linux(Image *im)
+{
+    uint64_t text;
+    if (arm64_linux(im) && image_symbol_addr(im, "_text", &text))
+        im->segs[0].vaddr = text;
+}
+
+/* An arm64 Linux Image's symbols from its kallsyms tables; without them, the reason. */
+static void linux_kallsyms(Image *im)
+{
+    if (!arm64_linux(im))
+        return;
+    KSymTable t;
+    Error e;
+    if (!ksyms_find(&t, im->data, im->size, im->is64, im->big_endian, im->path, &e)) {
+        im->nosyms = xstrdup(e.msg);
+        return;
+    }
+    take_ksyms(im, &t);
+    link_linux(im);
+}
+
+/* --symbols from a vmlinux: the ELF's symbols, of the image's architecture. */
+static bool elf_symbols(Image *im, const char *path, Error *err)
+{
+    Image elf;
+    bool ok = image_load_elf(&elf, path, err);
+    if (ok && elf.arch != im->arch)
+        ok = err_set(err, "%s: --symbols: a %s ELF for a %s image", path, isa_name(elf.arch), isa_name(im->arch));
+    else if (ok && !elf.nsyms)
+        ok = err_set(err, "%s: --symbols: the ELF has no symbol table (stripped?)", path);
+    if (ok) {
+        free(im->syms);
+        free(im->strings);
+        im->syms = elf.syms;
+        im->nsyms = elf.nsyms;
+        im->strings = elf.strings;
+        elf.syms = NULL;
+        elf.strings = NULL;
+    }
+    image_free(&elf);
+    return ok;
+}
+
+bool image_load_symbols(Image *im, const char *path, Error *err)
+{
+    uint8_t *data;
+    size_t size;
+    if (!read_file(path, &data, &size, err))
+        return false;
+    bool elf = size >= SELFMAG && !memcmp(data, ELFMAG, SELFMAG);
+    KSymTable t;
+    bool ok = elf || ksyms_parse_map(&t, (const char *)data, size, path, err);
+    free(data);
+    if (ok && elf)
+        ok = elf_symbols(im, path, err);
+    else if (ok)
+        take_ksyms(im, &t);
+    if (!ok)
+        return false;
+    free(im->nosyms);
+    im->nosyms = NULL;
+    link_linux(im);
+    return true;
 }
 
 bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, uint64_t entry, Error *err)
@@ -383,6 +495,7 @@ bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, 
     im->code[0] = (Range){ load_addr, load_addr + im->size };
     im->ncode = 1;
     im->entry = entry;
+    linux_kallsyms(im);
     return true;
 }
 
@@ -435,11 +548,25 @@ void image_free(Image *im)
     free(im->secnames);
     free(im->strings);
     free(im->code);
+    free(im->nosyms);
     memset(im, 0, sizeof *im);
+}
+
+/* A load address in no segment's link range: its link address (see image_symbol_at). */
+static uint64_t link_addr(const Image *im, uint64_t addr)
+{
+    for (int i = 0; i < im->nsegs; i++)
+        if (addr - im->segs[i].vaddr < im->segs[i].memsz)
+            return addr;
+    for (int i = 0; i < im->nsegs; i++)
+        if (addr - im->segs[i].paddr < im->segs[i].memsz)
+            return addr - im->segs[i].paddr + im->segs[i].vaddr;
+    return addr;
 }
 
 const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off)
 {
+    addr = link_addr(im, addr);
     int lo = 0, hi = im->nsyms - 1, best = -1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;

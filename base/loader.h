@@ -20,6 +20,7 @@ typedef struct Symbol {
     uint64_t addr, size;
     const char *name;           /* points into Image.strings */
     bool func;
+    char type;                  /* nm's letter from kallsyms or a System.map; 0 from an ELF */
 } Symbol;
 
 typedef struct Range {
@@ -50,20 +51,29 @@ typedef struct Image {
     Section *secs;              /* every named section (none for stripped or raw images) */
     int nsecs;
     char *secnames;             /* copy of the section-name string table */
+    char *nosyms;               /* an arm64 Linux Image without readable kallsyms: why, or NULL */
 } Image;
 
 bool image_load_elf(Image *im, const char *path, Error *err);
 /* A raw binary: one segment of the whole file at load_addr; for an arm64 Linux Image (the
  * header's magic) the segment's memsz is the header's image_size, which covers the kernel's
- * BSS, as an ELF's p_memsz does. */
+ * BSS, as an ELF's p_memsz does, its symbols are the kernel's own kallsyms tables
+ * (base/kallsyms.h; none, and the reason in nosyms, if they cannot be read) and the segment's
+ * link address is _text's, so that image_load_addr maps the kernel's virtual addresses to
+ * where it was loaded. */
 bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, uint64_t entry, Error *err);
 /* The whole of a regular file (an initrd) into dst, which has room for `room` bytes: its length
  * in *len, or false after one message naming the file (not a regular file, larger than room,
  * a read error, a file that shrank while read). */
 bool image_read_blob(const char *path, uint8_t *dst, uint64_t room, uint64_t *len, Error *err);
+/* --symbols FILE: a vmlinux (ELF: its symbol table) or a System.map replaces the image's
+ * symbols; for an arm64 Linux Image the segment's link address becomes the new _text's. */
+bool image_load_symbols(Image *im, const char *path, Error *err);
 void image_free(Image *im);
 
-/* The symbol containing addr (or the closest one below it); NULL if none.  *off = addr - sym. */
+/* The symbol containing addr (or the closest one below it); NULL if none.  *off = addr - sym.
+ * An addr in a segment's load range and in no segment's link range is first taken to its link
+ * address (a kernel's physical PCs before it turns its MMU on). */
 const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off);
 /* Address of a symbol by name, false if absent. */
 bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr);
