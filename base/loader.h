@@ -81,6 +81,11 @@ bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr);
 const Section *image_section(const Image *im, const char *name);
 /* The load (physical) address of a link address, as the loader places it. */
 uint64_t image_load_addr(const Image *im, uint64_t vaddr);
+/* A symbol's nm letter: its own (kallsyms, System.map), else T for a function, D otherwise. */
+static inline char image_symbol_type(const Symbol *s)
+{
+    return s->type ? s->type : s->func ? 'T' : 'D';
+}
 /* "name+0x1c" or "0x..." into buf. */
 const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len);
 

@@ -113,8 +113,7 @@ static int dump_symbols(const MachineConfig *cfg)
     }
     for (int i = 0; i < im->nsyms; i++) {
         const Symbol *s = &im->syms[i];
-        char type = s->type ? s->type : s->func ? 'T' : 'D';
-        printf("%0*" PRIx64 " %c %s\n", im->is64 ? 16 : 8, s->addr, type, s->name);
+        printf("%0*" PRIx64 " %c %s\n", im->is64 ? 16 : 8, s->addr, image_symbol_type(s), s->name);
     }
     mach_destroy(&machine);
     return 0;
