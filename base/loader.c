@@ -438,7 +438,7 @@ static bool elf_symbols(Image *im, const char *path, Error *err)
     Image elf;
     bool ok = image_load_elf(&elf, path, err);
     if (ok && elf.arch != im->arch)
-        ok = err_set(err, "%s: --symbols: a %s ELF for a %s image", path, isa_name(elf.arch), isa_name(im->arch));
+        ok = err_set(err, "%s: --symbols: the ELF is %s, the image %s", path, isa_name(elf.arch), isa_name(im->arch));
     else if (ok && !elf.nsyms)
         ok = err_set(err, "%s: --symbols: the ELF has no symbol table (stripped?)", path);
     if (ok) {

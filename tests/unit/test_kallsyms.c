@@ -290,6 +290,30 @@ START_TEST(image_symbols)
 }
 END_TEST
 
+/* --symbols vmlinux: an ELF's symbol table replaces kallsyms; one of another architecture, or
+ * without symbols, is refused. */
+START_TEST(elf_symbols)
+{
+    size_t len;
+    uint8_t *b = arm64_image(&len);
+    const char *path = testutil_temp_file(b, len, ".Image");
+    Image im, elf;
+    Error err = { { 0 } };
+    ck_assert_msg(image_load_raw(&im, path, ARCH_ARM64, 0x40200000, 0x40200000, &err), "%s", err.msg);
+    const char *guest = testutil_build_path("guest/arm64/hello.elf");
+    ck_assert_msg(image_load_elf(&elf, guest, &err), "%s", err.msg);
+    ck_assert_msg(image_load_symbols(&im, guest, &err), "%s", err.msg);
+    ck_assert_int_eq(im.nsyms, elf.nsyms);
+    ck_assert_str_eq(im.syms[0].name, elf.syms[0].name);
+    ck_assert_uint_eq(im.segs[0].vaddr, BASE64);            /* no _text: the link address stays */
+    ck_assert(!image_load_symbols(&im, testutil_build_path("guest/x86_64/hello.elf"), &err));
+    ck_assert_msg(strstr(err.msg, "the ELF is x86_64, the image arm64"), "%s", err.msg);
+    image_free(&elf);
+    image_free(&im);
+    free(b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kallsyms");
@@ -300,6 +324,7 @@ int main(void)
     tcase_add_test(tc, name_too_long);
     tcase_add_test(tc, system_map);
     tcase_add_test(tc, image_symbols);
+    tcase_add_test(tc, elf_symbols);
     suite_add_tcase(s, tc);
     return testutil_run(s);
 }
