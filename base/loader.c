@@ -417,8 +417,7 @@ static void link_linux(Image *im)
         im->segs[0].vaddr = text;
 }
 
-/* An arm64 Linux Image's symbols from its kallsyms tables; without them, the reason. */
-static void linux_kallsyms(Image *im)
+void image_linux_symbols(Image *im)
 {
     if (!arm64_linux(im))
         return;
@@ -495,7 +494,7 @@ bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, 
     im->code[0] = (Range){ load_addr, load_addr + im->size };
     im->ncode = 1;
     im->entry = entry;
-    linux_kallsyms(im);
+    image_linux_symbols(im);
     return true;
 }
 

@@ -66,6 +66,11 @@ bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, 
  * in *len, or false after one message naming the file (not a regular file, larger than room,
  * a read error, a file that shrank while read). */
 bool image_read_blob(const char *path, uint8_t *dst, uint64_t room, uint64_t *len, Error *err);
+/* What image_load_raw does for an arm64 Linux Image once its bytes are in im->data (a caller
+ * that fills them itself, from a gzip'd Image, calls it): the symbols from its kallsyms tables,
+ * or the reason in im->nosyms, and the segment's link address from _text.  Nothing for other
+ * images (not raw, not arm64, no Image magic). */
+void image_linux_symbols(Image *im);
 /* --symbols FILE: a vmlinux (ELF: its symbol table) or a System.map replaces the image's
  * symbols; for an arm64 Linux Image the segment's link address becomes the new _text's. */
 bool image_load_symbols(Image *im, const char *path, Error *err);
