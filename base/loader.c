@@ -512,7 +512,8 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
         free(data);
         if (!ok)
             return false;
-    } else if (a64_image_is(data, size)) {
+    } else if (a64_image_is(data, size) || (size >= 2 && data[0] == 'M' && data[1] == 'Z')) {
+        /* an arm64 Image starts "MZ" for its EFI stub: anything else so is refused by its header */
         im->data = data;
         im->size = size;
     } else {

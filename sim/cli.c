@@ -165,7 +165,8 @@ static const CliCommand run_command = {
     "       pmusim stat [-e EVENTS] [--per-cpu] [--per-symbol] [--] [run options] KERNEL\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
     "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
-    "output could not be written completely; 128 + N signal N (docs/guest-abi.md).\n",
+    "output could not be written completely; 8 the Linux kernel panicked; 128 + N signal N\n"
+    "(docs/guest-abi.md).\n",
     run_options, ARRAY_SIZE(run_options),
 };
 
