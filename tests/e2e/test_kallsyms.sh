@@ -37,6 +37,11 @@ done
 check "dump: _text is the lowest address" [ "$(head -n 1 "$T/a.out" | cut -c1-16)" = "$(addr _text "$T/a.out")" ]
 run "$T/b" --dump-symbols $LINUX "$IMAGE"
 check "dump: the same twice" cmp -s "$T/a.out" "$T/b.out"
+run "$T/k" --dump-symbols --kernel "$IMAGE"
+check "dump: --kernel gives the same symbols" cmp -s "$T/a.out" "$T/k.out"
+gzip -c "$IMAGE" >"$T/Image.gz"
+run "$T/z" --dump-symbols --kernel "$T/Image.gz"
+check "dump: --kernel Image.gz gives the same symbols" cmp -s "$T/a.out" "$T/z.out"
 
 # --symbols: the dump as a System.map gives the same symbols; a bad line is refused by number
 cp "$T/a.out" "$T/System.map"
