@@ -8,6 +8,7 @@
 
 #include "base/state.h"
 #include "cpu/cpu.h"
+#include "tracer/linuxpatch.h"
 
 /* The forms a site may hold, a bit each in PatchSite.forms_seen. */
 typedef enum PatchForm {
@@ -17,12 +18,21 @@ typedef enum PatchForm {
     FORM_TRAMP,             /* a call to an ftrace trampoline (arm64: mov x9, x30; bl) */
     FORM_JUMP,              /* jump label: the jump to the entry's target */
     FORM_FEATURE,           /* feature section: the code the image has there */
+    FORM_LITERAL,           /* arm64 CALL_OPS literal: any 8 bytes (an ftrace_ops pointer) */
+    FORM_ORIG,              /* alternative: the code the image has there */
+    FORM_ALT,               /* alternative: its replacement (branches and ADRP moved, get_alt_insn) */
+    FORM_CALLBACK,          /* callback alternative: what its callback wrote */
     FORM_COUNT
 } PatchForm;
 
 static const char *const form_names[FORM_COUNT] = { "nop", "mcount call", "mov x9, x30 + nop", "trampoline call",
-                                                    "jump", "feature code" };
-static const char *const kind_names[PATCH_KINDS] = { "ftrace", "jump_label", "fixup" };
+                                                    "jump", "feature code", "ops literal", "original code",
+                                                    "alternative", "callback code" };
+static const char *const kind_names[PATCH_KINDS] = { "ftrace", "jump_label", "fixup", "ftrace_ops", "alternative",
+                                                     "alt_callback" };
+
+/* A Linux kernel's tens of thousands of patched sites: the summary lists the first few of each kind. */
+#define PATCH_LINUX_LISTED 8
 
 enum {
     A64_NOP = 0xd503201fu,
@@ -74,6 +84,15 @@ static bool is_tramp(const PatchCheck *pc, uint64_t to)
 /* Which allowed form the bytes b of site s are, or -1. */
 static int form_of(const PatchCheck *pc, const PatchSite *s, const uint8_t *b)
 {
+    if (s->kind == PATCH_OPS)
+        return FORM_LITERAL;
+    if (s->kind == PATCH_ALT || s->kind == PATCH_ALT_CB) {
+        if (!memcmp(b, s->orig, s->len))
+            return FORM_ORIG;
+        if (s->kind == PATCH_ALT_CB)
+            return FORM_CALLBACK;
+        return s->target + s->len <= pc->altlen && !memcmp(b, pc->alt + s->target, s->len) ? FORM_ALT : -1;
+    }
     if (s->kind == PATCH_FIXUP) {
         if (!memcmp(b, s->orig, s->len))
             return FORM_FEATURE;
@@ -252,9 +271,18 @@ bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned
 {
     if (!len || len > PATCH_MAX_LEN || !mem_ptr(pc->cl->mem, addr, len))
         return false;
-    int i = 0;
-    while (i < pc->n && pc->sites[i].addr < addr)
-        i++;
+    int i = pc->n;                  /* the first site at or above addr (the tables come sorted: append) */
+    if (i > 0 && pc->sites[i - 1].addr >= addr) {
+        int lo = 0, hi = pc->n;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (pc->sites[mid].addr < addr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo;
+    }
     if ((i < pc->n && pc->sites[i].addr < addr + len) || (i > 0 && pc->sites[i - 1].addr + pc->sites[i - 1].len > addr))
         return false;
     if (pc->n == pc->cap) {
@@ -273,6 +301,19 @@ bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned
     if (f >= 0)
         s->hist[s->nhist++] = (uint8_t)f;
     return true;
+}
+
+uint64_t patchcheck_add_alt_bytes(PatchCheck *pc, const uint8_t *b, unsigned len)
+{
+    if (pc->altlen + len > pc->altcap) {
+        pc->altcap = pc->altcap ? 2 * pc->altcap : 4096;
+        while (pc->altcap < pc->altlen + len)
+            pc->altcap *= 2;
+        pc->alt = xrealloc(pc->alt, pc->altcap);
+    }
+    memcpy(pc->alt + pc->altlen, b, len);
+    pc->altlen += len;
+    return pc->altlen - len;
 }
 
 bool patchcheck_add_trampoline(PatchCheck *pc, uint64_t addr)
@@ -368,6 +409,9 @@ static void check_a64_concurrent(PatchCheck *pc, const CodeWrite *w)
     if (!now)
         return;
     for (uint64_t a = first; a < end; a += 4) {
+        int si = find_site(pc, a);
+        if (si >= 0 && pc->sites[si].kind == PATCH_OPS)
+            continue;                                   /* a literal: data, never executed */
         uint8_t old[4];
         memcpy(old, now + (a - first), 4);
         for (unsigned k = 0; k < 4; k++)                    /* the bytes this write replaced */
@@ -386,6 +430,21 @@ static void check_a64_concurrent(PatchCheck *pc, const CodeWrite *w)
     }
 }
 
+/* A callback alternative's code may become anything, but only its callback (or
+ * __apply_alternatives, which calls it) writes it: arch/arm64/kernel/alternative.c. */
+static void check_cb_writer(PatchCheck *pc, const PatchSite *s, const CodeWrite *w)
+{
+    uint64_t off;
+    const Symbol *by = pc->im ? image_symbol_at(pc->im, w->pc, &off) : NULL;
+    if (!pc->im || (by && (by->addr == s->target || !strcmp(by->name, "__apply_alternatives"))))
+        return;
+    char sym[128], cb[128];
+    patchcheck_violation(pc, w->cpu, w->cycle, w->pc, link_of(pc, s->addr),
+                         "callback alternative %s written by sym=%s, not by its callback %s",
+                         site_name(pc, s, sym, sizeof sym), by ? by->name : "?",
+                         image_describe(pc->im, s->target, cb, sizeof cb));
+}
+
 static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
 {
     PatchSite *s = &pc->sites[idx];
@@ -399,6 +458,8 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
             before[k] = w->old_bytes[s->addr + k - w->addr];
     if (!memcmp(before, after, s->len))
         return;
+    if (s->kind == PATCH_ALT_CB)
+        check_cb_writer(pc, s, w);
     if (pc->arch == ARCH_X86_64 && (smp || s->int3))
         check_int3_protocol(pc, s, w, before, after);
     else
@@ -430,10 +491,28 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
     }
 }
 
+/* free_initmem poisons the init sections (POISON_FREE_INITMEM, include/linux/poison.h) and gives
+ * their pages to the page allocator: from the poison on, a write there is no patch. */
+static bool freed_init_write(PatchCheck *pc, const CodeWrite *w)
+{
+    if (w->addr < pc->init_start || w->addr >= pc->init_end)
+        return false;
+    if (!pc->init_freed) {
+        for (unsigned k = 0; k < w->size; k++)
+            if (w->new_bytes[k] != LINUX_POISON_FREE_INITMEM)
+                return false;
+        pc->init_freed = true;
+    }
+    pc->freed_writes++;
+    return true;
+}
+
 void patchcheck_on_write(void *opaque, const CodeWrite *w)
 {
     PatchCheck *pc = opaque;
     pc->writes++;
+    if (freed_init_write(pc, w))
+        return;
     bool smp = others_online(pc, w->cpu);
     if (smp && pc->arch == ARCH_ARM64)
         check_a64_concurrent(pc, w);
@@ -452,12 +531,19 @@ void patchcheck_on_write(void *opaque, const CodeWrite *w)
         a = pc->sites[i].addr + pc->sites[i].len;
     }
     if (stray) {
-        char o[160], n[160], sym[128];
+        char o[160], n[160], sym[128], by[160] = "";
         patchcheck_disasm(pc, link_of(pc, w->addr), w->old_bytes, w->size, o, sizeof o);
         patchcheck_disasm(pc, link_of(pc, w->addr), w->new_bytes, w->size, n, sizeof n);
+        if (pc->linux_tables) {                        /* the writer, named by the kernel's own symbols */
+            char wsym[128];
+            snprintf(by, sizeof by, " (writer sym=%s)", trace_describe(pc->cl->trace, w->pc, wsym, sizeof wsym));
+        }
         patchcheck_violation(pc, w->cpu, w->cycle, w->pc, link_of(pc, w->addr),
-                  "unexpected code write: %u bytes at %s, not a patch site: \"%s\" -> \"%s\"", w->size,
-                  trace_describe(pc->cl->trace, link_of(pc, w->addr), sym, sizeof sym), o, n);
+                  "unexpected code write: %u bytes at %s, not a patch site: \"%s\" -> \"%s\"%s", w->size,
+                  trace_describe(pc->cl->trace, link_of(pc, w->addr), sym, sizeof sym), o, n, by);
+        pc->stray_writes++;
+    } else if (first_site >= 0) {
+        pc->kind_writes[pc->sites[first_site].kind]++;
     }
     if (first_site < 0)
         return;
@@ -586,6 +672,7 @@ bool patchcheck_init(PatchCheck *pc, Cluster *cl, const Image *im, Error *err)
     if (im->nsegs)                  /* an image without segments: memcpy from NULL is undefined */
         memcpy(pc->segs, im->segs, (size_t)im->nsegs * sizeof *pc->segs);
     pc->nsegs = im->nsegs;
+    pc->im = im;
     static const struct { Arch arch; cs_arch a; int mode; } cs[] = {
         { ARCH_X86_64, CS_ARCH_X86, CS_MODE_64 },
         { ARCH_ARM64, CS_ARCH_ARM64, CS_MODE_ARM },
@@ -604,7 +691,8 @@ bool patchcheck_init(PatchCheck *pc, Cluster *cl, const Image *im, Error *err)
     for (unsigned i = 0; i < ARRAY_SIZE(tramps); i++)
         if (sym_addr(im, tramps[i], &a))
             patchcheck_add_trampoline(pc, a);
-    if (!load_ftrace_sites(pc, im, err) || !load_jump_sites(pc, im, err) || !load_fixup_sites(pc, im, err))
+    if (!load_ftrace_sites(pc, im, err) || !load_jump_sites(pc, im, err) || !load_fixup_sites(pc, im, err) ||
+        !linuxpatch_load(pc, im, err))
         return false;
     codewatch_listen(&cl->cw, patchcheck_on_write, pc);
     return true;
@@ -614,6 +702,7 @@ void patchcheck_destroy(PatchCheck *pc)
 {
     free(pc->sites);
     free(pc->segs);
+    free(pc->alt);
     for (size_t i = 0; i < pc->nv; i++)
         free(pc->v[i].what);
     free(pc->v);
@@ -627,7 +716,7 @@ void patchcheck_destroy(PatchCheck *pc)
 /* ------------------------------------------------------------------ checkpoints */
 
 /* Raise when a field is added to either table or the violations (base/state.h). */
-#define PATCHCHECK_STATE_VERSION 1u
+#define PATCHCHECK_STATE_VERSION 2u
 
 /* A site's state beside what the image fixes (addr, len, kind, target, orig). */
 static const StateField site_fields[] = {
@@ -648,6 +737,10 @@ static const StateField check_fields[] = {
     STATE_FIELD(PatchCheck, last_site),
     STATE_FIELD(PatchCheck, patches),
     STATE_FIELD(PatchCheck, writes),
+    STATE_BOOL_V(PatchCheck, init_freed, 2),
+    STATE_ARRAY_V(PatchCheck, kind_writes, 2),
+    STATE_FIELD_V(PatchCheck, freed_writes, 2),
+    STATE_FIELD_V(PatchCheck, stray_writes, 2),
 };
 
 /* A CPU number as saved: -1 (none) or a CPU of this machine. */
@@ -759,12 +852,19 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
         patched += pc->sites[i].transitions > 0;
     }
     fprintf(f, "patching: %d sites (%d ftrace, %d jump_label", pc->n, count[PATCH_FTRACE], count[PATCH_JUMP]);
-    if (count[PATCH_FIXUP])
-        fprintf(f, ", %d fixup", count[PATCH_FIXUP]);
+    for (int k = PATCH_FIXUP; k < PATCH_KINDS; k++)
+        if (count[k])
+            fprintf(f, ", %d %s", count[k], kind_names[k]);
     fprintf(f, "), %" PRIu64 " code writes, %" PRIu64 " patches, %zu violations\n", pc->writes, pc->patches, pc->nv);
+    if (pc->linux_tables)
+        fprintf(f, "linux: %" PRIu64 " ftrace, %" PRIu64 " jump_label, %" PRIu64 " alternatives, %" PRIu64
+                   " freed-init, %" PRIu64 " unexplained\n",
+                pc->kind_writes[PATCH_FTRACE] + pc->kind_writes[PATCH_OPS], pc->kind_writes[PATCH_JUMP],
+                pc->kind_writes[PATCH_ALT] + pc->kind_writes[PATCH_ALT_CB], pc->freed_writes, pc->stray_writes);
+    int listed[PATCH_KINDS] = { 0 };
     for (int i = 0; i < pc->n; i++) {
         const PatchSite *s = &pc->sites[i];
-        if (!s->transitions)
+        if (!s->transitions || (pc->linux_tables && listed[s->kind]++ >= PATCH_LINUX_LISTED))
             continue;
         char sym[128], forms[256] = "";
         size_t used = 0;
@@ -775,6 +875,9 @@ void patchcheck_report(const PatchCheck *pc, FILE *f)
         fprintf(f, "  site 0x%08" PRIx64 " %-28s %-10s %2uB %u: %s\n", link_of(pc, s->addr),
                 trace_describe(pc->cl->trace, link_of(pc, s->addr), sym, sizeof sym), kind_names[s->kind], s->len, s->transitions, forms);
     }
+    for (int k = 0; k < PATCH_KINDS; k++)
+        if (listed[k] > PATCH_LINUX_LISTED)
+            fprintf(f, "  %d more %s sites patched\n", listed[k] - PATCH_LINUX_LISTED, kind_names[k]);
     if (patched < pc->n)
         fprintf(f, "  %d sites never patched\n", pc->n - patched);
     for (size_t i = 0; i < pc->nv; i++) {

@@ -35,7 +35,10 @@ typedef struct Cluster Cluster;
 typedef struct Blob Blob;
 typedef struct BlobReader BlobReader;
 
-typedef enum PatchKind { PATCH_FTRACE, PATCH_JUMP, PATCH_FIXUP, PATCH_KINDS } PatchKind;
+/* PATCH_OPS: arm64 DYNAMIC_FTRACE_WITH_CALL_OPS's 8-byte ftrace_ops literal before a function (data,
+ * never executed: any value); PATCH_ALT: an arm64 alternative (struct alt_instr), its original
+ * code or its replacement; PATCH_ALT_CB: a callback alternative, whatever its callback writes. */
+typedef enum PatchKind { PATCH_FTRACE, PATCH_JUMP, PATCH_FIXUP, PATCH_OPS, PATCH_ALT, PATCH_ALT_CB, PATCH_KINDS } PatchKind;
 
 #define PATCH_MAX_LEN 32
 
@@ -43,7 +46,8 @@ typedef struct PatchSite {
     uint64_t addr;                  /* load address */
     uint8_t len;                    /* bytes */
     uint8_t kind;                   /* PatchKind */
-    uint64_t target;                /* jump label: the jump_entry's target */
+    uint64_t target;                /* jump label: the jump_entry's target; alternative: its replacement's
+                                     * offset in PatchCheck.alt; callback: the callback's link address */
     uint8_t form[PATCH_MAX_LEN];    /* the allowed form it last held */
     uint8_t orig[PATCH_MAX_LEN];    /* what the image put there */
     uint32_t transitions;
@@ -81,6 +85,15 @@ typedef struct PatchCheck {
     uint64_t writes;                /* code writes seen */
     Segment *segs;                  /* the image's segments: physical to link addresses (reports) */
     int nsegs;
+    const Image *im;                /* the writer's symbol (callback alternatives) */
+    uint8_t *alt;                   /* the alternatives' replacement bytes, as the kernel writes them */
+    size_t altlen, altcap;
+    bool linux_tables;              /* sites from a Linux Image's own tables (linuxpatch.h) */
+    uint64_t init_start, init_end;  /* physical [__init_begin, __init_end), freed by free_initmem */
+    bool init_freed;                /* free_initmem's poison seen: the init text is no code anymore */
+    uint64_t kind_writes[PATCH_KINDS];  /* code writes by the kind of the first site they touch */
+    uint64_t freed_writes;          /* writes to the freed init text */
+    uint64_t stray_writes;          /* writes no site explains */
 } PatchCheck;
 
 /* Sites and trampolines from the image; listens to m's code writes. */
@@ -89,6 +102,8 @@ void patchcheck_destroy(PatchCheck *pc);
 /* A site by hand (tests); the image's tables call it too.  False if it overlaps another. */
 bool patchcheck_add_site(PatchCheck *pc, PatchKind kind, uint64_t addr, unsigned len, uint64_t target);
 bool patchcheck_add_trampoline(PatchCheck *pc, uint64_t addr);
+/* Replacement bytes of an alternative: their offset in pc->alt (PatchSite.target of a PATCH_ALT site). */
+uint64_t patchcheck_add_alt_bytes(PatchCheck *pc, const uint8_t *b, unsigned len);
 /* The run ended: a site still torn is a violation. */
 void patchcheck_finish(PatchCheck *pc);
 /* The summary (docs/patching.md). */
