@@ -350,7 +350,7 @@ bool image_load_elf(Image *im, const char *path, Error *err)
 /* An arm64 Linux Image, loaded raw (--load-addr) or as a kernel (--kernel). */
 static bool arm64_linux(const Image *im)
 {
-    return (im->raw || im->linux_image) && im->arch == ARCH_ARM64 && a64_image_is(im->data, im->size);
+    return (im->raw || im->linux_image) && im->arch == ARCH_ARM64 && linux_image_is_a64(im->data, im->size);
 }
 
 /* How much memory a raw image takes from its load address: the header's image_size for an
@@ -610,7 +610,7 @@ const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len
 static bool load_a64_image(Image *im, Error *err)
 {
     A64ImageHeader h;
-    if (!a64_image_header(im->data, im->size, im->path, &h, err))
+    if (!linux_image_a64_header(im->data, im->size, im->path, &h, err))
         return false;
     im->arch = ARCH_ARM64;
     im->is64 = true;
@@ -640,7 +640,7 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
         free(data);
         if (!ok)
             return false;
-    } else if (a64_image_is(data, size) || (size >= 2 && data[0] == 'M' && data[1] == 'Z')) {
+    } else if (linux_image_is_a64(data, size) || (size >= 2 && data[0] == 'M' && data[1] == 'Z')) {
         /* an arm64 Image starts "MZ" for its EFI stub: anything else so is refused by its header */
         im->data = data;
         im->size = size;
@@ -652,12 +652,41 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
     return load_a64_image(im, err);
 }
 
+/* The kernel's code, by the bounds its linker script gives the text sections (Linux 6.12,
+ * arch/arm64/kernel/vmlinux.lds.S: .head.text and .text from _text to _etext; .rodata.text's
+ * trampoline, hibernate, kexec and idmap text; the init and exit text), as far as its symbols
+ * name both ends.  A kernel without symbols is code whole. */
+static const char *const linux_code_bounds[][2] = {
+    { "_text", "_etext" },
+    { "__entry_tramp_text_start", "__entry_tramp_text_end" },
+    { "__hibernate_exit_text_start", "__hibernate_exit_text_end" },
+    { "__relocate_new_kernel_start", "__relocate_new_kernel_end" },
+    { "__idmap_text_start", "__idmap_text_end" },
+    { "_sinittext", "_einittext" },
+    { "__exittext_begin", "__exittext_end" },
+};
+
+static void linux_code_ranges(Image *im)
+{
+    const Segment *s = &im->segs[0];
+    im->code = xcalloc(ARRAY_SIZE(linux_code_bounds) + 1, sizeof *im->code);
+    for (size_t i = 0; i < ARRAY_SIZE(linux_code_bounds); i++) {
+        uint64_t a, b;
+        if (!image_symbol_addr(im, linux_code_bounds[i][0], &a) || !image_symbol_addr(im, linux_code_bounds[i][1], &b) ||
+            a < s->vaddr || b <= a || b - s->vaddr > s->memsz)
+            continue;
+        im->code[im->ncode++] = (Range){ s->paddr + (a - s->vaddr), s->paddr + (b - s->vaddr) };
+    }
+    if (!im->ncode)
+        im->code[im->ncode++] = (Range){ s->paddr, s->paddr + s->filesz };
+}
+
 void image_place_linux(Image *im, uint64_t base)
 {
     im->segs[0].paddr += base;
     im->entry += base;
-    for (int i = 0; i < im->ncode; i++) {
-        im->code[i].start += base;
-        im->code[i].end += base;
-    }
+    free(im->code);
+    im->code = NULL;
+    im->ncode = 0;
+    linux_code_ranges(im);
 }

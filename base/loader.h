@@ -60,6 +60,8 @@ bool image_load_elf(Image *im, const char *path, Error *err);
  * gzip'd; Documentation/arch/arm64/booting.rst), whose segment and entry are placed relative to
  * a base of 0 until image_place_linux moves them to the base in RAM. */
 bool image_load_kernel(Image *im, const char *path, Error *err);
+/* Place a Linux image at base (its segment's paddr and entry move by base) and make its code
+ * ranges: the kernel's text sections as its symbols bound them, else the whole file. */
 void image_place_linux(Image *im, uint64_t base);
 /* A raw binary: one segment of the whole file at load_addr; for an arm64 Linux Image (the
  * header's magic) the segment's memsz is the header's image_size, which covers the kernel's
