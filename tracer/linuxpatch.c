@@ -24,6 +24,8 @@ enum {
     A64_FTRACE_SITE = 8,            /* the two NOPs: mov x9, x30; bl */
     A64_OPS_LITERAL = 8,            /* CALL_OPS: the ftrace_ops pointer before the function */
     A64_ADRP_PAGE = 4096,
+    HYP_RELOC_WORD = 8,             /* the u64 a hyp relocation rewrites */
+    KSYM_NAME = 128,                /* a table's bounding symbol: __stop_ + a variable's name */
 };
 
 /* A table: its link address, file offset and size. */
@@ -233,6 +235,48 @@ static bool alt_sites(PatchCheck *pc, const Image *im, Cands *cs, Error *err)
     return true;
 }
 
+/* ------------------------------------------------------------------ runtime constants, hyp relocations */
+
+/* A table of s32 entries, each relative to itself, each naming a site of len bytes. */
+static bool rel32_sites(const Image *im, Cands *cs, const Table *t, PatchKind kind, unsigned len)
+{
+    for (uint64_t off = 0; off + 4 <= t->size; off += 4) {
+        uint64_t at = rel32(im->data + t->offset + off, t->addr + off);
+        cand_add(cs, t, off, kind, image_load_addr(im, at), len, 0);
+    }
+    return true;
+}
+
+/* Every __start_runtime_<shift|ptr>_NAME .. __stop_runtime_..._NAME (RUNTIME_CONST in
+ * include/asm-generic/vmlinux.lds.h: one table per constant). */
+static bool rtconst_sites(const Image *im, Cands *cs, Error *err)
+{
+    static const struct { const char *prefix; unsigned len; } kinds[] = {
+        { "__start_runtime_shift_", LINUX_RTCONST_SHIFT_LEN },
+        { "__start_runtime_ptr_", LINUX_RTCONST_PTR_LEN },
+    };
+    for (int i = 0; i < im->nsyms; i++)
+        for (unsigned k = 0; k < ARRAY_SIZE(kinds); k++) {
+            const char *name = im->syms[i].name;
+            size_t pl = strlen(kinds[k].prefix);
+            if (strncmp(name, kinds[k].prefix, pl))
+                continue;
+            char stop[KSYM_NAME];
+            snprintf(stop, sizeof stop, "__stop_%s", name + strlen("__start_"));
+            Table t;
+            if (!find_table(im, name, name, stop, &t, err) || !rel32_sites(im, cs, &t, PATCH_RTCONST, kinds[k].len))
+                return false;
+        }
+    return true;
+}
+
+static bool hyp_sites(const Image *im, Cands *cs, Error *err)
+{
+    Table t;
+    return find_table(im, "__hyp_reloc", "__hyp_reloc_begin", "__hyp_reloc_end", &t, err) &&
+           rel32_sites(im, cs, &t, PATCH_HYP, HYP_RELOC_WORD);
+}
+
 /* ------------------------------------------------------------------ all of them */
 
 static int cand_cmp(const void *a, const void *b)
@@ -270,7 +314,7 @@ bool linuxpatch_load(PatchCheck *pc, const Image *im, Error *err)
         return true;                        /* an ELF has its sections (patchcheck.c) */
     Cands cs = { 0 };
     bool ok = mcount_sites(im, &cs, err) && jump_sites(im, &cs, err) && alt_sites(pc, im, &cs, err) &&
-              add_all(pc, im, &cs, err);
+              rtconst_sites(im, &cs, err) && hyp_sites(im, &cs, err) && add_all(pc, im, &cs, err);
     if (ok && cs.n) {
         pc->linux_tables = true;
         init_range(pc, im);

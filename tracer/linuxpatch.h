@@ -13,6 +13,11 @@
  *   __alt_instructions .. __alt_instructions_end struct alt_instr { s32 orig_offset; s32 alt_offset;
  *       u16 cpucap; u8 orig_len; u8 alt_len; } (asm/alternative-macros.h); cpucap bit 15
  *       (ARM64_CB_BIT): alt_offset is a callback that writes the code itself.
+ *   __start_runtime_{shift,ptr}_NAME .. __stop_*  s32 each: a runtime constant's instructions
+ *       (asm/runtime-const.h: ptr, MOVZ + 3 MOVK, only their imm16 rewritten; shift, one
+ *       instruction, only its immr).
+ *   __hyp_reloc_begin .. __hyp_reloc_end         s32 each: a 64-bit word of the KVM hyp text
+ *       that kvm_apply_hyp_relocations turns into a hyp VA (arch/arm64/kvm/va_layout.c).
  *   __init_begin .. __init_end                   freed and poisoned by free_initmem.
  *
  * Relative fields are relative to their own address.  Link addresses go to physical ones
@@ -26,6 +31,12 @@
 #include "base/loader.h"
 
 typedef struct PatchCheck PatchCheck;
+
+/* asm/runtime-const.h: the sites' lengths and the bits __runtime_fixup_* keep. */
+#define LINUX_RTCONST_SHIFT_LEN 4
+#define LINUX_RTCONST_SHIFT_KEEP 0xffc0ffffu
+#define LINUX_RTCONST_PTR_LEN 16
+#define LINUX_RTCONST_PTR_KEEP 0xffe0001fu
 
 /* include/linux/poison.h: what free_initmem fills the init sections with. */
 #define LINUX_POISON_FREE_INITMEM 0xccu

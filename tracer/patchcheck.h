@@ -37,8 +37,12 @@ typedef struct BlobReader BlobReader;
 
 /* PATCH_OPS: arm64 DYNAMIC_FTRACE_WITH_CALL_OPS's 8-byte ftrace_ops literal before a function (data,
  * never executed: any value); PATCH_ALT: an arm64 alternative (struct alt_instr), its original
- * code or its replacement; PATCH_ALT_CB: a callback alternative, whatever its callback writes. */
-typedef enum PatchKind { PATCH_FTRACE, PATCH_JUMP, PATCH_FIXUP, PATCH_OPS, PATCH_ALT, PATCH_ALT_CB, PATCH_KINDS } PatchKind;
+ * code or its replacement; PATCH_ALT_CB: a callback alternative, whatever its callback writes;
+ * PATCH_RTCONST: a runtime constant (asm/runtime-const.h), its instructions with new immediates;
+ * PATCH_HYP: a KVM hyp relocation, a 64-bit data word in the hyp text (any value). */
+typedef enum PatchKind {
+    PATCH_FTRACE, PATCH_JUMP, PATCH_FIXUP, PATCH_OPS, PATCH_ALT, PATCH_ALT_CB, PATCH_RTCONST, PATCH_HYP, PATCH_KINDS
+} PatchKind;
 
 #define PATCH_MAX_LEN 32
 
@@ -85,7 +89,6 @@ typedef struct PatchCheck {
     uint64_t writes;                /* code writes seen */
     Segment *segs;                  /* the image's segments: physical to link addresses (reports) */
     int nsegs;
-    const Image *im;                /* the writer's symbol (callback alternatives) */
     uint8_t *alt;                   /* the alternatives' replacement bytes, as the kernel writes them */
     size_t altlen, altcap;
     bool linux_tables;              /* sites from a Linux Image's own tables (linuxpatch.h) */
