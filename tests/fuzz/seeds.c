@@ -18,6 +18,7 @@
 
 #include "fuzz.h"
 #include "ksbuild.h"
+#include "lxbuild.h"
 #include "sim/checkpoint.h"
 #include "sim/conlog.h"
 
@@ -160,6 +161,25 @@ static void kallsyms_tables(void)
     }
 }
 
+/* fuzz_linuxpatch: lxbuild.h's Image behind its symbols' offsets; one without the jump table's
+ * end, one whose alternative is cut. */
+static void linux_tables(void)
+{
+    uint8_t in[2 * LXB_NSYMS + LXB_SIZE];
+    for (int v = 0; v < 3; v++) {
+        for (unsigned i = 0; i < LXB_NSYMS; i++) {
+            unsigned off = v == 1 && i == 9 ? 0xffffu : lxb_syms[i].off;
+            in[2 * i] = (uint8_t)off;
+            in[2 * i + 1] = (uint8_t)(off >> 8);
+        }
+        lxb_build(in + 2 * LXB_NSYMS);
+        if (v == 2)
+            in[2 * LXB_NSYMS + LXB_ALTS + 10] = 2;
+        static const char *const names[] = { "image", "no-jump-end", "bad-alt" };
+        seed("linuxpatch", names[v], in, sizeof in);
+    }
+}
+
 /* A checkpoint of the harness's machine: after boot (save_at 0 is the first boundary) or later. */
 static void checkpoints(void)
 {
@@ -282,6 +302,7 @@ int main(int argc, char **argv)
     mkdir(out, 0755);
     images();
     kallsyms_tables();
+    linux_tables();
     trees(argv[2]);
     checkpoints();
     rings();

@@ -9,6 +9,7 @@
 
 #include "base/state.h"
 #include "testutil.h"
+#include "lxbuild.h"
 #include "tracer/linuxpatch.h"
 #include "tracer/patchcheck.h"
 
@@ -308,36 +309,17 @@ END_TEST
 
 /* ------------------------------------------------------------------ an arm64 Linux Image's tables */
 
-/* A synthetic Image: functions, the tables a 6.12 kernel has (linuxpatch.h) and the kallsyms
- * symbols that bound them, linked at LX_LINK and loaded at base. */
-#define LX_LINK 0xffff800080000000ull
-#define LX_SIZE 0x2000u
-enum {
-    LX_FN_A = 0x100,            /* CALL_OPS: literal, then the two NOPs */
-    LX_FN_B = 0x140,            /* CALL_OPS with BTI C */
-    LX_JUMP = 0x200, LX_JUMP_TO = 0x240,
-    LX_ALT = 0x300, LX_CB = 0x340,
-    LX_PTR = 0x380, LX_SHIFT = 0x3a0, LX_HYP = 0x3c0,
-    LX_CALLER = 0x600, LX_CALLBACK = 0x640,
-    LX_INIT = 0x700, LX_INIT_END = 0x800,
-    LX_REPL = 0x900,            /* the alternative's replacement */
-    LX_BRANCH_TO = 0xa00,
-    LX_MCOUNT = 0x1000, LX_JT = 0x1020, LX_ALTS = 0x1040, LX_RT_PTR = 0x1060, LX_RT_SHIFT = 0x1064, LX_HYPS = 0x1068,
-    LX_END = 0x106c,
-};
-#define A64_NOP 0xd503201fu
-#define A64_B(from, to) (0x14000000u | ((uint32_t)(((to) - (from)) >> 2) & 0x03ffffffu))
+/* The synthetic Image of lxbuild.h, linked at LXB_LINK and loaded at base. */
+static uint8_t lx[LXB_SIZE];
 
-static uint8_t lx[LX_SIZE];
+static void lx_build(void)
+{
+    lxb_build(lx);
+}
 
 static void lx32(unsigned off, uint32_t v)
 {
     memcpy(lx + off, &v, 4);
-}
-
-static void lx64(unsigned off, uint64_t v)
-{
-    memcpy(lx + off, &v, 8);
 }
 
 static void lx_rel(unsigned field, unsigned to)
@@ -345,59 +327,17 @@ static void lx_rel(unsigned field, unsigned to)
     lx32(field, (uint32_t)((int32_t)to - (int32_t)field));
 }
 
-static void lx_build(void)
-{
-    memset(lx, 0, sizeof lx);
-    for (unsigned o = 0; o < LX_MCOUNT; o += 4)
-        lx32(o, A64_NOP);
-    lx32(LX_FN_B + 8, 0xd503245fu);                     /* BTI C */
-    lx32(LX_ALT, 0xf9400020u);                          /* ldr x0, [x1] */
-    lx32(LX_ALT + 4, A64_B(LX_ALT + 4, LX_BRANCH_TO));
-    lx32(LX_REPL, 0xc8dffc20u);                         /* ldar x0, [x1] */
-    lx32(LX_REPL + 4, A64_B(LX_REPL + 4, LX_BRANCH_TO)); /* moved by get_alt_insn */
-    lx32(LX_PTR, 0xd2800001u);                          /* movz x1, #0; movk x1, #0, lsl #16.. */
-    lx32(LX_PTR + 4, 0xf2a00001u);
-    lx32(LX_PTR + 8, 0xf2c00001u);
-    lx32(LX_PTR + 12, 0xf2e00001u);
-    lx32(LX_SHIFT, 0x53037f20u);                        /* lsr w0, w25, #3 */
-    lx64(LX_MCOUNT, LX_LINK + LX_FN_A);
-    lx64(LX_MCOUNT + 8, LX_LINK + LX_FN_B);
-    lx64(LX_MCOUNT + 16, 0);                            /* a dropped weak function */
-    lx_rel(LX_JT, LX_JUMP);
-    lx_rel(LX_JT + 4, LX_JUMP_TO);
-    lx_rel(LX_ALTS, LX_ALT);                            /* struct alt_instr */
-    lx_rel(LX_ALTS + 4, LX_REPL);
-    lx[LX_ALTS + 10] = lx[LX_ALTS + 11] = 8;
-    lx_rel(LX_ALTS + 12, LX_CB);                        /* a callback: cpucap bit 15 */
-    lx_rel(LX_ALTS + 16, LX_CALLBACK);
-    lx[LX_ALTS + 21] = 0x80;
-    lx[LX_ALTS + 22] = 4;
-    lx_rel(LX_RT_PTR, LX_PTR);
-    lx_rel(LX_RT_SHIFT, LX_SHIFT);
-    lx_rel(LX_HYPS, LX_HYP);
-}
-
-static const struct { unsigned off; const char *name; } lx_syms[] = {
-    { LX_FN_A + 8, "fn_a" }, { LX_FN_B + 8, "fn_b" }, { LX_CALLER, "ftrace_caller" },
-    { LX_CALLBACK, "alt_cb_patch_nops" }, { LX_INIT, "__init_begin" }, { LX_INIT_END, "__init_end" },
-    { LX_MCOUNT, "__start_mcount_loc" }, { LX_MCOUNT + 24, "__stop_mcount_loc" }, { LX_JT, "__start___jump_table" },
-    { LX_JT + 16, "__stop___jump_table" }, { LX_ALTS, "__alt_instructions" }, { LX_ALTS + 24, "__alt_instructions_end" },
-    { LX_RT_PTR, "__start_runtime_ptr_dentry_hashtable" }, { LX_RT_SHIFT, "__stop_runtime_ptr_dentry_hashtable" },
-    { LX_RT_SHIFT, "__start_runtime_shift_d_hash_shift" }, { LX_HYPS, "__stop_runtime_shift_d_hash_shift" },
-    { LX_HYPS, "__hyp_reloc_begin" }, { LX_END, "__hyp_reloc_end" }, { LX_END, "ftrace_list_ops" },
-};
-
 /* The machine with lx loaded and its symbols; patchcheck_init's verdict in err. */
 static bool lx_setup(int skip_sym, Error *err)
 {
     base = 0x40080000u;
     m = tm_create(ARCH_ARM64, lx, sizeof lx, base, base, 0, 1);
     Image *im = &m->image;
-    im->segs[0].vaddr = LX_LINK;
-    im->syms = xcalloc(ARRAY_SIZE(lx_syms), sizeof *im->syms);
-    for (unsigned i = 0; i < ARRAY_SIZE(lx_syms); i++)
+    im->segs[0].vaddr = LXB_LINK;
+    im->syms = xcalloc(LXB_NSYMS, sizeof *im->syms);
+    for (unsigned i = 0; i < LXB_NSYMS; i++)
         if ((int)i != skip_sym)
-            im->syms[im->nsyms++] = (Symbol){ .addr = LX_LINK + lx_syms[i].off, .name = lx_syms[i].name, .type = 'T' };
+            im->syms[im->nsyms++] = (Symbol){ .addr = LXB_LINK + lxb_syms[i].off, .name = lxb_syms[i].name, .type = 'T' };
     return patchcheck_init(&pc, &m->cl, im, err);
 }
 
@@ -424,19 +364,19 @@ START_TEST(linux_tables_give_every_kind_of_site)
     ck_assert_msg(lx_setup(-1, &err), "%s", err.msg);
     ck_assert(pc.linux_tables);
     ck_assert_int_eq(pc.n, 10);                     /* the zero mcount entry is skipped */
-    lx_expect(LX_FN_A, PATCH_OPS, 8);
-    lx_expect(LX_FN_A + 8, PATCH_FTRACE, 8);
-    lx_expect(LX_FN_B, PATCH_OPS, 8);
-    lx_expect(LX_FN_B + 12, PATCH_FTRACE, 8);       /* after the BTI */
-    lx_expect(LX_JUMP, PATCH_JUMP, 4);
-    ck_assert_uint_eq(lx_site(LX_JUMP)->target, base + LX_JUMP_TO);
-    lx_expect(LX_ALT, PATCH_ALT, 8);
-    lx_expect(LX_CB, PATCH_ALT_CB, 4);
-    lx_expect(LX_PTR, PATCH_RTCONST, 16);
-    lx_expect(LX_SHIFT, PATCH_RTCONST, 4);
-    lx_expect(LX_HYP, PATCH_HYP, 8);
-    ck_assert_uint_eq(pc.init_start, base + LX_INIT);
-    ck_assert_uint_eq(pc.init_end, base + LX_INIT_END);
+    lx_expect(LXB_FN_A, PATCH_OPS, 8);
+    lx_expect(LXB_FN_A + 8, PATCH_FTRACE, 8);
+    lx_expect(LXB_FN_B, PATCH_OPS, 8);
+    lx_expect(LXB_FN_B + 12, PATCH_FTRACE, 8);       /* after the BTI */
+    lx_expect(LXB_JUMP, PATCH_JUMP, 4);
+    ck_assert_uint_eq(lx_site(LXB_JUMP)->target, base + LXB_JUMP_TO);
+    lx_expect(LXB_ALT, PATCH_ALT, 8);
+    lx_expect(LXB_CB, PATCH_ALT_CB, 4);
+    lx_expect(LXB_PTR, PATCH_RTCONST, 16);
+    lx_expect(LXB_SHIFT, PATCH_RTCONST, 4);
+    lx_expect(LXB_HYP, PATCH_HYP, 8);
+    ck_assert_uint_eq(pc.init_start, base + LXB_INIT);
+    ck_assert_uint_eq(pc.init_end, base + LXB_INIT_END);
     teardown();
 }
 END_TEST
@@ -454,28 +394,28 @@ START_TEST(linux_patches_in_allowed_forms_are_explained)
     Error err = { { 0 } };
     ck_assert_msg(lx_setup(-1, &err), "%s", err.msg);
     uint8_t ops[8] = { 0x30, 0x81, 0xf9, 0x80, 0x00, 0x80, 0xff, 0xff };
-    store(0, base + LX_FN_A, ops, 8);               /* ftrace_rec_set_ops: any pointer */
-    lx_store32(LX_FN_A + 8, 0xaa1e03e9u);           /* ftrace_init_nop */
-    lx_store32(LX_FN_A + 12, 0x94000000u | ((LX_CALLER - (LX_FN_A + 12)) >> 2));  /* ftrace_make_call */
-    lx_store32(LX_JUMP, A64_B(LX_JUMP, LX_JUMP_TO));
-    lx_store32(LX_ALT, 0xc8dffc20u);                /* the replacement, its branch moved */
-    lx_store32(LX_ALT + 4, A64_B(LX_ALT + 4, LX_BRANCH_TO));
-    lx_store32(LX_CB, 0xd2800000u);                 /* a callback writes what it wants */
-    lx_store32(LX_PTR, 0xd2900001u);                /* new imm16 */
-    lx_store32(LX_SHIFT, 0x530f7f20u);              /* new shift */
+    store(0, base + LXB_FN_A, ops, 8);               /* ftrace_rec_set_ops: any pointer */
+    lx_store32(LXB_FN_A + 8, 0xaa1e03e9u);           /* ftrace_init_nop */
+    lx_store32(LXB_FN_A + 12, 0x94000000u | ((LXB_CALLER - (LXB_FN_A + 12)) >> 2));  /* ftrace_make_call */
+    lx_store32(LXB_JUMP, A64_B(LXB_JUMP, LXB_JUMP_TO));
+    lx_store32(LXB_ALT, 0xc8dffc20u);                /* the replacement, its branch moved */
+    lx_store32(LXB_ALT + 4, A64_B(LXB_ALT + 4, LXB_BRANCH_TO));
+    lx_store32(LXB_CB, 0xd2800000u);                 /* a callback writes what it wants */
+    lx_store32(LXB_PTR, 0xd2900001u);                /* new imm16 */
+    lx_store32(LXB_SHIFT, 0x530f7f20u);              /* new shift */
     uint8_t hyp[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-    store(0, base + LX_HYP, hyp, 8);
+    store(0, base + LXB_HYP, hyp, 8);
     uint8_t poison[8];
     memset(poison, 0xcc, sizeof poison);
-    store(0, base + LX_INIT, poison, 8);            /* free_initmem */
-    lx_store32(LX_INIT + 0x10, 0x12345678u);        /* the freed page reused */
+    store(0, base + LXB_INIT, poison, 8);            /* free_initmem */
+    lx_store32(LXB_INIT + 0x10, 0x12345678u);        /* the freed page reused */
     patchcheck_finish(&pc);
     ck_assert_msg(pc.nv == 0, "%s", pc.nv ? pc.v[0].what : "");
     ck_assert_uint_eq(pc.kind_writes[PATCH_OPS] + pc.kind_writes[PATCH_FTRACE], 3);
     ck_assert_uint_eq(pc.kind_writes[PATCH_ALT] + pc.kind_writes[PATCH_ALT_CB], 3);
     ck_assert_uint_eq(pc.kind_writes[PATCH_RTCONST], 2);
     ck_assert_uint_eq(pc.freed_writes, 2);
-    ck_assert_uint_eq(lx_site(LX_ALT)->transitions, 1);
+    ck_assert_uint_eq(lx_site(LXB_ALT)->transitions, 1);
     teardown();
 }
 END_TEST
@@ -485,11 +425,11 @@ START_TEST(linux_writes_no_table_explains_are_violations)
     lx_build();
     Error err = { { 0 } };
     ck_assert_msg(lx_setup(-1, &err), "%s", err.msg);
-    lx_store32(LX_ALT, 0xc8dffc20u);
-    lx_store32(LX_ALT + 4, lx[LX_REPL + 4] | (uint32_t)lx[LX_REPL + 5] << 8 | (uint32_t)lx[LX_REPL + 6] << 16 |
-                           (uint32_t)lx[LX_REPL + 7] << 24);    /* the branch not moved: torn */
-    lx_store32(LX_PTR + 4, 0xf2a00002u);            /* movk into another register */
-    lx_store32(LX_INIT + 0x10, 0x12345678u);        /* init text before it is freed */
+    lx_store32(LXB_ALT, 0xc8dffc20u);
+    lx_store32(LXB_ALT + 4, lx[LXB_REPL + 4] | (uint32_t)lx[LXB_REPL + 5] << 8 | (uint32_t)lx[LXB_REPL + 6] << 16 |
+                           (uint32_t)lx[LXB_REPL + 7] << 24);    /* the branch not moved: torn */
+    lx_store32(LXB_PTR + 4, 0xf2a00002u);            /* movk into another register */
+    lx_store32(LXB_INIT + 0x10, 0x12345678u);        /* init text before it is freed */
     lx_store32(0x20, 0xd2800000u);                  /* no site */
     patchcheck_finish(&pc);
     ck_assert_uint_eq(pc.stray_writes, 2);
@@ -506,7 +446,7 @@ END_TEST
 START_TEST(linux_malformed_tables_are_refused_with_their_offset)
 {
     lx_build();
-    lx[LX_ALTS + 10] = 6;                           /* orig_len: not whole instructions */
+    lx[LXB_ALTS + 10] = 6;                           /* orig_len: not whole instructions */
     Error err = { { 0 } };
     ck_assert(!lx_setup(-1, &err));
     ck_assert_msg(strstr(err.msg, "offset 0x1040: .altinstructions entry 0"), "%s", err.msg);
@@ -517,7 +457,7 @@ START_TEST(linux_malformed_tables_are_refused_with_their_offset)
     ck_assert_msg(strstr(err.msg, "__mcount_loc: the symbols"), "%s", err.msg);
     teardown();
     lx_build();
-    lx_rel(LX_JT, LX_FN_A + 4);                     /* a jump label inside an ftrace site */
+    lx_rel(LXB_JT, LXB_FN_A + 4);                     /* a jump label inside an ftrace site */
     memset(&err, 0, sizeof err);
     ck_assert(!lx_setup(-1, &err));
     ck_assert_msg(strstr(err.msg, "overlaps another"), "%s", err.msg);
@@ -527,7 +467,7 @@ END_TEST
 
 START_TEST(linux_alternative_branches_keep_their_targets)
 {
-    uint64_t orig = LX_LINK + 0x1000, alt = LX_LINK + 0x90000, to = LX_LINK + 0x2000;
+    uint64_t orig = LXB_LINK + 0x1000, alt = LXB_LINK + 0x90000, to = LXB_LINK + 0x2000;
     uint32_t b = A64_B(alt, to);
     ck_assert_uint_eq(linuxpatch_alt_insn(b, orig, alt, alt, 8), A64_B(orig, to));
     uint32_t inside = A64_B(alt, alt + 4);          /* within the replacement: unchanged */
