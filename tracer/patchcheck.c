@@ -481,19 +481,18 @@ static void site_written(PatchCheck *pc, int idx, const CodeWrite *w, bool smp)
     s->w_cpu = -1;
     if (!memcmp(s->form, after, s->len))
         return;                                 /* back to what it held (an aborted patch) */
-    char from[160], to[160];
-    patchcheck_disasm(pc, link_of(pc, s->addr), s->form, s->len, from, sizeof from);
-    patchcheck_disasm(pc, link_of(pc, s->addr), after, s->len, to, sizeof to);
+    if (trace_on(pc->cl->trace)) {             /* disassembled only for the trace: 100k patches at a Linux boot */
+        char from[160], to[160], sym[128];
+        patchcheck_disasm(pc, link_of(pc, s->addr), s->form, s->len, from, sizeof from);
+        patchcheck_disasm(pc, link_of(pc, s->addr), after, s->len, to, sizeof to);
+        trace_patch(pc->cl->trace, w->cycle, w->cpu, link_of(pc, s->addr), site_name(pc, s, sym, sizeof sym), kind_names[s->kind],
+                    from, to, w->pc);
+    }
     memcpy(s->form, after, s->len);
     s->transitions++;
     if (s->nhist < ARRAY_SIZE(s->hist))
         s->hist[s->nhist++] = (uint8_t)f;
     pc->patches++;
-    if (trace_on(pc->cl->trace)) {
-        char sym[128];
-        trace_patch(pc->cl->trace, w->cycle, w->cpu, link_of(pc, s->addr), site_name(pc, s, sym, sizeof sym), kind_names[s->kind],
-                    from, to, w->pc);
-    }
 }
 
 /* free_initmem poisons the init sections (POISON_FREE_INITMEM, include/linux/poison.h) and gives
