@@ -3,7 +3,8 @@
  * Independent of the guest's own checks, it knows the patch sites from the ELF — the ftrace call
  * sites (`__mcount_loc`: x86 `call __fentry__`, ppc32 `bl _mcount`; `__patchable_function_entries`:
  * arm64's two NOPs), the static-key sites (`__jump_table`), ppc32's CPU feature sections
- * (`__ftr_fixup`: the code, or NOPs over all of it) — and listens at the code-write
+ * (`__ftr_fixup`: the code, or NOPs over all of it); for an arm64 Linux Image, the kernel's own
+ * tables found through its kallsyms (linuxpatch.h) — and listens at the code-write
  * chokepoint (codewatch.h), which sees every write to executable memory.  Each write is decoded
  * with Capstone, old and new, and checked:
  *

@@ -59,6 +59,21 @@ boot default2 --append "$CONSOLE"
 check "default: the same summary twice" cmp -s "$T/default.err" "$T/default2.err"
 check "default: the same console twice" cmp -s "$T/default.out" "$T/default2.out"
 
+# the same sites from --symbols (a System.map of the kernel's kallsyms) as from the Image's own
+run "$T/map" --dump-symbols --kernel "$IMAGE"
+run "$T/sym" --kernel "$IMAGE" --symbols "$T/map.out" --check-patching --max-insns 100000 --append "$CONSOLE"
+sites_of() {
+    grep '^patching: ' "$1" | sed 's/),.*//'
+}
+check "--symbols: the same sites as kallsyms" [ -n "$(sites_of "$T/sym.err")" ] && \
+    [ "$(sites_of "$T/sym.err")" = "$(sites_of "$T/default.err")" ]
+
+# bad input: a table's end below its start is refused naming the file and the table (status 2)
+awk '$3 == "__stop_mcount_loc" { $1 = "ffff800080000000" } { print }' "$T/map.out" >"$T/bad.map"
+run "$T/bad" --kernel "$IMAGE" --symbols "$T/bad.map" --check-patching --max-insns 100000
+check "bad table: status 2" [ "$(cat "$T/bad.status")" = 2 ]
+check "bad table: named" grep -qF "$IMAGE: __mcount_loc: the symbols __start_mcount_loc and __stop_mcount_loc" "$T/bad.err"
+
 boot function --append "$CONSOLE ftrace=function ftrace_filter=kmem_cache_alloc*,vfs_*"
 check "function: the tracer started" grep -q "Starting tracer 'function'" "$T/function.out"
 check "function: more ftrace writes than the default boot (the filtered functions' calls)" \
