@@ -9,20 +9,22 @@
 # /work/kcache/arm64/Image; SKIP (77) without one.
 . "$(dirname "$0")/lib.sh" "$@"
 
+# the shared kernel, when neither the variable nor the build's cache has one
+if [ -z "${PMUSIM_LINUX_ARM64_IMAGE:-}" ] && [ ! -f "$BUILD/linux-cache/arm64/Image" ] &&
+    [ -r /work/kcache/arm64/Image ]; then
+    PMUSIM_LINUX_ARM64_IMAGE=/work/kcache/arm64/Image
+fi
 if command -v need_linux_image >/dev/null 2>&1; then
-    need_linux_image
+    need_linux_image arm64                      # lib.sh: LINUX_IMAGE, or SKIP (77)
     IMAGE=$LINUX_IMAGE
 else
-    IMAGE=${PMUSIM_LINUX_ARM64_IMAGE:-}
-    for i in "$BUILD/linux-cache/arm64/Image" /work/kcache/arm64/Image; do
-        [ -n "$IMAGE" ] || [ ! -r "$i" ] || IMAGE=$i
-    done
-    if [ -z "$IMAGE" ] || [ ! -r "$IMAGE" ]; then
-        echo "SKIP: no arm64 Linux Image (set PMUSIM_LINUX_ARM64_IMAGE)"
+    IMAGE=${PMUSIM_LINUX_ARM64_IMAGE:-$BUILD/linux-cache/arm64/Image}
+    if [ ! -r "$IMAGE" ]; then
+        echo "SKIP: no arm64 Linux Image at $IMAGE (set PMUSIM_LINUX_ARM64_IMAGE)"
         exit 77
     fi
+    echo "kernel: $IMAGE"
 fi
-echo "kernel: $IMAGE"
 CONSOLE="console=ttyAMA0,1500000"
 
 # sites KIND FILE: the summary's site count of KIND ("patching: N sites (A ftrace, B jump_label, ...")
