@@ -305,6 +305,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
     block_watch(c, pc, size);
 
     BlockEntry *e = blockcache_slot(&c->bc, pc);
+    blockcache_note_size(&c->bc, size);
     bool restart = !tail && block_may_restart(c, n + extra, br, info, first);
     *e = (BlockEntry){ .pc = pc, .size = size, .n = (uint32_t)n + extra, .br = (uint8_t)br, .restart = restart,
                        .tail = tail != 0, .tail_off = (uint16_t)decoded, .cycles = total, .info = info };
@@ -813,7 +814,7 @@ Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops,
         err_set(err, "no cycle table for CPU model %s", model->name);
         goto fail;
     }
-    blockcache_init(&c->bc, BLOCKCACHE_ARENA);
+    blockcache_init(&c->bc, BLOCKCACHE_ARENA, ops->arch == ARCH_X86_64 ? 1 : 4);
     bp_init(&c->bp);
     c->pev.lim_branches = c->pev.lim_br_misses = UINT64_MAX;
     c->pev.lim_loads = c->pev.lim_stores = c->pev.lim_memops = UINT64_MAX;
