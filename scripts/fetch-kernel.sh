@@ -9,8 +9,9 @@
 # installed) and keeps, in CACHE_DIR/ARCH/:
 #
 #   file            what
-#   Image           the kernel (arm64: Debian's vmlinuz is already an uncompressed Image;
-#                   amd64: bzImage; powerpc: vmlinux) -- the name is KERNELS' third column
+#   Image           the kernel, named by its format (KERNELS' fourth column): arm64 Image
+#                   (Debian's arm64 vmlinuz is already an uncompressed Image), amd64 bzImage,
+#                   powerpc vmlinux
 #   config          its .config (boot/config-<release>)
 #   modules/<rel>/  the modules tree (usr/lib/modules/<release>: xz-compressed .ko, modules.dep ...)
 #   PACKAGE         the package name;  VERSION  the package version (6.12.117-1);

@@ -72,13 +72,14 @@ raw_load_addr() {
 }
 
 # need_linux_image ARCH: LINUX_IMAGE, the Debian kernel the Linux tests boot (the environment's
-# PMUSIM_LINUX_<ARCH>_IMAGE, which ctest sets; by default BUILD/linux-cache/ARCH/ where the ctest
+# PMUSIM_LINUX_<ARCH>_IMAGE, which ctest sets; by default in BUILD/linux-cache/ARCH/ where the ctest
 # fixture linux/fetch-ARCH puts it: scripts/fetch-kernel.sh, docs/testing.md) and LINUX_VERSION,
 # its package version, printed.  Without it the test is skipped (77) with the fetch's message.
 # ctest gives the fixture to every e2e script that calls this function.
 need_linux_image() {
     _up=$(echo "$1" | tr a-z A-Z)
-    eval "LINUX_IMAGE=\${PMUSIM_LINUX_${_up}_IMAGE:-$BUILD/linux-cache/$1/Image}"
+    case $1 in amd64) _file=bzImage ;; powerpc) _file=vmlinux ;; *) _file=Image ;; esac
+    eval "LINUX_IMAGE=\${PMUSIM_LINUX_${_up}_IMAGE:-$BUILD/linux-cache/$1/$_file}"
     if [ ! -f "$LINUX_IMAGE" ]; then
         _why=$(cat "$BUILD/linux-cache/$1.error" 2>/dev/null ||
                echo "fetch it: sh scripts/fetch-kernel.sh $1 $BUILD/linux-cache")
