@@ -78,10 +78,10 @@ trixie_source() {
 # Are trixie's package lists there for every kernel architecture? (apt's lists directory holds
 # one Packages file per suite, component and architecture.)
 kernel_lists_ok() {
-    lists=/var/lib/apt/lists
-    eval "$(apt-config shell lists Dir::State::lists/d)"
+    listdir=/var/lib/apt/lists
+    eval "$(apt-config shell listdir Dir::State::lists/d)"
     for a in $KERNEL_ARCHES; do
-        ls "$lists"/*_dists_trixie_main_binary-"${a}"_Packages* >/dev/null 2>&1 || return 1
+        ls "$listdir"/*_dists_trixie_main_binary-"${a}"_Packages* >/dev/null 2>&1 || return 1
     done
 }
 
