@@ -22,7 +22,9 @@
 #
 # The whole scenario: when BUILD/guest/arm64/initramfs.cpio exists (the project's own init,
 # issue 15 item 4) the same three configurations boot it as the initramfs, with
-# LINUX_SCENARIO_APPEND (default the same command line) as the command line.
+# LINUX_SCENARIO_APPEND (default the same command line) as the command line; `reached` then
+# looks for LINUX_SCENARIO_END in the log (default: any line).  The init must end the run
+# (poweroff: PSCI SYSTEM_OFF ends both pmusim and QEMU) or panic (panic=-1 resets).
 set -u
 BUILD=$(cd "${1:?usage: bench/linux.sh BUILD}" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
