@@ -264,6 +264,27 @@ typedef struct CpuPrivSplit {
 } CpuPrivSplit;
 
 
+/* Fault injection (--inject stall, sim/inject.h; docs/debugging.md, "Fault injection"): from
+ * the first instruction boundary at or after a stall's cycle (the CPU's own clock: the start is
+ * a hard cycle limit of its runs, as an event is) the CPU executes nothing more and takes no
+ * interrupt, as one stuck with every interrupt masked (arm64 PSTATE.DAIF = 0b1111: IRQ, FIQ and
+ * the GIC's pseudo-NMI; x86 IF = 0 with no NMI taken either); the pins stay as the controllers
+ * drive them, so what was pending is taken when a stall with an end resumes.  Its clock goes on
+ * with the others' and the time is busy (not idle_cycles): a PMU counting cycles counts it; no
+ * instruction retires (the model is an instruction that does not complete: the PC stays at
+ * it).  A CPU off at the stall's cycle stalls when it first runs after it. */
+#define MAX_CPU_STALLS 16
+typedef struct CpuStallAt {
+    uint64_t cycle, len;            /* from cycle (or when the CPU next runs), len cycles (UINT64_MAX: for ever) */
+} CpuStallAt;
+typedef struct CpuStall {
+    CpuStallAt at[MAX_CPU_STALLS];  /* the run's options, by cycle, not overlapping */
+    uint32_t n;
+    uint32_t next;                  /* the first not begun (saved) */
+    bool active;                    /* stalled now (saved) */
+    uint64_t end;                   /* the active one's end, in the CPU's clock (saved) */
+} CpuStall;
+
 /* The interrupt pins (vcpu_pin): a controller sets them, the backend takes them between runs.
  * irq and pmi follow their lines' levels; nmi latches the NMI line's rising edge until taken. */
 typedef struct CpuPins {
@@ -365,6 +386,7 @@ struct Cpu {
     CpuProfiling prof;
     CpuPause pause;
     CpuPrivSplit priv;              /* pmusim stat */
+    CpuStall stall;                 /* --inject stall */
 
     /* trap sites and code hooks */
     TrapTable trap;
@@ -401,6 +423,20 @@ void vcpu_port_init(Cpu *c);
  * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps, the
  * machine is stopping or the CPU reached its pause (vcpu_pause_at; pause.paused). */
 void vcpu_run(Cpu *c, uint64_t until);
+
+/* --inject stall: CPU c stalls from cycle `cycle` of its clock for `len` cycles (UINT64_MAX:
+ * for ever); added before the run, in order of cycle, not overlapping (sim/inject.c checks). */
+void vcpu_stall_add(Cpu *c, uint64_t cycle, uint64_t len);
+
+/* The run loop (cpu.c): the cycle the next stall begins at (UINT64_MAX: none, or one is
+ * active); at an instruction boundary, end a stall that is over and begin one that is due
+ * (traced as `inject`); true while stalled. */
+uint64_t vcpu_stall_next(const Cpu *c);
+static inline bool vcpu_stalled_forever(const Cpu *c)
+{
+    return c->stall.active && c->stall.end == UINT64_MAX;
+}
+bool vcpu_stall_update(Cpu *c);
 
 /* Time travel: pause at (insns, entries) (CpuPause), or no longer. */
 void vcpu_pause_at(Cpu *c, uint64_t insns, uint64_t entries);
