@@ -1137,13 +1137,13 @@ static RunNext run_prepare(Cpu *c, uint64_t until)
             return RUN_RETURN;
     }
     bool stalled = vcpu_stall_update(c);
-    if (!stalled && (c->state == CPU_RUNNING || c->state == CPU_HALTED))
+    if (!c->stall.active && (c->state == CPU_RUNNING || c->state == CPU_HALTED))
         c->ops->take_interrupt(c);
     if (cl->stopping)               /* the entry ended the run (the trace full, a triple fault) */
         return RUN_RETURN;
     uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
     if (c->cycles >= max_c) {
-        if (c->state == CPU_RUNNING && !stalled)
+        if (c->state == CPU_RUNNING && !c->stall.active)
             c->stop_reason = "max-cycles";
         return RUN_RETURN;
     }
@@ -1187,7 +1187,7 @@ void vcpu_run(Cpu *c, uint64_t until)
 {
     Cluster *cl = c->cl;
     /* paused right before the engine run: go on there (a stalled CPU pauses at its spin) */
-    bool resume = c->pause.paused && !c->stall.active;
+    bool resume = c->pause.paused && !(c->stall.active && !c->stall.in_nmi);
     c->pause.paused = false;
     while (!cl->stopping && !cl->interrupted) {
         RunNext next = resume ? RUN_ENGINE : run_prepare(c, until);

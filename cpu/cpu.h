@@ -180,6 +180,11 @@ typedef struct CpuOps {
     void (*mmu_fault)(Cpu *c, const MmuResult *r);
     /* Between runs: deliver an interrupt that is pending and allowed; true if one was taken. */
     bool (*take_interrupt)(Cpu *c);
+    /* Optional (x86): a stalled CPU (CpuStall) spins as `cli; jmp .` would, which an NMI still
+     * interrupts: deliver a pending NMI that is not blocked (true if taken); and is the CPU in
+     * an NMI handler (until its return)? */
+    bool (*nmi_take)(Cpu *c);
+    bool (*in_nmi)(Cpu *c);
     uint64_t (*get_pc)(Cpu *c);
     void (*set_pc)(Cpu *c, uint64_t pc);
     /* Checkpoint the architectural state (the engine's registers and the backend's). */
@@ -268,7 +273,8 @@ typedef struct CpuPrivSplit {
  * the first instruction boundary at or after a stall's cycle (the CPU's own clock: the start is
  * a hard cycle limit of its runs, as an event is) the CPU executes nothing more and takes no
  * interrupt, as one stuck with every interrupt masked (arm64 PSTATE.DAIF = 0b1111: IRQ, FIQ and
- * the GIC's pseudo-NMI; x86 IF = 0 with no NMI taken either); the pins stay as the controllers
+ * the GIC's pseudo-NMI; x86 `cli; jmp .`: IF = 0, but an NMI is taken, its handler runs and its
+ * IRET returns into the stall (CpuOps.nmi_take); the pins stay as the controllers
  * drive them, so what was pending is taken when a stall with an end resumes.  Its clock goes on
  * with the others' and the time is busy (not idle_cycles): a PMU counting cycles counts it; no
  * instruction retires (the model is an instruction that does not complete: the PC stays at
@@ -282,6 +288,7 @@ typedef struct CpuStall {
     uint32_t n;
     uint32_t next;                  /* the first not begun (saved) */
     bool active;                    /* stalled now (saved) */
+    bool in_nmi;                    /* x86: running the handler of an NMI taken in the stall (saved) */
     uint64_t end;                   /* the active one's end, in the CPU's clock (saved) */
 } CpuStall;
 
@@ -430,7 +437,8 @@ void vcpu_stall_add(Cpu *c, uint64_t cycle, uint64_t len);
 
 /* The run loop (cpu.c): the cycle the next stall begins at (UINT64_MAX: none, or one is
  * active); at an instruction boundary, end a stall that is over and begin one that is due
- * (traced as `inject`); true while stalled. */
+ * (traced as `inject`), take an NMI (x86) or come back from one; true while the CPU spins
+ * (executes nothing). */
 uint64_t vcpu_stall_next(const Cpu *c);
 static inline bool vcpu_stalled_forever(const Cpu *c)
 {

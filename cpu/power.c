@@ -232,7 +232,7 @@ static void stall_begin(Cpu *c)
 
 static void stall_end(Cpu *c)
 {
-    c->stall.active = false;
+    c->stall.active = c->stall.in_nmi = false;
     c->stop_reason = "running";
     if (trace_on(c->cl->trace))
         trace_inject(c->cl->trace, c->cycles, c->index, "resume", c->ops->get_pc(c), NULL);
@@ -245,5 +245,11 @@ bool vcpu_stall_update(Cpu *c)
         stall_end(c);
     if (!s->active && c->cycles >= vcpu_stall_next(c) && (c->state == CPU_RUNNING || c->state == CPU_HALTED))
         stall_begin(c);
-    return s->active;
+    if (!s->active || !c->ops->nmi_take)
+        return s->active;
+    if (s->in_nmi && !c->ops->in_nmi(c))
+        s->in_nmi = false;          /* its IRET: back into the spin */
+    if (!s->in_nmi && c->ops->nmi_take(c))
+        s->in_nmi = true;           /* the handler runs, with interrupts still masked */
+    return !s->in_nmi;
 }

@@ -87,6 +87,7 @@ static const StateField cpu_fields[] = {
      * stalls themselves are the restoring run's --inject options */
     STATE_UPTO_V(Cpu, stall.next, MAX_CPU_STALLS, 2),
     STATE_BOOL_V(Cpu, stall.active, 2),
+    STATE_BOOL_V(Cpu, stall.in_nmi, 2),
     STATE_FIELD_V(Cpu, stall.end, 2),
 };
 
