@@ -1162,8 +1162,8 @@ static int x86_decode_mode(Cpu *c)
     return hf & HF_CS64 ? CS_MODE_64 : hf & HF_CS32 ? CS_MODE_32 : CS_MODE_16;
 }
 
-/* The NMI, when pending and not blocked (by one in progress): IF does not mask it (SDM vol. 3A
- * §6.7.1).  Also what a stalled CPU takes (CpuOps.nmi_take: `cli; jmp .` takes NMIs). */
+/* The NMI, when pending and not blocked by one in progress (SDM vol. 3A §6.7.1): IF does not
+ * mask it (§6.8.1).  Also what a stalled CPU takes (CpuOps.nmi_take: `cli; jmp .` takes NMIs). */
 static bool x86_take_nmi(Cpu *c)
 {
     X86Cpu *x = X86(c);
