@@ -6,7 +6,8 @@
 # x86_64 (the NMI interrupts `cli; jmp .`), not on arm64 (the pseudo-NMI is masked with the rest,
 # as PSTATE.DAIF = 0b1111 masks it).  The stall starts on the exact instruction boundary
 # --max-cycles stops at; runs are byte-identical; checkpoints before and inside the stall
-# continue exactly; for= resumes the CPU, which then takes its pending timer interrupt.
+# continue exactly, and so does time travel; for= resumes the CPU, which then takes its pending
+# timer interrupt.
 . "$(dirname "$0")/lib.sh" "$@"
 
 ARM=$GUESTS/arm64/watchdog.elf
@@ -127,4 +128,13 @@ run "$T/xp2" --cpus 2 $L --stats --trace "$T/xp2.trace" --bootargs lockup_by=inj
 for f in out err trace status; do
     check "x86_64 determinism: $f identical" cmp -s "$T/xp.$f" "$T/xp2.$f"
 done
+
+# Time travel across the stall (arm64) and the NMIs taken in it (x86_64): stepping back and
+# forth gives the same machine states (docs/debugging.md, --time-travel-check).
+run "$T/tta" --cpus 2 $L --bootargs "$BUDDY" --inject $STALL --time-travel-check 200000 "$ARM"
+check "time travel arm64: no difference" grep -q '^time-travel check: [1-9][0-9]* points, .* 0 differences;' "$T/tta.err"
+check "time travel arm64: the same console" cmp -s "$T/ab.out" "$T/tta.out"
+run "$T/ttx" --cpus 2 $L --bootargs lockup_by=inject --inject $STALL --time-travel-check 200000 "$X86"
+check "time travel x86_64: no difference" grep -q '^time-travel check: [1-9][0-9]* points, .* 0 differences;' "$T/ttx.err"
+check "time travel x86_64: the same console" cmp -s "$T/xp.out" "$T/ttx.out"
 finish
