@@ -24,7 +24,7 @@ enum {
 #define ZBOOT_MAGIC "zimg"
 #define ZBOOT_MAGIC_OFF 4u
 
-bool a64_image_is(const uint8_t *data, size_t size)
+bool linux_image_is_a64(const uint8_t *data, size_t size)
 {
     return size >= A64_IMAGE_HEADER_SIZE && load_le(data + A64_IMAGE_MAGIC_OFF, 4) == A64_IMAGE_MAGIC;
 }
@@ -52,10 +52,10 @@ static bool no_magic(const uint8_t *data, size_t size, const char *path, Error *
                    A64_IMAGE_MAGIC_OFF, load_le(data + A64_IMAGE_MAGIC_OFF, 4), A64_IMAGE_MAGIC);
 }
 
-bool a64_image_header(const uint8_t *data, size_t size, const char *path, A64ImageHeader *h, Error *err)
+bool linux_image_a64_header(const uint8_t *data, size_t size, const char *path, A64ImageHeader *h, Error *err)
 {
     static const unsigned page_kib[4] = { 0, 4, 16, 64 };
-    if (!a64_image_is(data, size))
+    if (!linux_image_is_a64(data, size))
         return no_magic(data, size, path, err);
     memset(h, 0, sizeof *h);
     h->text_offset = load_le(data + HDR_TEXT_OFFSET, 8);

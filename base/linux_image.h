@@ -39,11 +39,11 @@ typedef struct A64ImageHeader {
 } A64ImageHeader;
 
 /* Is this the start of an arm64 Image (its magic at 0x38)? */
-bool a64_image_is(const uint8_t *data, size_t size);
+bool linux_image_is_a64(const uint8_t *data, size_t size);
 /* Does it start like a gzip member (RFC 1952: 0x1f 0x8b, method 8)? */
 bool linux_image_is_gzip(const uint8_t *data, size_t size);
 /* Parse and check the header of the Image in data[0..size) (`path` names it in messages). */
-bool a64_image_header(const uint8_t *data, size_t size, const char *path, A64ImageHeader *h, Error *err);
+bool linux_image_a64_header(const uint8_t *data, size_t size, const char *path, A64ImageHeader *h, Error *err);
 /* Inflate the gzip member in data[0..size) into a new buffer (*out, *out_size; the caller frees
  * it), at most `limit` bytes: a truncated or corrupt stream, or one that inflates past the limit,
  * is refused with the offset in the file where it went wrong. */

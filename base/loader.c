@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/kallsyms.h"
+
 typedef struct Reader {
     const Image *im;
     Error *err;
@@ -345,14 +347,124 @@ bool image_load_elf(Image *im, const char *path, Error *err)
     return true;
 }
 
+/* An arm64 Linux Image, loaded raw (--load-addr) or as a kernel (--kernel). */
+static bool arm64_linux(const Image *im)
+{
+    return (im->raw || im->linux_image) && im->arch == ARCH_ARM64 && linux_image_is_a64(im->data, im->size);
+}
+
 /* How much memory a raw image takes from its load address: the header's image_size for an
  * arm64 Image (when larger than the file), else the file. */
 static uint64_t raw_memsz(const Image *im)
 {
-    if (im->arch != ARCH_ARM64 || !a64_image_is(im->data, im->size))
+    if (!arm64_linux(im))
         return im->size;
     uint64_t image_size = load_le(im->data + 0x10, 8);
     return image_size > im->size ? image_size : im->size;
+}
+
+/* The type letters of text symbols (nm(1)): functions for Symbol.func. */
+#define KSYM_TEXT_TYPES "TtWw"
+
+/* Each symbol's size: up to the next address, as kernel/kallsyms.c's kallsyms_lookup_size_offset
+ * takes it (the last one: 0, unknown). */
+static void size_to_next(Image *im)
+{
+    uint64_t next = 0;
+    for (int i = im->nsyms; i-- > 0;) {
+        Symbol *s = &im->syms[i];
+        if (i + 1 < im->nsyms && im->syms[i + 1].addr != s->addr)
+            next = im->syms[i + 1].addr;
+        s->size = next > s->addr ? next - s->addr : 0;
+    }
+}
+
+/* The kernel symbols of t become the image's (t is left empty), in t's order: by address, and
+ * at one address in the kernel's order, whose first is the name the kernel prints for it
+ * (scripts/kallsyms.c compare_symbols: strong before weak, fewer leading underscores first;
+ * kernel/kallsyms.c get_symbol_pos takes the first). */
+static void take_ksyms(Image *im, KSymTable *t)
+{
+    free(im->syms);
+    free(im->strings);
+    im->strings = t->names;
+    t->names = NULL;
+    im->syms = xcalloc(t->n ? t->n : 1, sizeof *im->syms);
+    im->nsyms = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const KSym *k = &t->syms[i];
+        im->syms[im->nsyms++] = (Symbol){ k->addr, 0, im->strings + k->name, strchr(KSYM_TEXT_TYPES, k->type) != NULL,
+                                          k->type };
+    }
+    ksyms_free(t);
+    size_to_next(im);
+}
+
+/* An arm64 Image's first byte is _text (booting.rst: the header is the start of the image):
+ * its link address is the segment's. */
+static void link_linux(Image *im)
+{
+    uint64_t text;
+    if (arm64_linux(im) && image_symbol_addr(im, "_text", &text))
+        im->segs[0].vaddr = text;
+}
+
+void image_linux_symbols(Image *im)
+{
+    if (!arm64_linux(im))
+        return;
+    KSymTable t;
+    Error e;
+    if (!ksyms_find(&t, im->data, im->size, im->is64, im->big_endian, im->path, &e)) {
+        im->nosyms = xstrdup(e.msg);
+        return;
+    }
+    take_ksyms(im, &t);
+    link_linux(im);
+}
+
+/* --symbols from a vmlinux: the ELF's symbols, of the image's architecture. */
+static bool elf_symbols(Image *im, const char *path, Error *err)
+{
+    Image elf;
+    bool ok = image_load_elf(&elf, path, err);
+    if (ok && elf.arch != im->arch)
+        ok = err_set(err, "%s: --symbols: the ELF is %s, the image %s", path, isa_name(elf.arch), isa_name(im->arch));
+    else if (ok && !elf.nsyms)
+        ok = err_set(err, "%s: --symbols: the ELF has no symbol table (stripped?)", path);
+    if (ok) {
+        free(im->syms);
+        free(im->strings);
+        im->syms = elf.syms;
+        im->nsyms = elf.nsyms;
+        im->strings = elf.strings;
+        elf.syms = NULL;
+        elf.strings = NULL;
+    }
+    image_free(&elf);
+    return ok;
+}
+
+bool image_load_symbols(Image *im, const char *path, Error *err)
+{
+    uint8_t *data;
+    size_t size;
+    if (!read_file(path, &data, &size, err))
+        return false;
+    bool elf = size >= SELFMAG && !memcmp(data, ELFMAG, SELFMAG);
+    KSymTable t;
+    bool ok = elf || ksyms_parse_map(&t, (const char *)data, size, path, err);
+    free(data);
+    if (ok && elf)
+        ok = elf_symbols(im, path, err);
+    else if (ok)
+        take_ksyms(im, &t);
+    if (!ok)
+        return false;
+    free(im->nosyms);
+    im->nosyms = NULL;
+    link_linux(im);
+    return true;
 }
 
 bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, uint64_t entry, Error *err)
@@ -374,6 +486,7 @@ bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, 
     im->code[0] = (Range){ load_addr, load_addr + im->size };
     im->ncode = 1;
     im->entry = entry;
+    image_linux_symbols(im);
     return true;
 }
 
@@ -426,11 +539,25 @@ void image_free(Image *im)
     free(im->secnames);
     free(im->strings);
     free(im->code);
+    free(im->nosyms);
     memset(im, 0, sizeof *im);
+}
+
+/* A load address in no segment's link range: its link address (see image_symbol_at). */
+static uint64_t link_addr(const Image *im, uint64_t addr)
+{
+    for (int i = 0; i < im->nsegs; i++)
+        if (addr - im->segs[i].vaddr < im->segs[i].memsz)
+            return addr;
+    for (int i = 0; i < im->nsegs; i++)
+        if (addr - im->segs[i].paddr < im->segs[i].memsz)
+            return addr - im->segs[i].paddr + im->segs[i].vaddr;
+    return addr;
 }
 
 const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off)
 {
+    addr = link_addr(im, addr);
     int lo = 0, hi = im->nsyms - 1, best = -1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
@@ -483,7 +610,7 @@ const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len
 static bool load_a64_image(Image *im, Error *err)
 {
     A64ImageHeader h;
-    if (!a64_image_header(im->data, im->size, im->path, &h, err))
+    if (!linux_image_a64_header(im->data, im->size, im->path, &h, err))
         return false;
     im->arch = ARCH_ARM64;
     im->is64 = true;
@@ -492,6 +619,7 @@ static bool load_a64_image(Image *im, Error *err)
     im->segs[0] = (Segment){ h.text_offset, h.text_offset, 0, im->size, h.image_size, PF_R | PF_W | PF_X };
     im->nsegs = 1;
     im->entry = h.text_offset;
+    image_linux_symbols(im);
     return true;
 }
 
@@ -512,7 +640,7 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
         free(data);
         if (!ok)
             return false;
-    } else if (a64_image_is(data, size) || (size >= 2 && data[0] == 'M' && data[1] == 'Z')) {
+    } else if (linux_image_is_a64(data, size) || (size >= 2 && data[0] == 'M' && data[1] == 'Z')) {
         /* an arm64 Image starts "MZ" for its EFI stub: anything else so is refused by its header */
         im->data = data;
         im->size = size;
@@ -524,12 +652,41 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
     return load_a64_image(im, err);
 }
 
+/* The kernel's code, by the bounds its linker script gives the text sections (Linux 6.12,
+ * arch/arm64/kernel/vmlinux.lds.S: .head.text and .text from _text to _etext; .rodata.text's
+ * trampoline, hibernate, kexec and idmap text; the init and exit text), as far as its symbols
+ * name both ends.  A kernel without symbols is code whole. */
+static const char *const linux_code_bounds[][2] = {
+    { "_text", "_etext" },
+    { "__entry_tramp_text_start", "__entry_tramp_text_end" },
+    { "__hibernate_exit_text_start", "__hibernate_exit_text_end" },
+    { "__relocate_new_kernel_start", "__relocate_new_kernel_end" },
+    { "__idmap_text_start", "__idmap_text_end" },
+    { "_sinittext", "_einittext" },
+    { "__exittext_begin", "__exittext_end" },
+};
+
+static void linux_code_ranges(Image *im)
+{
+    const Segment *s = &im->segs[0];
+    im->code = xcalloc(ARRAY_SIZE(linux_code_bounds) + 1, sizeof *im->code);
+    for (size_t i = 0; i < ARRAY_SIZE(linux_code_bounds); i++) {
+        uint64_t a, b;
+        if (!image_symbol_addr(im, linux_code_bounds[i][0], &a) || !image_symbol_addr(im, linux_code_bounds[i][1], &b) ||
+            a < s->vaddr || b <= a || b - s->vaddr > s->memsz)
+            continue;
+        im->code[im->ncode++] = (Range){ s->paddr + (a - s->vaddr), s->paddr + (b - s->vaddr) };
+    }
+    if (!im->ncode)
+        im->code[im->ncode++] = (Range){ s->paddr, s->paddr + s->filesz };
+}
+
 void image_place_linux(Image *im, uint64_t base)
 {
     im->segs[0].paddr += base;
     im->entry += base;
-    for (int i = 0; i < im->ncode; i++) {
-        im->code[i].start += base;
-        im->code[i].end += base;
-    }
+    free(im->code);
+    im->code = NULL;
+    im->ncode = 0;
+    linux_code_ranges(im);
 }

@@ -20,6 +20,7 @@ typedef struct Symbol {
     uint64_t addr, size;
     const char *name;           /* points into Image.strings */
     bool func;
+    char type;                  /* nm's letter from kallsyms or a System.map; 0 from an ELF */
 } Symbol;
 
 typedef struct Range {
@@ -51,6 +52,7 @@ typedef struct Image {
     Section *secs;              /* every named section (none for stripped or raw images) */
     int nsecs;
     char *secnames;             /* copy of the section-name string table */
+    char *nosyms;               /* an arm64 Linux Image without readable kallsyms: why, or NULL */
 } Image;
 
 bool image_load_elf(Image *im, const char *path, Error *err);
@@ -58,18 +60,33 @@ bool image_load_elf(Image *im, const char *path, Error *err);
  * gzip'd; Documentation/arch/arm64/booting.rst), whose segment and entry are placed relative to
  * a base of 0 until image_place_linux moves them to the base in RAM. */
 bool image_load_kernel(Image *im, const char *path, Error *err);
+/* Place a Linux image at base (its segment's paddr and entry move by base) and make its code
+ * ranges: the kernel's text sections as its symbols bound them, else the whole file. */
 void image_place_linux(Image *im, uint64_t base);
 /* A raw binary: one segment of the whole file at load_addr; for an arm64 Linux Image (the
  * header's magic) the segment's memsz is the header's image_size, which covers the kernel's
- * BSS, as an ELF's p_memsz does. */
+ * BSS, as an ELF's p_memsz does, its symbols are the kernel's own kallsyms tables
+ * (base/kallsyms.h; none, and the reason in nosyms, if they cannot be read) and the segment's
+ * link address is _text's, so that image_load_addr maps the kernel's virtual addresses to
+ * where it was loaded. */
 bool image_load_raw(Image *im, const char *path, Arch arch, uint64_t load_addr, uint64_t entry, Error *err);
 /* The whole of a regular file (an initrd) into dst, which has room for `room` bytes: its length
  * in *len, or false after one message naming the file (not a regular file, larger than room,
  * a read error, a file that shrank while read). */
 bool image_read_blob(const char *path, uint8_t *dst, uint64_t room, uint64_t *len, Error *err);
+/* What image_load_raw does for an arm64 Linux Image once its bytes are in im->data (a caller
+ * that fills them itself, from a gzip'd Image, calls it): the symbols from its kallsyms tables,
+ * or the reason in im->nosyms, and the segment's link address from _text.  Nothing for other
+ * images (not raw, not arm64, no Image magic). */
+void image_linux_symbols(Image *im);
+/* --symbols FILE: a vmlinux (ELF: its symbol table) or a System.map replaces the image's
+ * symbols; for an arm64 Linux Image the segment's link address becomes the new _text's. */
+bool image_load_symbols(Image *im, const char *path, Error *err);
 void image_free(Image *im);
 
-/* The symbol containing addr (or the closest one below it); NULL if none.  *off = addr - sym. */
+/* The symbol containing addr (or the closest one below it); NULL if none.  *off = addr - sym.
+ * An addr in a segment's load range and in no segment's link range is first taken to its link
+ * address (a kernel's physical PCs before it turns its MMU on). */
 const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off);
 /* Address of a symbol by name, false if absent. */
 bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr);
@@ -77,6 +94,11 @@ bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr);
 const Section *image_section(const Image *im, const char *name);
 /* The load (physical) address of a link address, as the loader places it. */
 uint64_t image_load_addr(const Image *im, uint64_t vaddr);
+/* A symbol's nm letter: its own (kallsyms, System.map), else T for a function, D otherwise. */
+static inline char image_symbol_type(const Symbol *s)
+{
+    return s->type ? s->type : s->func ? 'T' : 'D';
+}
 /* "name+0x1c" or "0x..." into buf. */
 const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len);
 

@@ -318,7 +318,7 @@ uint32_t br_count(BlobReader *r, size_t min_size, uint32_t max, const char *what
 
 /* ------------------------------------------------------------------ integrity */
 
-uint32_t crc32_ieee(uint32_t crc, const void *p, size_t n)
+uint32_t blob_crc32(uint32_t crc, const void *p, size_t n)
 {
     static uint32_t table[256];
     if (!table[1])

@@ -127,6 +127,6 @@ void br_event(BlobReader *r, Event *ev, EventQueue *q);
 
 /* CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) of n bytes, continuing from crc (0 to
  * start): the same value zlib's crc32() and gzip's trailer give. */
-uint32_t crc32_ieee(uint32_t crc, const void *p, size_t n);
+uint32_t blob_crc32(uint32_t crc, const void *p, size_t n);
 
 #endif

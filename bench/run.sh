@@ -333,3 +333,18 @@ for a in $ARCHES; do
     printf "%-7s %9s %9s %9s %9s %9s %12s\n" $a "$p0" "$snaps" "$(ratio $((p1 - p0)) "$snaps")" "$points" \
         "$(ratio $((p2 - p1)) "$points")" "$kept"
 done
+# Linux symbols (docs/guest-abi.md, "Linux symbols"): --dump-symbols of the kernel the tests
+# use, the whole process (the machine created, the Image loaded and its kallsyms tables read and
+# printed), wall ms.
+IMAGE=${PMUSIM_LINUX_ARM64_IMAGE:-/work/kcache/arm64/Image}
+if [ -r "$IMAGE" ]; then
+    echo
+    echo "kallsyms: pmusim --dump-symbols of an arm64 Image, wall ms, and the symbols it printed"
+    : >"$T/k0"
+    for r in $(seq "$REPS"); do
+        time_ms "$PMUSIM" --dump-symbols --arch arm64 --load-addr 0x40200000 "$IMAGE" >>"$T/k0"
+    done
+    printf "%-14s %9s %9s\n" image dump-ms symbols
+    printf "%-14s %9s %9s\n" "$(basename "$IMAGE")" "$(median <"$T/k0")" \
+        "$("$PMUSIM" --dump-symbols --arch arm64 --load-addr 0x40200000 "$IMAGE" | wc -l)"
+fi

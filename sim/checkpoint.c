@@ -380,7 +380,7 @@ void checkpoint_save_blob(Machine *m, Blob *out)
     blob_u32(out, options_of(m));
     save_sections(m, out);
     store_le(out->data + CK_LENGTH_AT, 8, out->len + CK_CRC);
-    blob_u32(out, crc32_ieee(0, out->data, out->len));
+    blob_u32(out, blob_crc32(0, out->data, out->len));
 }
 
 bool checkpoint_save(Machine *m, const char *path, Error *err)
@@ -503,7 +503,7 @@ static bool check_header(const Machine *m, const Blob *data, const char *path, E
     if (length != data->len)
         return err_set(err, "%s: offset %u: the header says %" PRIu64 " bytes, the file has %zu: truncated or"
                             " corrupted checkpoint", path, CK_LENGTH_AT, length, data->len);
-    uint32_t want = (uint32_t)load_le(p + data->len - CK_CRC, 4), got = crc32_ieee(0, p, data->len - CK_CRC);
+    uint32_t want = (uint32_t)load_le(p + data->len - CK_CRC, 4), got = blob_crc32(0, p, data->len - CK_CRC);
     if (want != got)
         return err_set(err, "%s: offset %zu: CRC-32 mismatch (stored 0x%08x, computed 0x%08x): the checkpoint is"
                             " corrupted", path, data->len - CK_CRC, want, got);

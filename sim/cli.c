@@ -16,7 +16,7 @@
 enum {
     O_HELP = 'h',
     O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_APPEND, O_MEM, O_GIC_VERSION, O_DUMP_DTB,
-    O_KERNEL, O_LOAD_ADDR, O_ENTRY, O_INITRD,
+    O_KERNEL, O_LOAD_ADDR, O_ENTRY, O_INITRD, O_SYMBOLS, O_DUMP_SYMBOLS,
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_JSON, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK, O_GDB, O_GDB_WAIT,
@@ -70,6 +70,10 @@ static const CliOption run_options[] = {
     { "entry", "ADDR", O_ENTRY, false, NULL, "entry point (default: the ELF entry or the load address)" },
     { "initrd", "FILE", O_INITRD, false, NULL,
       "load FILE into RAM above the image; /chosen gets\nlinux,initrd-start and linux,initrd-end (docs/guest-abi.md)" },
+    { "symbols", "FILE", O_SYMBOLS, false, NULL,
+      "the kernel's symbols from FILE, a vmlinux (ELF) or a\nSystem.map, instead of the image's own (an arm64 Linux\nImage's kallsyms tables; docs/guest-abi.md)" },
+    { "dump-symbols", NULL, O_DUMP_SYMBOLS, false, NULL,
+      "print the image's symbols as a System.map and exit" },
     { "quantum", "CYCLES", O_QUANTUM, false, "Run:", "scheduling quantum, 1 to 2^32 (default 100000)" },
     { "max-insns", "N", O_MAX_INSNS, false, NULL, "stop after exactly N instructions (all CPUs together), N <= 2^62" },
     { "max-cycles", "N", O_MAX_CYCLES, false, NULL, "stop when simulated time reaches N cycles, N <= 2^62" },
@@ -162,6 +166,7 @@ static const CliCommand run_command = {
     "pmusim", "run",
     "usage: pmusim [run] [options] KERNEL\n"
     "       pmusim --dump-dtb [options] [KERNEL]\n"
+    "       pmusim --dump-symbols [options] KERNEL\n"
     "       pmusim report GUEST.elf SAMPLES [--truth[=insns|cycles]] [--folded] [--perf-script]\n"
     "       pmusim diff [options] TRACE_A TRACE_B   (pmusim diff --help)\n"
     "       pmusim stat [-e EVENTS] [--per-cpu] [--per-symbol] [--] [run options] KERNEL\n",
@@ -346,6 +351,7 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
     case O_APPEND:      cfg->bootargs = val; return true;
     case O_KERNEL:      return run_operand(cli, val, err);
     case O_INITRD:      cfg->initrd_file = val; return true;
+    case O_SYMBOLS:     cfg->symbols_file = val; return true;
     case O_MEM:         return parse_mem(cfg, val, err);
     case O_GIC_VERSION:
         if (!parse_number("gic-version", val, 2, 3, "2 or 3", &n, err))
@@ -412,6 +418,7 @@ static bool apply_flag(Cli *cli, int id)
     case O_HELP_MAN:        cli->action = CLI_HELP_MAN; return true;
     case O_HELP_COMPLETION: cli->action = CLI_HELP_COMPLETION; return true;
     case O_DUMP_DTB:        cli->action = CLI_DUMP_DTB; return true;
+    case O_DUMP_SYMBOLS:    cli->action = CLI_DUMP_SYMBOLS; return true;
     case O_STATS:           cfg->stats = true; return true;
     case O_SEMIHOSTING:     cfg->semihosting = true; return true;
     case O_GDB_WAIT:        cfg->gdb_wait = true; return true;
@@ -443,7 +450,7 @@ static bool check_combination(Cli *cli, FILE *err)
     const MachineConfig *cfg = &cli->cfg;
     if (cfg->raw && cfg->arch == ARCH_NONE)
         return bad(err, "--load-addr needs --arch (a raw binary does not say what it is)%s%s", "", "");
-    if (cli->action == CLI_RUN && !cfg->kernel) {
+    if ((cli->action == CLI_RUN || cli->action == CLI_DUMP_SYMBOLS) && !cfg->kernel) {
         cli_usage(err);
         return false;
     }
@@ -585,6 +592,7 @@ int cli_io_names(const MachineConfig *cfg, IoName names[CLI_IO_NAMES])
         { "KERNEL", cfg->kernel, false },
         { "--machine", cfg->machine_file, false },
         { "--initrd", cfg->initrd_file, false },
+        { "--symbols", cfg->symbols_file, false },
         { "--restore", cfg->restore_file, false },
         { cfg->console_input_opt ? cfg->console_input_opt : "--console-input", console_input_path(cfg), false },
         { "--replay", cfg->replay_file, false },
@@ -799,8 +807,9 @@ static bool stat_done(void *ctx)
 static bool stat_check(CliStat *st, FILE *err)
 {
     const MachineConfig *cfg = &st->run.cfg;
-    if (st->run.action == CLI_DUMP_DTB)
-        return bad(err, "stat: --dump-dtb runs nothing to count%s%s", "", "");
+    if (st->run.action == CLI_DUMP_DTB || st->run.action == CLI_DUMP_SYMBOLS)
+        return bad(err, "stat: %s runs nothing to count%s", st->run.action == CLI_DUMP_DTB ? "--dump-dtb" : "--dump-symbols",
+                   "");
     if (cfg->restore_file)
         return bad(err, "stat --restore %s: the counts before the checkpoint, user and kernel apart, are not in it: "
                    "count a run from its start%s", cfg->restore_file, "");

@@ -19,6 +19,7 @@
 typedef enum CliAction {
     CLI_RUN,        /* run KERNEL */
     CLI_DUMP_DTB,   /* --dump-dtb: print the effective tree */
+    CLI_DUMP_SYMBOLS,   /* --dump-symbols: print the image's symbols as a System.map */
     CLI_HELP,       /* --help: usage printed on stdout */
     CLI_VERSION,    /* --version */
     CLI_HELP_MAN,   /* --help-man: the manual page (roff) on stdout */

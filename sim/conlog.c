@@ -90,7 +90,7 @@ static bool parse_end(const uint8_t *p, size_t len, size_t off, const char *path
                        path, off + 8, load_le(e + 8, 8), log->n);
     log->closed = load_le(e + 16, 8);
     size_t crc_at = off + CONLOG_END - CONLOG_CRC;
-    uint32_t want = (uint32_t)load_le(p + crc_at, 4), got = crc32_ieee(0, p, crc_at);
+    uint32_t want = (uint32_t)load_le(p + crc_at, 4), got = blob_crc32(0, p, crc_at);
     if (want != got)
         return err_set(err, "--replay %s: offset %zu: CRC-32 mismatch (stored 0x%08x, computed 0x%08x): the log is"
                        " corrupted", path, crc_at, want, got);
@@ -166,7 +166,7 @@ void conlog_free(ConLog *log)
 
 static void put(ConLogWriter *w, const void *p, size_t n)
 {
-    w->crc = crc32_ieee(w->crc, p, n);
+    w->crc = blob_crc32(w->crc, p, n);
     outfile_write(&w->out, p, n);
 }
 
@@ -227,7 +227,7 @@ bool conlog_finish(ConLogWriter *w, uint64_t closed, Error *err)
     uint8_t e[CONLOG_END] = { CONLOG_TAG_END };
     store_le(e + 8, 8, w->count);
     store_le(e + 16, 8, closed);
-    w->crc = crc32_ieee(w->crc, e, CONLOG_END - CONLOG_CRC);
+    w->crc = blob_crc32(w->crc, e, CONLOG_END - CONLOG_CRC);
     store_le(e + CONLOG_END - CONLOG_CRC, 4, w->crc);
     outfile_write(&w->out, e, sizeof e);
     return outfile_commit(&w->out, err);

@@ -861,6 +861,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
                              isa_name(cfg->arch));
         if (cfg->entry_set)
             m->image.entry = cfg->entry;
+        if (cfg->symbols_file && !image_load_symbols(&m->image, cfg->symbols_file, err))
+            return false;
         m->arch = m->image.arch;
     } else {
         m->arch = cfg->arch;

@@ -51,6 +51,7 @@ typedef struct MachineConfig {
     uint64_t mem_size;              /* --mem, bytes (0 = as in the tree) */
     int gic_version;                /* --gic-version (0 = as in the tree) */
     const char *initrd_file;        /* --initrd */
+    const char *symbols_file;       /* --symbols: a vmlinux or System.map for the image's symbols */
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
     const char *trace_file;

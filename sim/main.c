@@ -2,6 +2,7 @@
  *
  *   pmusim [run] [options] KERNEL       run a guest (ELF, or raw with --load-addr)
  *   pmusim --dump-dtb [options] [KERNEL] print the effective machine as DTS
+ *   pmusim --dump-symbols [options] KERNEL print the image's symbols as a System.map
  *   pmusim report / pmusim diff ...      sim/report.c, sim/diff.c
  *   pmusim stat [-e EVENTS] ... KERNEL   run a guest and print what its CPUs counted (sim/stat.c)
  *
@@ -96,6 +97,26 @@ static int dump_dtb(const MachineConfig *cfg)
         fprintf(stderr, "pmusim: %s\n", err.msg);
     mach_destroy(&machine);
     return ok ? 0 : EXIT_USAGE;
+}
+
+/* The image's symbols as `nm -n` prints them (a System.map); an arm64 Linux Image whose
+ * kallsyms could not be read is bad input, with the reason. */
+static int dump_symbols(const MachineConfig *cfg)
+{
+    Error err = { { 0 } };
+    if (!mach_create(&machine, cfg, &err))
+        return bad_input(&err);
+    const Image *im = &machine.image;
+    if (!im->nsyms) {
+        err_set(&err, "%s", im->nosyms ? im->nosyms : "the image has no symbols");
+        return bad_input(&err);
+    }
+    for (int i = 0; i < im->nsyms; i++) {
+        const Symbol *s = &im->syms[i];
+        printf("%0*" PRIx64 " %c %s\n", im->is64 ? 16 : 8, s->addr, image_symbol_type(s), s->name);
+    }
+    mach_destroy(&machine);
+    return 0;
 }
 
 static int check_icount(void)
@@ -228,6 +249,8 @@ static int dispatch(int argc, char **argv)
     int text = print_text(cli.action);
     if (text >= 0)
         return text;
+    if (cli.action == CLI_DUMP_SYMBOLS)
+        return dump_symbols(&cli.cfg);
     return cli.action == CLI_DUMP_DTB ? dump_dtb(&cli.cfg) : run(&cli.cfg, NULL);
 }
 

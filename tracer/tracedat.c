@@ -644,13 +644,16 @@ static void header_formats(Buf *h, DatSink *s)
     free(t.p);
 }
 
+/* The image's symbols as /proc/kallsyms lists them: the kernel's own type letters when they
+ * came from its kallsyms tables or a System.map. */
 static void header_kallsyms(Buf *h, const Image *im)
 {
     Buf t = { 0 };
-    for (int i = 0; im && i < im->nsyms; i++)
-        if (im->syms[i].name[0])
-            buf_printf(&t, "%0*" PRIx64 " %c %s\n", im->is64 ? 16 : 8, im->syms[i].addr, im->syms[i].func ? 'T' : 'D',
-                       im->syms[i].name);
+    for (int i = 0; im && i < im->nsyms; i++) {
+        const Symbol *s = &im->syms[i];
+        if (s->name[0])
+            buf_printf(&t, "%0*" PRIx64 " %c %s\n", im->is64 ? 16 : 8, s->addr, image_symbol_type(s), s->name);
+    }
     buf_sized(h, 4, &t);
     free(t.p);
 }

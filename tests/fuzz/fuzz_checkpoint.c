@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size >= CK_LENGTH_AT + 8 + CK_CRC && ck[CK_LENGTH_AT + 7] < 0x80) {
         run = ck[CK_LENGTH_AT + 6] >= 0x80;
         store_le(ck + CK_LENGTH_AT, 8, size);
-        store_le(ck + size - CK_CRC, 4, crc32_ieee(0, ck, size - CK_CRC));
+        store_le(ck + size - CK_CRC, 4, blob_crc32(0, ck, size - CK_CRC));
     }
     const char *path = fz_file("input.ck", ck, size);
     free(ck);

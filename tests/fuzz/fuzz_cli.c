@@ -63,7 +63,7 @@ static void check_config(const Cli *cli)
     const MachineConfig *c = &cli->cfg;
     if (cli->action == CLI_HELP || cli->action == CLI_VERSION)
         return;
-    if (cli->action == CLI_RUN && !c->kernel)
+    if ((cli->action == CLI_RUN || cli->action == CLI_DUMP_SYMBOLS) && !c->kernel)
         fz_fail("cli_parse accepted a run without a KERNEL");
     if (c->ncpus < 0 || c->ncpus > 16)
         fz_fail("cli_parse accepted --cpus %d", c->ncpus);
@@ -87,6 +87,7 @@ static void check_config(const Cli *cli)
     inside("--cpu-model", c->cpu_model);
     inside("--bootargs", c->bootargs);
     inside("--initrd", c->initrd_file);
+    inside("--symbols", c->symbols_file);
     inside("--trace", c->trace_file);
     inside("--samples", c->samples_file);
     inside("--guest-trace", c->guest_trace_file);

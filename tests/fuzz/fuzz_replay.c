@@ -64,7 +64,7 @@ static void replay_checks(const ConLog *log, const uint8_t *data, size_t size)
     uint8_t *copy = malloc(size);
     memcpy(copy, data, size);
     store_le(copy + LOG_FP_AT, 8, mach_fingerprint(m));
-    store_le(copy + size - LOG_CRC, 4, crc32_ieee(0, copy, size - LOG_CRC));
+    store_le(copy + size - LOG_CRC, 4, blob_crc32(0, copy, size - LOG_CRC));
     const char *path = fz_file("replay.log", copy, size);
     free(copy);
     ConIn ci;

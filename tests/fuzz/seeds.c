@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "fuzz.h"
+#include "ksbuild.h"
 #include "sim/checkpoint.h"
 #include "sim/conlog.h"
 
@@ -124,6 +125,39 @@ static void images(void)
             seed("elf", name, elf, len);
             free(elf);
         }
+}
+
+/* fuzz_kallsyms: tables of every flavour (the flags byte first, fuzz_kallsyms.c), 300 symbols
+ * (two markers) with a long name. */
+#define KS_SEED_SYMS 300
+static void kallsyms_tables(void)
+{
+    static char names[KS_SEED_SYMS][160];
+    KsbSym syms[KS_SEED_SYMS];
+    static const struct { const char *name; KsbOptions o; } kinds[] = {
+        { "le64", { true, false, false, false, 8 } },      { "be64", { true, true, false, false, 8 } },
+        { "le32", { false, false, false, false, 12 } },    { "be32", { false, true, false, false, 12 } },
+        { "le64-old-order", { true, false, true, false, 0 } }, { "le64-percpu", { true, false, false, true, 0 } },
+    };
+    for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+        const KsbOptions *o = &kinds[k].o;
+        uint64_t base = o->is64 ? 0xffff800080000000ull : 0xc0000000ull;
+        for (int i = 0; i < KS_SEED_SYMS; i++) {
+            snprintf(names[i], sizeof names[i], i == 1 ? "long_%0140d" : "sym_%d", i);
+            syms[i] = (KsbSym){ o->absolute_percpu && i < 4 ? 0x100u * i : base + 0x10u * i, "TtDd"[i % 4], names[i] };
+        }
+        size_t len;
+        KSymLayout at;
+        uint8_t *b = ksb_build(syms, KS_SEED_SYMS, base, o, &len, &at);
+        uint8_t *in = xcalloc(1, len + 1);
+        in[0] = (uint8_t)((o->is64 ? 1 : 0) | (o->big_endian ? 2 : 0));
+        memcpy(in + 1, b, len);
+        char name[64];
+        snprintf(name, sizeof name, "tables-%s", kinds[k].name);
+        seed("kallsyms", name, in, len + 1);
+        free(in);
+        free(b);
+    }
 }
 
 /* A checkpoint of the harness's machine: after boot (save_at 0 is the first boundary) or later. */
@@ -247,6 +281,7 @@ int main(int argc, char **argv)
     out = argv[1];
     mkdir(out, 0755);
     images();
+    kallsyms_tables();
     trees(argv[2]);
     checkpoints();
     rings();

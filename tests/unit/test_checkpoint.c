@@ -223,7 +223,7 @@ static uint8_t *read_all(const char *path, size_t *len)
 
 static void write_with_crc(const char *path, uint8_t *p, size_t len)
 {
-    store_le(p + len - 4, 4, crc32_ieee(0, p, len - 4));
+    store_le(p + len - 4, 4, blob_crc32(0, p, len - 4));
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(fwrite(p, 1, len, f), len);

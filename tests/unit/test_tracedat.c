@@ -19,7 +19,8 @@
 #define NDIAG 200                   /* diag events of ~250 bytes: a dozen pages */
 
 /* (libtraceevent resolves an address inside a function only below the next symbol: _end) */
-static Symbol syms[] = { { 0x1000, 0x100, "alpha", true }, { 0x1100, 0x100, "beta", true }, { 0x1200, 0, "_end", false } };
+static Symbol syms[] = { { 0x1000, 0x100, "alpha", true, 0 }, { 0x1100, 0x100, "beta", true, 0 },
+                         { 0x1200, 0, "_end", false, 0 } };
 static Image image = { .path = "test.elf", .is64 = true, .syms = syms, .nsyms = 3 };
 
 static const char *dat_path(const char *name)
