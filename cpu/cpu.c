@@ -1123,6 +1123,19 @@ static bool pause_inside_block(Cpu *c)
     return true;
 }
 
+/* A stalled CPU (CpuStall) between two instructions it does not execute: the time-travel
+ * boundary and pause, as before an engine run, then busy time until its next event, the
+ * stall's end or the quantum's. */
+static RunNext stall_spin(Cpu *c, uint64_t until, uint64_t max_c)
+{
+    if (pause_here(c))
+        return RUN_RETURN;
+    uint64_t t = min64(min64(until, evq_next(&c->events)), min64(max_c, c->stall.end));
+    if (t > c->cycles)
+        c->cycles = t;
+    return RUN_AGAIN;
+}
+
 /* Everything before an engine run: due events, an interrupt, the end of the quantum, sleep, the
  * time-travel boundary and pause. */
 static RunNext run_prepare(Cpu *c, uint64_t until)
@@ -1137,18 +1150,21 @@ static RunNext run_prepare(Cpu *c, uint64_t until)
         if (cl->stopping || cl->interrupted)
             return RUN_RETURN;
     }
-    if (c->state == CPU_RUNNING || c->state == CPU_HALTED)
+    bool stalled = vcpu_stall_update(c);
+    if (!c->stall.active && (c->state == CPU_RUNNING || c->state == CPU_HALTED))
         c->ops->take_interrupt(c);
     if (cl->stopping)               /* the entry ended the run (the trace full, a triple fault) */
         return RUN_RETURN;
     uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
     if (c->cycles >= max_c) {
-        if (c->state == CPU_RUNNING)
+        if (c->state == CPU_RUNNING && !c->stall.active)
             c->stop_reason = "max-cycles";
         return RUN_RETURN;
     }
     if (c->cycles >= until)
         return RUN_RETURN;
+    if (stalled)
+        return stall_spin(c, until, max_c);
     if (c->state != CPU_RUNNING) {
         /* asleep or off: time passes until the next event or the end of the quantum */
         uint64_t t = min64(min64(until, evq_next(&c->events)), max_c);
@@ -1184,7 +1200,8 @@ static bool run_insn_limit(Cpu *c)
 void vcpu_run(Cpu *c, uint64_t until)
 {
     Cluster *cl = c->cl;
-    bool resume = c->pause.paused;      /* paused right before the engine run: go on there */
+    /* paused right before the engine run: go on there (a stalled CPU pauses at its spin) */
+    bool resume = c->pause.paused && !(c->stall.active && !c->stall.in_nmi);
     c->pause.paused = false;
     while (!cl->stopping && !cl->interrupted) {
         RunNext next = resume ? RUN_ENGINE : run_prepare(c, until);
@@ -1195,7 +1212,7 @@ void vcpu_run(Cpu *c, uint64_t until)
             continue;
         uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
         c->lim.soft = until;
-        c->lim.cycles = min64(evq_next(&c->events), max_c);
+        c->lim.cycles = min64(min64(evq_next(&c->events), max_c), vcpu_stall_next(c));
         if (!run_insn_limit(c))
             return;
         c->lim.fast = c->pev.track_branches || c->pev.track_mem || c->prof.on ? 0 : min64(c->lim.soft, c->lim.cycles);
