@@ -328,7 +328,7 @@ static int perf(void)
 
 /* The symbols looked up; the read stops when all are found. */
 static const char *const ksyms[] = { "_text", "_stext", "schedule", "vfs_read", "do_sys_openat2",
-                                     "start_kernel", "_etext" };
+                                     "start_kernel" };
 #define N_KSYMS (sizeof ksyms / sizeof ksyms[0])
 
 /* The name of a /proc/kallsyms line "ADDR T NAME[\t[module]]" */
