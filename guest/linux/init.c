@@ -145,11 +145,9 @@ static int workload(const char *step)
 
 /* ------------------------------------------------------------------ tracefs and ftrace */
 
-/* Print a file's lines (up to max of them, those containing `match` if given) as
- * "pmusim-init: <step>: <tag>: <line>"; comment lines (#) are skipped when skip_comments.
- * Returns the number of matching lines in the whole file, or -errno. */
-static long print_file(const char *step, const char *tag, const char *path, const char *match, int max,
-                       int skip_comments)
+/* Print a file's first `max` lines as "pmusim-init: <step>: <tag>: <line>" (comment lines, #,
+ * skipped when skip_comments).  Returns the number of lines in the whole file, or -errno. */
+static long print_file(const char *step, const char *tag, const char *path, int max, int skip_comments)
 {
     static Lines l;
     long fd = sys_open(path, O_RDONLY), count = 0;
@@ -157,13 +155,42 @@ static long print_file(const char *step, const char *tag, const char *path, cons
         return fd;
     lines_init(&l, (int)fd);
     while (lines_next(&l)) {
-        if ((skip_comments && l.line[0] == '#') || (match && !str_find(l.line, match)))
+        if (skip_comments && l.line[0] == '#')
             continue;
         if (count++ < max)
             out("pmusim-init: %s: %s: %s\n", step, tag, l.line);
     }
     sys_close((int)fd);
     return count;
+}
+
+/* One pass over tracefs's `trace` (formatting it costs the guest: read it once): its first
+ * PRINT_LINES lines printed, and counts[i] = the lines containing " <keys[i]>" + suffix. */
+#define MAX_KEYS 8
+static long scan_trace(const char *step, const char *tag, const char *const *keys, unsigned nkeys,
+                       const char *suffix, long counts[])
+{
+    static Lines l;
+    char match[MAX_KEYS][LINE_MAX];
+    long fd = sys_open(TRACING "/trace", O_RDONLY), lines = 0;
+    if (fd < 0)
+        return fd;
+    for (unsigned i = 0; i < nkeys && i < MAX_KEYS; i++) {
+        format(match[i], sizeof match[i], " %s%s", keys[i], suffix);
+        counts[i] = 0;
+    }
+    lines_init(&l, (int)fd);
+    while (lines_next(&l)) {
+        if (l.line[0] == '#')
+            continue;
+        if (lines++ < PRINT_LINES * 2)
+            out("pmusim-init: %s: %s: %s\n", step, tag, l.line);
+        for (unsigned i = 0; i < nkeys && i < MAX_KEYS; i++)
+            counts[i] += str_find(l.line, match[i]) != NULL;
+    }
+    sys_close((int)fd);
+    out("pmusim-init: %s: %s: %ld lines\n", step, tag, lines);
+    return lines;
 }
 
 /* Write a tracefs file (TRACING/<file>), replacing what it held. */
@@ -212,14 +239,13 @@ static int tracefs_events(void)
     int work = workload("tracefs");
     if ((r = tset_all(off, sizeof off / sizeof off[0], &what)) < 0)
         return fail("tracefs", what, r);
-    print_file("tracefs", "trace", TRACING "/trace", NULL, PRINT_LINES, 1);
+    long counts[N_SCHED_EVENTS];
+    if ((r = scan_trace("tracefs", "trace", sched_events, N_SCHED_EVENTS, ": ", counts)) < 0)
+        return fail("tracefs", "trace", r);
     int missing = 0;
     for (unsigned i = 0; i < N_SCHED_EVENTS; i++) {
-        char match[LINE_MAX];
-        format(match, sizeof match, " %s: ", sched_events[i]);
-        long n = print_file("tracefs", "trace", TRACING "/trace", match, 0, 1);
-        out("pmusim-init: tracefs: events: %s %ld\n", sched_events[i], n);
-        missing += n <= 0 && !str_eq(sched_events[i], "sched_process_exec");   /* nothing execs */
+        out("pmusim-init: tracefs: events: %s %ld\n", sched_events[i], counts[i]);
+        missing += counts[i] <= 0 && !str_eq(sched_events[i], "sched_process_exec");  /* nothing execs */
     }
     if (!work)
         return fail("tracefs", "the workload did not run as planned", 0);
@@ -229,7 +255,7 @@ static int tracefs_events(void)
 static int tracefs(void)
 {
     begin("tracefs");
-    long n = print_file("tracefs", "format", TRACING "/events/sched/sched_switch/format", NULL, 1 << 10, 0);
+    long n = print_file("tracefs", "format", TRACING "/events/sched/sched_switch/format", 1 << 10, 0);
     if (n <= 0)
         return fail("tracefs", "events/sched/sched_switch/format", n);
     return tracefs_events();
@@ -239,8 +265,10 @@ static int tracefs(void)
 static const char *const ftrace_funcs[] = { "schedule", "do_sys_openat2", "vfs_read" };
 #define N_FTRACE_FUNCS (sizeof ftrace_funcs / sizeof ftrace_funcs[0])
 
-/* Run the workload under the tracer `tracer` (tracing on around it only), then print. */
-static int ftrace_run(const char *tracer, const char *tag)
+/* Run the workload under the tracer `tracer` (tracing on around it only), then read the trace
+ * once: counts[i] for keys[i] + suffix. */
+static int ftrace_run(const char *tracer, const char *const *keys, unsigned nkeys, const char *suffix,
+                      long counts[])
 {
     const TraceWrite on[] = { { "current_tracer", tracer }, { "trace", "" }, { "tracing_on", "1" } };
     const char *what = "";
@@ -249,39 +277,37 @@ static int ftrace_run(const char *tracer, const char *tag)
         return fail("ftrace", what, r);
     workload("ftrace");
     tset("tracing_on", "0");
-    long n = print_file("ftrace", tag, TRACING "/trace", NULL, PRINT_LINES * 2, 1);
-    out("pmusim-init: ftrace: %s: %ld lines\n", tag, n);
+    long n = scan_trace("ftrace", tracer, keys, nkeys, suffix, counts);
     return n > 0 ? 1 : fail("ftrace", "no trace lines", n);
 }
 
 static int ftrace_function(void)
 {
+    long counts[N_FTRACE_FUNCS];
     if (tset("set_ftrace_filter", "schedule do_sys_openat2 vfs_read") < 0)
         return fail("ftrace", "set_ftrace_filter", 0);
-    print_file("ftrace", "filter", TRACING "/set_ftrace_filter", NULL, PRINT_LINES, 1);
-    if (!ftrace_run("function", "function"))
+    print_file("ftrace", "filter", TRACING "/set_ftrace_filter", PRINT_LINES, 1);
+    if (!ftrace_run("function", ftrace_funcs, N_FTRACE_FUNCS, " <-", counts))
         return 0;
     int missing = 0;
     for (unsigned i = 0; i < N_FTRACE_FUNCS; i++) {
-        char match[LINE_MAX];
-        format(match, sizeof match, ": %s <-", ftrace_funcs[i]);
-        long n = print_file("ftrace", "function", TRACING "/trace", match, 0, 1);
-        out("pmusim-init: ftrace: function: %s %ld\n", ftrace_funcs[i], n);
-        missing += n <= 0;
+        out("pmusim-init: ftrace: function: %s %ld\n", ftrace_funcs[i], counts[i]);
+        missing += counts[i] <= 0;
     }
     return missing ? fail("ftrace", "a filtered function was not traced", 0) : 1;
 }
 
 static int ftrace(void)
 {
+    static const char *const graph_funcs[] = { "vfs_read" };
+    long n;
     begin("ftrace");
     if (!ftrace_function())
         return 0;
     if (tset("set_ftrace_filter", "") < 0 || tset("set_graph_function", "vfs_read") < 0)
         return fail("ftrace", "set_graph_function", 0);
-    if (!ftrace_run("function_graph", "function_graph"))
+    if (!ftrace_run("function_graph", graph_funcs, 1, "() {", &n))
         return 0;
-    long n = print_file("ftrace", "function_graph", TRACING "/trace", "vfs_read() {", 0, 1);
     out("pmusim-init: ftrace: function_graph: vfs_read %ld\n", n);
     tset("set_graph_function", "");
     if (tset("current_tracer", "nop") < 0)
