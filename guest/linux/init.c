@@ -245,7 +245,7 @@ static int tracefs_events(void)
     int missing = 0;
     for (unsigned i = 0; i < N_SCHED_EVENTS; i++) {
         out("pmusim-init: tracefs: events: %s %ld\n", sched_events[i], counts[i]);
-        missing += counts[i] <= 0 && !str_eq(sched_events[i], "sched_process_exec");  /* nothing execs */
+        missing += counts[i] <= 0 && strcmp(sched_events[i], "sched_process_exec") != 0;  /* nothing execs */
     }
     if (!work)
         return fail("tracefs", "the workload did not run as planned", 0);
@@ -378,7 +378,7 @@ static int kallsyms(void)
     lines_init(&l, (int)fd);
     while (found < N_KSYMS && lines_next(&l))
         for (unsigned i = 0; i < N_KSYMS; i++)
-            if (!seen[i] && str_eq(ksym_name(l.line), ksyms[i])) {
+            if (!seen[i] && !strcmp(ksym_name(l.line), ksyms[i])) {
                 seen[i] = 1, found++;
                 out("pmusim-init: kallsyms: %s\n", l.line);
             }
@@ -491,7 +491,7 @@ static const char *const default_steps[] = { "tracefs", "ftrace", "perf", "kalls
 /* "name=N": N into *v; 1 if the word was this setting. */
 static int setting(const char *word, const char *name, unsigned long *v)
 {
-    size_t n = str_len(name);
+    size_t n = strlen(name);
     int ok;
     if (!str_starts(word, name) || word[n] != '=')
         return 0;
@@ -506,7 +506,7 @@ static int setting(const char *word, const char *name, unsigned long *v)
 static void run_step(const char *word)
 {
     for (unsigned i = 0; i < N_STEPS; i++)
-        if (str_eq(word, steps[i].name)) {
+        if (!strcmp(word, steps[i].name)) {
             steps[i].run();
             return;
         }

@@ -69,55 +69,14 @@ long sys_poweroff(void)
 
 /* ------------------------------------------------------------------ strings */
 
-void *memcpy(void *d, const void *s, size_t n)
-{
-    char *dp = d;
-    const char *sp = s;
-    while (n--)
-        *dp++ = *sp++;
-    return d;
-}
-
-void *memset(void *d, int c, size_t n)
-{
-    char *dp = d;
-    while (n--)
-        *dp++ = (char)c;
-    return d;
-}
-
-int memcmp(const void *a, const void *b, size_t n)
-{
-    const unsigned char *x = a, *y = b;
-    for (; n; n--, x++, y++)
-        if (*x != *y)
-            return *x - *y;
-    return 0;
-}
-
-size_t str_len(const char *s)
-{
-    size_t n = 0;
-    while (s[n])
-        n++;
-    return n;
-}
-
-int str_eq(const char *a, const char *b)
-{
-    size_t n = str_len(a);
-    return n == str_len(b) && !memcmp(a, b, n);
-}
-
 int str_starts(const char *s, const char *prefix)
 {
-    size_t n = str_len(prefix);
-    return str_len(s) >= n && !memcmp(s, prefix, n);
+    return !strncmp(s, prefix, strlen(prefix));
 }
 
 const char *str_find(const char *s, const char *needle)
 {
-    size_t n = str_len(needle);
+    size_t n = strlen(needle);
     for (; *s; s++)
         if (!memcmp(s, needle, n))
             return s;
@@ -171,7 +130,7 @@ static void put_num(Sink *s, unsigned long long v, unsigned base, int width, cha
 
 static void put_str(Sink *s, const char *str, int width)
 {
-    int n = (int)str_len(str);
+    int n = (int)strlen(str);
     for (int i = n; i < width; i++)
         sink_put(s, ' ');
     while (*str)
@@ -263,7 +222,7 @@ long write_str(const char *path, const char *s, int flags)
     long fd = sys_open(path, O_WRONLY | flags);
     if (fd < 0)
         return fd;
-    long r = write_all((int)fd, s, str_len(s));
+    long r = write_all((int)fd, s, strlen(s));
     sys_close((int)fd);
     return r;
 }

@@ -1,7 +1,7 @@
 /* lib.h — the init's freestanding runtime: system calls, strings, formatted output, files.
  *
  * No libc: the init is built -static -nostdlib -ffreestanding, so everything it uses is here
- * (lib.c) or in arch/<arch>/ (sys.h: the system-call instruction and numbers; start.S: _start
+ * (lib.c), in ../common/string.c or in arch/<arch>/ (sys.h: the system-call instruction and numbers; start.S: _start
  * and the measured loop).  Output goes to file descriptor 1, Linux's /dev/console
  * (init/main.c, console_on_rootfs), a line at a time.
  */
@@ -54,12 +54,14 @@ long sys_sleep_ns(long ns);
 void sys_exit(int status) __attribute__((noreturn));
 long sys_poweroff(void);
 
-/* strings (gcc may call memcpy/memset/memcmp itself: they keep their standard names) */
+/* strings: guest/common/string.c's, which the bare-metal guests use too (gcc may call memcpy,
+ * memset and memcmp itself: they keep their standard names) */
 void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
-size_t str_len(const char *s);
-int str_eq(const char *a, const char *b);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
 int str_starts(const char *s, const char *prefix);
 const char *str_find(const char *s, const char *needle);
 /* a decimal number (no sign): 0 and *ok = 0 if s is not one */
