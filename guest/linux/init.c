@@ -264,6 +264,9 @@ static int tracefs(void)
 /* The function tracer's filter and what the trace shows of each function. */
 static const char *const ftrace_funcs[] = { "schedule", "do_sys_openat2", "vfs_read" };
 #define N_FTRACE_FUNCS (sizeof ftrace_funcs / sizeof ftrace_funcs[0])
+/* function_graph's filter: vfs_read and what it calls for the workload's reads (fs/read_write.c,
+ * fs/pipe.c, fs/seq_file.c) */
+#define GRAPH_FILTER "vfs_read rw_verify_area security_file_permission pipe_read seq_read_iter"
 
 /* Run the workload under the tracer `tracer` (tracing on around it only), then read the trace
  * once: counts[i] for keys[i] + suffix. */
@@ -304,12 +307,15 @@ static int ftrace(void)
     begin("ftrace");
     if (!ftrace_function())
         return 0;
-    if (tset("set_ftrace_filter", "") < 0 || tset("set_graph_function", "vfs_read") < 0)
+    /* The graph's functions are filtered too: without a filter function_graph would patch and
+     * trace every one of the kernel's ~50000 functions (costly in guest instructions). */
+    if (tset("set_ftrace_filter", GRAPH_FILTER) < 0 || tset("set_graph_function", "vfs_read") < 0)
         return fail("ftrace", "set_graph_function", 0);
     if (!ftrace_run("function_graph", graph_funcs, 1, "() {", &n))
         return 0;
     out("pmusim-init: ftrace: function_graph: vfs_read %ld\n", n);
     tset("set_graph_function", "");
+    tset("set_ftrace_filter", "");
     if (tset("current_tracer", "nop") < 0)
         return fail("ftrace", "current_tracer nop", 0);
     return n > 0 ? pass("ftrace") : fail("ftrace", "no vfs_read() { in the graph", 0);
