@@ -35,6 +35,8 @@
 
 #define TRACING "/sys/kernel/tracing"
 #define PRINT_LINES 8                   /* trace lines printed per step */
+#define TCSBRK 0x5409                   /* include/uapi/asm-generic/ioctls.h */
+#define TCSBRK_DRAIN 1                  /* a non-zero argument: wait, send no break (tty_ioctl(4)) */
 #define WORK_CHILDREN 2
 #define WORK_WRITES 4                   /* each child writes its pipe this many times */
 #define WORK_BLOCK 64                   /* bytes per write */
@@ -183,7 +185,7 @@ static long scan_trace(const char *step, const char *tag, const char *const *key
     while (lines_next(&l)) {
         if (l.line[0] == '#')
             continue;
-        if (lines++ < PRINT_LINES * 2)
+        if (lines++ < PRINT_LINES)
             out("pmusim-init: %s: %s: %s\n", step, tag, l.line);
         for (unsigned i = 0; i < nkeys && i < MAX_KEYS; i++)
             counts[i] += str_find(l.line, match[i]) != NULL;
@@ -539,6 +541,9 @@ void init_main(int argc, char **argv, char **envp)
     }
     out("pmusim-init: done: %d ok, %d failed\n", sc.ok, sc.failed);
     (void)envp;
+    /* tcdrain(3): the console driver sends what it queued (up to its 4 KiB ring, in the UART's
+     * own time) only if the machine is still on; powered off at once, that tail is lost. */
+    sys_ioctl(1, TCSBRK, TCSBRK_DRAIN);
     long r = sys_poweroff();
     out("pmusim-init: poweroff FAIL (error %ld)\n", -r);
     sys_exit(1);
