@@ -6,8 +6,10 @@
 # bytes); every step's markers; the sched_switch format; the function tracer's lines name the
 # filtered functions and function_graph shows vfs_read; perf's instruction count of the known
 # user loop is exactly the expected one, and sampling gives samples; /proc/kallsyms names the
-# symbols looked up; dmesg shows the PMU driver.  The scenario's guest instructions and host
-# seconds are printed.
+# symbols looked up; dmesg shows the PMU driver.  With --inject (stall:cpu=1), the lockup step:
+# Linux reports the hard lockup of CPU 1 and the init sees it (PMUSIM_LINUX_STALL_CYCLE, default
+# 12000000000, is the cycle of the stall: after the init started waiting).  The runs' guest
+# instructions and host seconds are printed.
 #
 # SKIP (77) without the kernel: PMUSIM_LINUX_ARM64_IMAGE (default /work/kcache/arm64/Image).
 # PMUSIM_LINUX_MAX_INSNS bounds the run (default 20000000000).
@@ -87,4 +89,25 @@ check "kallsyms: addresses are not hidden" sh -c "! grep -q '^pmusim-init: kalls
 check "dmesg: hw perfevents" grep -q "^pmusim-init: dmesg: hw perfevents: enabled with armv8" "$out"
 
 [ "$FAILS" -eq 0 ] || { echo "--- the init's lines:"; grep -a "pmusim-init" "$out" | head -n 200; }
+
+# ---- the hard-lockup detector, with pmusim's fault injection (when this pmusim has it): CPU 1
+# stalls, interrupts masked, from a cycle after the init started waiting; Linux's buddy
+# detector on CPU 0 reports it, the init sees the report in /dev/kmsg and powers off.
+if "$PMUSIM" --help 2>&1 | grep -q -- '--inject'; then
+    start=$(date +%s)
+    RUN_TIMEOUT=3000 run "$T/lockup" --cpus 2 --arch arm64 --load-addr 0x40200000 --initrd "$CPIO" \
+        --inject "stall:cpu=1:cycle=${PMUSIM_LINUX_STALL_CYCLE:-12000000000}" \
+        --bootargs "console=ttyAMA0 -- lockup thresh=1 timeout=30" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
+    secs=$(($(date +%s) - start))
+    echo "lockup: $(grep -o 'cpu0: insns=[0-9]*' "$T/lockup.err"), $secs host seconds (status $(cat "$T/lockup.status"))"
+    out=$T/lockup.out
+    check "lockup: exit status 0" [ "$(cat "$T/lockup.status")" = 0 ]
+    check "lockup: the kernel reported cpu 1" grep -q "Watchdog detected hard LOCKUP on cpu 1" "$out"
+    check "lockup: the init saw the report" grep -q "^pmusim-init: lockup: .*Watchdog detected hard LOCKUP on cpu 1" "$out"
+    check "lockup: watchdog_thresh set to 1" grep -q "^pmusim-init: lockup: /proc/sys/kernel/watchdog_thresh = 1\$" "$out"
+    check "lockup: ok" grep -q "^pmusim-init: lockup ok\$" "$out"
+    check "lockup: done: 2 ok, 0 failed" grep -q "^pmusim-init: done: 2 ok, 0 failed\$" "$out"
+else
+    echo "note: this pmusim has no --inject: the lockup step not run"
+fi
 finish

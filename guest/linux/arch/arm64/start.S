@@ -4,6 +4,7 @@
  * (the ELF ABI's process stack, Linux fs/binfmt_elf.c create_elf_tables); sp is 16-byte
  * aligned.  init_main(argc, argv, envp) never returns (it powers off); if it did, exit(2).
  */
+	.file	"start.S"		/* else the symbol table names gcc's temporary object: not reproducible */
 	.text
 	.globl	_start
 	.type	_start, %function
