@@ -40,7 +40,7 @@ if [ "${finish_skip:-0}" = 1 ]; then
 fi
 start=$(date +%s)
 RUN_TIMEOUT=3000 run "$T/boot" --arch arm64 --load-addr 0x40200000 --initrd "$CPIO" \
-    --bootargs "console=ttyAMA0 -- $STEPS" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
+    --bootargs "console=ttyAMA0 earlycon=pl011,0x9000000 -- $STEPS" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
 secs=$(($(date +%s) - start))
 out=$T/boot.out
 insns=$(field insns "$T/boot.err")
@@ -88,6 +88,7 @@ check "kallsyms: addresses are not hidden" sh -c "! grep -q '^pmusim-init: kalls
 # dmesg: the PMU driver
 check "dmesg: hw perfevents" grep -q "^pmusim-init: dmesg: hw perfevents: enabled with armv8" "$out"
 
+grep -a "^pmusim-init: \(perf: [lcs]\|kallsyms: [0-9]* of\|done\)" "$out"
 [ "$FAILS" -eq 0 ] || { echo "--- the init's lines:"; grep -a "pmusim-init" "$out" | head -n 200; }
 
 # ---- the hard-lockup detector, with pmusim's fault injection (when this pmusim has it): CPU 1
@@ -97,7 +98,7 @@ if "$PMUSIM" --help 2>&1 | grep -q -- '--inject'; then
     start=$(date +%s)
     RUN_TIMEOUT=3000 run "$T/lockup" --cpus 2 --arch arm64 --load-addr 0x40200000 --initrd "$CPIO" \
         --inject "stall:cpu=1:cycle=${PMUSIM_LINUX_STALL_CYCLE:-12000000000}" \
-        --bootargs "console=ttyAMA0 -- lockup thresh=1 timeout=30" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
+        --bootargs "console=ttyAMA0 earlycon=pl011,0x9000000 -- lockup thresh=1 timeout=30" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
     secs=$(($(date +%s) - start))
     echo "lockup: $(grep -o 'cpu0: insns=[0-9]*' "$T/lockup.err"), $secs host seconds (status $(cat "$T/lockup.status"))"
     out=$T/lockup.out
