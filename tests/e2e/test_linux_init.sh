@@ -42,7 +42,8 @@ start=$(date +%s)
 RUN_TIMEOUT=3000 run "$T/boot" --arch arm64 --load-addr 0x40200000 --initrd "$CPIO" \
     --bootargs "console=ttyAMA0 earlycon=pl011,0x9000000 -- $STEPS" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
 secs=$(($(date +%s) - start))
-out=$T/boot.out
+out=$T/boot.txt
+tr -d '\r' <"$T/boot.out" >"$out"          # the console's tty turns each \n into \r\n (ONLCR)
 insns=$(field insns "$T/boot.err")
 echo "scenario: $insns guest instructions, $secs host seconds (status $(cat "$T/boot.status"))"
 check "boot: exit status 0 (the init powered off: PSCI SYSTEM_OFF)" [ "$(cat "$T/boot.status")" = 0 ]
@@ -101,7 +102,8 @@ if "$PMUSIM" --help 2>&1 | grep -q -- '--inject'; then
         --bootargs "console=ttyAMA0 earlycon=pl011,0x9000000 -- lockup thresh=1 timeout=30" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
     secs=$(($(date +%s) - start))
     echo "lockup: $(grep -o 'cpu0: insns=[0-9]*' "$T/lockup.err"), $secs host seconds (status $(cat "$T/lockup.status"))"
-    out=$T/lockup.out
+    out=$T/lockup.txt
+    tr -d '\r' <"$T/lockup.out" >"$out"
     check "lockup: exit status 0" [ "$(cat "$T/lockup.status")" = 0 ]
     check "lockup: the kernel reported cpu 1" grep -q "Watchdog detected hard LOCKUP on cpu 1" "$out"
     check "lockup: the init saw the report" grep -q "^pmusim-init: lockup: .*Watchdog detected hard LOCKUP on cpu 1" "$out"
