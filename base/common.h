@@ -40,6 +40,7 @@ enum {
     EXIT_INTERNAL = 5,  /* engine failure */
     EXIT_VIOLATION = 6, /* --check-patching --strict: the patch validator found violations */
     EXIT_OUTPUT = 7,    /* an output file could not be written completely */
+    EXIT_PANIC = 8,     /* the guest kernel panicked (Linux: its "---[ end Kernel panic" line) */
 };
 
 /* Fibonacci hashing (Knuth, TAOCP vol. 3, section 6.4, "multiplicative hashing"): multiply by

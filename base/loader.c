@@ -1,6 +1,8 @@
 /* loader.c — ELF and raw image parsing (see loader.h). */
 #include "base/loader.h"
 
+#include "base/linux_image.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -343,24 +345,13 @@ bool image_load_elf(Image *im, const char *path, Error *err)
     return true;
 }
 
-/* The arm64 Linux Image header (Linux, Documentation/arch/arm64/booting.rst): code0, code1,
- * text_offset at 8, image_size at 16 (the effective size, BSS and the early page tables
- * included: the memory the kernel takes from its start), flags, three reserved words and the
- * magic "ARM\x64" at 56, all little-endian since v3.17; image_size 0 (older kernels) says
- * nothing. */
-#define ARM64_IMAGE_SIZE_AT 16
-#define ARM64_IMAGE_MAGIC_AT 56
-#define ARM64_IMAGE_MAGIC 0x644d5241u
-#define ARM64_IMAGE_HEADER 64
-
 /* How much memory a raw image takes from its load address: the header's image_size for an
  * arm64 Image (when larger than the file), else the file. */
 static uint64_t raw_memsz(const Image *im)
 {
-    if (im->arch != ARCH_ARM64 || im->size < ARM64_IMAGE_HEADER ||
-        load_le(im->data + ARM64_IMAGE_MAGIC_AT, 4) != ARM64_IMAGE_MAGIC)
+    if (im->arch != ARCH_ARM64 || !a64_image_is(im->data, im->size))
         return im->size;
-    uint64_t image_size = load_le(im->data + ARM64_IMAGE_SIZE_AT, 8);
+    uint64_t image_size = load_le(im->data + 0x10, 8);
     return image_size > im->size ? image_size : im->size;
 }
 
@@ -486,3 +477,59 @@ const char *image_describe(const Image *im, uint64_t addr, char *buf, size_t len
     return buf;
 }
 
+
+/* An arm64 Image (gzip'd or not): one segment of image_size bytes at text_offset from the base,
+ * which image_place_linux sets; no code ranges until the kernel's symbols say where its text is. */
+static bool load_a64_image(Image *im, Error *err)
+{
+    A64ImageHeader h;
+    if (!a64_image_header(im->data, im->size, im->path, &h, err))
+        return false;
+    im->arch = ARCH_ARM64;
+    im->is64 = true;
+    im->linux_image = true;
+    im->segs = xcalloc(1, sizeof *im->segs);
+    im->segs[0] = (Segment){ h.text_offset, h.text_offset, 0, im->size, h.image_size, PF_R | PF_W | PF_X };
+    im->nsegs = 1;
+    im->entry = h.text_offset;
+    return true;
+}
+
+bool image_load_kernel(Image *im, const char *path, Error *err)
+{
+    memset(im, 0, sizeof *im);
+    uint8_t *data;
+    size_t size;
+    if (!read_file(path, &data, &size, err))
+        return false;
+    if (size >= SELFMAG && !memcmp(data, ELFMAG, SELFMAG)) {
+        free(data);
+        return image_load_elf(im, path, err);
+    }
+    im->path = xstrdup(path);
+    if (linux_image_is_gzip(data, size)) {
+        bool ok = linux_image_gunzip(data, size, LINUX_IMAGE_MAX, path, &im->data, &im->size, err);
+        free(data);
+        if (!ok)
+            return false;
+    } else if (a64_image_is(data, size) || (size >= 2 && data[0] == 'M' && data[1] == 'Z')) {
+        /* an arm64 Image starts "MZ" for its EFI stub: anything else so is refused by its header */
+        im->data = data;
+        im->size = size;
+    } else {
+        free(data);
+        return err_set(err, "%s: offset 0: not an ELF file (bad magic), nor an arm64 Linux Image (plain or gzip'd); "
+                       "a raw binary needs --load-addr and --arch", path);
+    }
+    return load_a64_image(im, err);
+}
+
+void image_place_linux(Image *im, uint64_t base)
+{
+    im->segs[0].paddr += base;
+    im->entry += base;
+    for (int i = 0; i < im->ncode; i++) {
+        im->code[i].start += base;
+        im->code[i].end += base;
+    }
+}

@@ -37,6 +37,7 @@ typedef struct Image {
     char *path;
     Arch arch;
     bool is64, big_endian, raw;
+    bool linux_image;           /* a Linux kernel image as boot loaders take it (base/linux_image.h) */
     uint64_t entry;
     uint8_t *data;              /* the whole file */
     size_t size;
@@ -53,6 +54,11 @@ typedef struct Image {
 } Image;
 
 bool image_load_elf(Image *im, const char *path, Error *err);
+/* A kernel file: an ELF (image_load_elf), or a Linux kernel image (an arm64 Image, plain or
+ * gzip'd; Documentation/arch/arm64/booting.rst), whose segment and entry are placed relative to
+ * a base of 0 until image_place_linux moves them to the base in RAM. */
+bool image_load_kernel(Image *im, const char *path, Error *err);
+void image_place_linux(Image *im, uint64_t base);
 /* A raw binary: one segment of the whole file at load_addr; for an arm64 Linux Image (the
  * header's magic) the segment's memsz is the header's image_size, which covers the kernel's
  * BSS, as an ELF's p_memsz does. */

@@ -59,9 +59,11 @@ uint8_t *mem_ptr(GuestMem *gm, uint64_t addr, uint64_t len)
     return b->host + (addr - b->base);
 }
 
-static uint32_t page_perms(const RamBlock *b, uint64_t page)
+/* ROM is read-only to the engine, and so are code pages unless the CPUs' TLB fills catch the
+ * stores to them (cpu/mmu.c, "Code pages and stores"). */
+static uint32_t page_perms(const RamBlock *b, uint64_t page, bool protect_code)
 {
-    if (b->rom || (b->pflags[page] & PAGE_CODE))
+    if (b->rom || (protect_code && (b->pflags[page] & PAGE_CODE)))
         return UC_PROT_READ | UC_PROT_EXEC;
     return UC_PROT_ALL;
 }
@@ -70,12 +72,12 @@ static uint32_t page_perms(const RamBlock *b, uint64_t page)
  * RAM that nothing has executed (nearly all of a large block, and a 1 TiB block has 2^28 pages)
  * is not looked at page by page: the flags above flagged_end are all zero, and an aligned
  * all-zero stretch below it is passed a chunk at a time. */
-static uint64_t run_end(const RamBlock *b, uint64_t p, uint64_t pages)
+static uint64_t run_end(const RamBlock *b, uint64_t p, uint64_t pages, bool protect_code)
 {
     static const uint8_t zero[4096];
     if (b->rom)
         return pages;
-    uint32_t perms = page_perms(b, p);
+    uint32_t perms = page_perms(b, p, protect_code);
     uint64_t q = p + 1;
     while (q < pages) {
         if (perms == UC_PROT_ALL && q >= b->flagged_end)
@@ -85,21 +87,21 @@ static uint64_t run_end(const RamBlock *b, uint64_t p, uint64_t pages)
             q += sizeof zero;
             continue;
         }
-        if (page_perms(b, q) != perms)
+        if (page_perms(b, q, protect_code) != perms)
             break;
         q++;
     }
     return q;
 }
 
-bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err)
+bool mem_map_engine(GuestMem *gm, uc_engine *uc, bool protect_code, Error *err)
 {
     for (int i = 0; i < gm->n; i++) {
         const RamBlock *b = &gm->blk[i];
         uint64_t pages = b->size / GUEST_PAGE;
         for (uint64_t p = 0; p < pages;) {     /* one mapping per run of equal protection */
-            uint32_t perms = page_perms(b, p);
-            uint64_t q = run_end(b, p, pages);
+            uint32_t perms = page_perms(b, p, protect_code);
+            uint64_t q = run_end(b, p, pages, protect_code);
             uint64_t at = b->base + p * GUEST_PAGE, len = (q - p) * GUEST_PAGE;
             uc_err e = uc_mem_map_ptr(uc, at, len, perms, b->host + p * GUEST_PAGE);
             /* Mapped without write permission, a region still takes the engine's own stores

@@ -35,7 +35,7 @@ RamBlock *mem_block(GuestMem *gm, uint64_t addr);
 /* Host pointer for [addr, addr+len) if it lies inside one block, else NULL. */
 uint8_t *mem_ptr(GuestMem *gm, uint64_t addr, uint64_t len);
 /* Map every block into an engine with the current page protections. */
-bool mem_map_engine(GuestMem *gm, uc_engine *uc, Error *err);
+bool mem_map_engine(GuestMem *gm, uc_engine *uc, bool protect_code, Error *err);
 /* Mark [start, end) as code now (before engines exist, or with every engine stopped). */
 void mem_mark_code(GuestMem *gm, uint64_t start, uint64_t end);
 /* A CPU executed from a page not yet marked: remember it for mem_apply_pending(). */

@@ -59,7 +59,21 @@ void vcpu_code_store(Cpu *c, uint64_t addr, const uint8_t *bytes, unsigned size)
         vcpu_invalidate_code(cl->cpus[i], addr, addr + size);
 }
 
-/* Pages that became code (vcpu_protect_code_pages). */
+/* Pages that became code (vcpu_protect_code_pages): from now on a store to them fills the
+ * engine's TLB with the code-write window (mmu.c), so every CPU forgets the translations it
+ * has, writable ones among them; a CPU without the window write-protects the page in its
+ * engine. */
+static void protect_page(Cpu *c, uint64_t page)
+{
+    if (!c->mmu.shadow) {
+        /* A failed protect leaves the engine's region split half-way (docs/engine.md). */
+        uc_err e = vcpu_engine_protect(c, page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
+        if (e != UC_ERR_OK)
+            vcpu_internal_error(c, "cannot write-protect the code page at 0x%" PRIx64 ": %s", page, uc_strerror(e));
+    }
+    vcpu_invalidate_code(c, page, page + GUEST_PAGE);
+}
+
 void vcpu_protect_code_pages(Cluster *cl)
 {
     GuestMem *gm = cl->mem;
@@ -68,15 +82,12 @@ void vcpu_protect_code_pages(Cluster *cl)
         RamBlock *b = mem_block(gm, page);
         uint8_t *f = &b->pflags[(page - b->base) / GUEST_PAGE];
         *f = (uint8_t)((*f & ~PAGE_CODE_PENDING) | PAGE_CODE);
-        for (int k = 0; k < cl->ncpus; k++) {
-            /* A failed protect leaves the engine's region split half-way (docs/engine.md). */
-            uc_err e = vcpu_engine_protect(cl->cpus[k], page, GUEST_PAGE, UC_PROT_READ | UC_PROT_EXEC);
-            if (e != UC_ERR_OK)
-                vcpu_internal_error(cl->cpus[k], "cannot write-protect the code page at 0x%" PRIx64 ": %s", page,
-                                    uc_strerror(e));
-            vcpu_invalidate_code(cl->cpus[k], page, page + GUEST_PAGE);
-        }
+        for (int k = 0; k < cl->ncpus; k++)
+            protect_page(cl->cpus[k], page);
     }
+    for (int k = 0; k < cl->ncpus && gm->npending; k++)
+        if (cl->cpus[k]->mmu.shadow)
+            vcpu_engine_flush_tlb(cl->cpus[k]);
     gm->npending = 0;
 }
 

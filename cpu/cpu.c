@@ -743,24 +743,36 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *opaque)
         uc_emu_stop(uc);
 }
 
-/* Stores to write-protected (code) pages: the code-write chokepoint does the store. */
+/* A guest store of `size` bytes of `value` (the engine's number: in the guest's byte order in
+ * memory) to a code page, through the code-write window (mmu.c): the code-write chokepoint does
+ * the store. */
+void vcpu_store_to_code(Cpu *c, uint64_t addr, unsigned size, uint64_t value)
+{
+    uint8_t bytes[8];
+    unsigned n = size > 8 ? 8 : size;
+    if (isa_big_endian(c->ops->arch))
+        store_be(bytes, n, value);
+    else
+        store_le(bytes, n, value);
+    vcpu_access_begin(c, ACC_WRITE, addr, n);
+    vcpu_code_store(c, addr, bytes, n);
+    vcpu_access_end(c);
+}
+
+/* Stores to write-protected pages, which only ROM is: the engine discards them. */
 static bool hook_write_prot(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
                             void *opaque)
 {
     Cpu *c = opaque;
-    uint8_t bytes[8];
-    unsigned n = size > 8 ? 8 : (unsigned)size;
-    if (isa_big_endian(c->ops->arch))
-        store_be(bytes, n, (uint64_t)value);
-    else
-        store_le(bytes, n, (uint64_t)value);
     RamBlock *b = mem_block(c->mem, addr);
+    if (!b || !b->rom) {
+        vcpu_store_to_code(c, addr, (unsigned)size, (uint64_t)value);
+        return true;
+    }
+    unsigned n = size > 8 ? 8 : (unsigned)size;
     vcpu_access_begin(c, ACC_WRITE, addr, n);
-    if (b && b->rom)                /* the engine discards it */
-        vcpu_diag(c, vcpu_access_pc(c, ACC_WRITE, addr, n), "rom-write",
-                  "write of %u bytes to ROM at 0x%" PRIx64 " ignored", n, addr);
-    else
-        vcpu_code_store(c, addr, bytes, n);
+    vcpu_diag(c, vcpu_access_pc(c, ACC_WRITE, addr, n), "rom-write", "write of %u bytes to ROM at 0x%" PRIx64 " ignored",
+              n, addr);
     vcpu_access_end(c);
     return true;
 }
@@ -851,7 +863,8 @@ Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops,
     }
     cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
     c->cs_mode_now = ops->cs_mode;
-    if (!mem_map_engine(c->mem, c->uc, err) || !cl->host.map_devices(cl->host.opaque, c, err))
+    if (!mem_map_engine(c->mem, c->uc, !vcpu_code_window_used(c), err) || !vcpu_map_code_window(c, err) ||
+        !cl->host.map_devices(cl->host.opaque, c, err))
         goto fail;
     uc_hook h;
     if (uc_hook_add(c->uc, &h, UC_HOOK_BLOCK, (void *)hook_block, c, 1, 0) != UC_ERR_OK ||

@@ -136,6 +136,8 @@ typedef struct CpuMmu {
     AliasList *rev;                 /* by ppage */
     uint32_t cap, n;                /* both tables' capacity (a power of two) and use */
     uint8_t *buf;                   /* a block's bytes when they span two pages */
+    uint64_t shadow;                /* the code-write window's base (mmu.c) */
+    struct CodeShadow *shadows;     /* its regions, one per RAM block */
 } CpuMmu;
 
 /* What a backend's trap handler did. */
@@ -544,6 +546,12 @@ void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end);
 
 /* Install the TLB fill hook when the backend walks the page tables itself (false: engine error). */
 bool vcpu_mmu_init(Cpu *c, Error *err);
+/* The code-write window (mmu.c, "Code pages and stores"), mapped after RAM, if the CPU uses
+ * one (else code pages are write-protected engine regions). */
+bool vcpu_code_window_used(const Cpu *c);
+bool vcpu_map_code_window(Cpu *c, Error *err);
+/* A store of size bytes of value to the code page at physical addr (the window's callback). */
+void vcpu_store_to_code(Cpu *c, uint64_t addr, unsigned size, uint64_t value);
 void vcpu_mmu_destroy(Cpu *c);
 /* The physical address the CPU fetches va from (identity under the engine's own MMU); false if
  * it cannot fetch there now. */

@@ -10,6 +10,22 @@
  * (which arrives with a physical address) drops the translations under every virtual page that
  * maps it; a virtual page that comes back mapped elsewhere loses its decoded blocks.
  *
+ * Code pages and stores.  Every store to a page the CPUs have executed must reach the code-write
+ * chokepoint (vcpu_code_store) with its exact address and bytes, without the engine's regions
+ * changing: write-protecting a page with uc_mem_protect splits the engine's region around it,
+ * and the engine rebuilds its memory map and walks its list of regions (linear) on every
+ * translation of a new page, so a Linux boot, which executes thousands of pages, spent nearly
+ * all its time there (5 MIPS).  Instead each RAM block is mapped a second time as I/O, in the
+ * code-write window at `shadow` + its base, above anything a guest can address (the engine's
+ * physical space is larger than the CPUs' output addresses: arm64 44 bits of PARange in 48,
+ * ppc32 32 in 36, x86 MAXPHYADDR in 52).  The fill of a write to a code page enters the page's
+ * window address, without execute permission: the engine then does the store as an I/O write
+ * (value and size exact, split as the engine splits any access), which comes to shadow_write.
+ * A fill for a read or fetch of a code page enters the RAM page without write permission, so
+ * that a later store fills again.  A page that becomes code has every CPU's TLB flushed
+ * (vcpu_protect_code_pages).  The engine's own stores to RAM (its TB invalidation) never see
+ * these, so the chokepoint drops the translations itself, as it always did.
+ *
  * Under the engine's own MMU (no walker) virtual is taken as physical, as before. */
 #include "cpu/cpu.h"
 
@@ -117,6 +133,79 @@ static void codemap_note(Cpu *c, uint64_t vpage, uint64_t ppage)
  * probe, and a page that no longer maps where the code map says is entered as the code map has
  * it: the engine must find the translation to drop it.  That entry may be stale, so the TLB is
  * flushed afterwards. */
+/* One RAM block's region in the code-write window. */
+typedef struct CodeShadow {
+    Cpu *cpu;
+    uint64_t base;                  /* the block's guest physical base */
+} CodeShadow;
+
+/* The base of the code-write window: the upper half of the engine's physical address space
+ * (TARGET_PHYS_ADDR_SPACE_BITS of its targets: aarch64 48, x86_64 52).  The ppc32 engine
+ * (a 32-bit target: its store path keeps the physical address in a target_ulong) never calls
+ * the window's write callback: there code pages stay write-protected regions, which the
+ * write-protect hook reports (ppc32 guests execute few pages). */
+static uint64_t shadow_base(Arch arch)
+{
+    return arch == ARCH_PPC32 ? 0 : arch == ARCH_ARM64 ? 1ull << 47 : 1ull << 51;
+}
+
+bool vcpu_code_window_used(const Cpu *c)
+{
+    return c->ops->translate && shadow_base(c->ops->arch);
+}
+
+static uint64_t shadow_read(uc_engine *uc, uint64_t off, unsigned size, void *opaque)
+{
+    const CodeShadow *s = opaque;
+    const uint8_t *p = mem_ptr(s->cpu->mem, s->base + off, size);
+    if (!p || size > 8)
+        return 0;
+    return isa_big_endian(s->cpu->ops->arch) ? load_be(p, size) : load_le(p, size);
+}
+
+static void shadow_write(uc_engine *uc, uint64_t off, unsigned size, uint64_t value, void *opaque)
+{
+    const CodeShadow *s = opaque;
+    vcpu_store_to_code(s->cpu, s->base + off, size, value);
+}
+
+/* Map the code-write window of every RAM block (vcpu_create, after RAM). */
+bool vcpu_map_code_window(Cpu *c, Error *err)
+{
+    GuestMem *gm = c->mem;
+    c->mmu.shadow = vcpu_code_window_used(c) ? shadow_base(c->ops->arch) : 0;
+    c->mmu.shadows = xcalloc(MEM_MAX_BLOCKS, sizeof *c->mmu.shadows);
+    for (int i = 0; i < gm->n && c->mmu.shadow; i++) {
+        const RamBlock *b = &gm->blk[i];
+        if (b->rom)
+            continue;
+        if (b->base + b->size > c->mmu.shadow)
+            return err_set(err, "RAM at 0x%" PRIx64 "+0x%" PRIx64 " reaches pmusim's code-write window at 0x%" PRIx64,
+                           b->base, b->size, c->mmu.shadow);
+        c->mmu.shadows[i] = (CodeShadow){ c, b->base };
+        uc_err e = uc_mmio_map(c->uc, c->mmu.shadow + b->base, b->size, shadow_read, &c->mmu.shadows[i], shadow_write,
+                               &c->mmu.shadows[i]);
+        if (e != UC_ERR_OK)
+            return err_set(err, "cpu%d: mapping the code-write window of RAM at 0x%" PRIx64 ": %s", c->index, b->base,
+                           uc_strerror(e));
+    }
+    return true;
+}
+
+/* A fill's answer on a code page (mmu.c, "Code pages and stores"). */
+static void fill_code_page(Cpu *c, MmuAccess acc, uint64_t va, uc_tlb_entry *e)
+{
+    RamBlock *b = c->mmu.shadow ? mem_block(c->mem, e->paddr) : NULL;
+    if (!b || b->rom || !(b->pflags[(e->paddr - b->base) / GUEST_PAGE] & PAGE_CODE))
+        return;
+    if (acc == MMU_WRITE) {
+        e->paddr += c->mmu.shadow;
+        e->perms &= ~(uint32_t)UC_PROT_EXEC;
+    } else {
+        e->perms &= ~(uint32_t)UC_PROT_WRITE;
+    }
+}
+
 static bool hook_tlb_fill(uc_engine *uc, uint64_t va, uc_mem_type type, uc_tlb_entry *e, void *opaque)
 {
     Cpu *c = opaque;
@@ -141,6 +230,7 @@ static bool hook_tlb_fill(uc_engine *uc, uint64_t va, uc_mem_type type, uc_tlb_e
     }
     e->paddr = r.pa | (va & (GUEST_PAGE - 1));    /* the engine's pages may be smaller (arm64: 1 KiB) */
     e->perms = r.perms;
+    fill_code_page(c, acc, va, e);
     if (acc == MMU_FETCH && !c->mmu.invalidating)
         codemap_note(c, page_of(va), r.pa);
     return true;
@@ -168,6 +258,7 @@ void vcpu_mmu_destroy(Cpu *c)
     free(m->fwd);
     free(m->rev);
     free(m->buf);
+    free(m->shadows);
 }
 
 bool vcpu_fetch_pa(Cpu *c, uint64_t va, uint64_t *pa)

@@ -15,8 +15,8 @@
 
 enum {
     O_HELP = 'h',
-    O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_MEM, O_DUMP_DTB,
-    O_LOAD_ADDR, O_ENTRY, O_INITRD,
+    O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_APPEND, O_MEM, O_GIC_VERSION, O_DUMP_DTB,
+    O_KERNEL, O_LOAD_ADDR, O_ENTRY, O_INITRD,
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_JSON, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK, O_GDB, O_GDB_WAIT,
@@ -58,10 +58,15 @@ static const CliOption run_options[] = {
     { "cpu-model", "NAME", O_CPU_MODEL, false, NULL,
       "x86_64: generic (default), core2duo; arm64: cortex-a57\n(default), cortex-a53, cortex-a72; ppc32: mpc7450 (default),\nmpc7447a, mpc7448" },
     { "bootargs", "STR", O_BOOTARGS, false, NULL, "/chosen/bootargs" },
+    { "append", "STR", O_APPEND, false, NULL, "the kernel command line: the same as --bootargs (QEMU's name)" },
     { "mem", "SIZE", O_MEM, false, NULL,
       "RAM size: bytes, or with a K, M, G or T suffix (256M, 1G),\na multiple of 4K up to 1T; sets the memory node's reg (default\nas in the tree: arm64 1G, x86_64 and ppc32 128M)" },
+    { "gic-version", "N", O_GIC_VERSION, false, NULL,
+      "arm64: the interrupt controller, 3 (GICv3, default) or 2 (GICv2,\nat most 8 CPUs), at QEMU virt's addresses" },
     { "dump-dtb", NULL, O_DUMP_DTB, false, NULL, "print the effective device tree as DTS and exit" },
-    { "load-addr", "ADDR", O_LOAD_ADDR, false, "Guest image:", "KERNEL is a raw binary loaded at ADDR (needs --arch)" },
+    { "kernel", "FILE", O_KERNEL, false, "Guest image:",
+      "the KERNEL operand as an option: an ELF, or a Linux kernel image\n(arm64 Image, plain or gzip'd) booted as Linux's boot protocol\nsays (docs/guest-abi.md, \"Booting Linux\")" },
+    { "load-addr", "ADDR", O_LOAD_ADDR, false, NULL, "KERNEL is a raw binary loaded at ADDR (needs --arch)" },
     { "entry", "ADDR", O_ENTRY, false, NULL, "entry point (default: the ELF entry or the load address)" },
     { "initrd", "FILE", O_INITRD, false, NULL,
       "load FILE into RAM above the image; /chosen gets\nlinux,initrd-start and linux,initrd-end (docs/guest-abi.md)" },
@@ -160,7 +165,8 @@ static const CliCommand run_command = {
     "       pmusim stat [-e EVENTS] [--per-cpu] [--per-symbol] [--] [run options] KERNEL\n",
     "\nExit status: the guest's; 2 bad input; 3 --max-insns, --max-cycles or --trace-limit;\n"
     "4 the guest hung or died; 5 internal error; 6 patching violations with --strict; 7 an\n"
-    "output could not be written completely; 128 + N signal N (docs/guest-abi.md).\n",
+    "output could not be written completely; 8 the Linux kernel panicked; 128 + N signal N\n"
+    "(docs/guest-abi.md).\n",
     run_options, ARRAY_SIZE(run_options),
 };
 
@@ -310,6 +316,8 @@ static bool parse_number(const char *opt, const char *val, uint64_t lo, uint64_t
     return false;
 }
 
+static bool run_operand(void *ctx, const char *arg, FILE *err);
+
 static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
 {
     MachineConfig *cfg = &cli->cfg;
@@ -320,9 +328,16 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
         return cfg->arch != ARCH_NONE || bad(err, "--arch %s: unknown architecture (x86_64, arm64, ppc32)%s", val, "");
     case O_MACHINE:     cfg->machine_file = val; return true;
     case O_CPU_MODEL:   cfg->cpu_model = val; return true;
-    case O_BOOTARGS:    cfg->bootargs = val; return true;
+    case O_BOOTARGS:
+    case O_APPEND:      cfg->bootargs = val; return true;
+    case O_KERNEL:      return run_operand(cli, val, err);
     case O_INITRD:      cfg->initrd_file = val; return true;
     case O_MEM:         return parse_mem(cfg, val, err);
+    case O_GIC_VERSION:
+        if (!parse_number("gic-version", val, 2, 3, "2 or 3", &n, err))
+            return false;
+        cfg->gic_version = (int)n;
+        return true;
     case O_TRACE:       cfg->trace_file = val; return true;
     case O_TRACE_DAT:   cfg->trace_dat_file = val; return true;
     case O_TRACE_JSON:  cfg->trace_json_file = val; return true;

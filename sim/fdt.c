@@ -520,6 +520,40 @@ bool dt_set_initrd(void *fdt, uint64_t start, uint64_t end, Error *err)
                   : true;
 }
 
+/* --gic-version: the interrupt controller node of QEMU's virt memory map (hw/arm/virt.c
+ * base_memmap: VIRT_GIC_DIST 0x08000000, VIRT_GIC_CPU 0x08010000, VIRT_GIC_REDIST 0x080a0000),
+ * as Linux's bindings describe them (Documentation/devicetree/bindings/interrupt-controller/
+ * arm,gic.yaml and arm,gic-v3.yaml). */
+#define VIRT_GIC_DIST 0x08000000u
+#define VIRT_GIC_DIST_SIZE 0x10000u
+#define VIRT_GIC_CPU 0x08010000u
+#define VIRT_GIC_CPU_SIZE 0x10000u
+#define VIRT_GIC_REDIST 0x080a0000u
+#define VIRT_GIC_REDIST_SIZE 0xf60000u
+
+static bool set_gic_version(void *fdt, int version, const char *what, Error *err)
+{
+    static const char *const gics[] = { "arm,gic-v3", "arm,cortex-a15-gic", "arm,gic-400" };
+    int node = -1;
+    for (size_t i = 0; i < ARRAY_SIZE(gics) && node < 0; i++)
+        node = fdt_node_offset_by_compatible(fdt, -1, gics[i]);
+    if (node < 0)
+        return err_set(err, "--gic-version: %s has no GIC node (arm,gic-v3, arm,cortex-a15-gic or arm,gic-400)", what);
+    uint32_t reg[8] = { 0, cpu_to_fdt32(VIRT_GIC_DIST), 0, cpu_to_fdt32(VIRT_GIC_DIST_SIZE), 0,
+                        cpu_to_fdt32(version == 2 ? VIRT_GIC_CPU : VIRT_GIC_REDIST), 0,
+                        cpu_to_fdt32(version == 2 ? VIRT_GIC_CPU_SIZE : VIRT_GIC_REDIST_SIZE) };
+    int rc = fdt_setprop_string(fdt, node, "compatible", version == 2 ? "arm,cortex-a15-gic" : "arm,gic-v3");
+    if (rc >= 0)
+        rc = fdt_setprop(fdt, node, "reg", reg, sizeof reg);
+    if (rc >= 0 && version == 2)
+        rc = fdt_delprop(fdt, node, "#redistributor-regions");
+    if (rc >= 0 && version == 3)
+        rc = fdt_setprop_u32(fdt, node, "#redistributor-regions", 1);
+    if (rc == -FDT_ERR_NOTFOUND)
+        rc = 0;
+    return rc >= 0 || err_set(err, "--gic-version: cannot edit the GIC node of %s: %s", what, fdt_strerror(rc));
+}
+
 void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
 {
     size_t bootargs_len = opt->bootargs ? strlen(opt->bootargs) : 0;
@@ -590,6 +624,12 @@ void *dt_build(Arch arch, const FdtOptions *opt, Error *err)
     if (opt->cpu_model && !set_cpu_model(fdt, arch, opt->cpu_model, err))
         goto fail;
     if (opt->mem_size && !set_mem_size(fdt, opt->mem_size, what, err))
+        goto fail;
+    if (opt->gic_version && arch != ARCH_ARM64) {
+        err_set(err, "--gic-version: the %s machine has no GIC (arm64 only)", isa_name(arch));
+        goto fail;
+    }
+    if (opt->gic_version && !set_gic_version(fdt, opt->gic_version, what, err))
         goto fail;
     if (opt->bootargs) {
         int chosen = fdt_path_offset(fdt, "/chosen");

@@ -66,6 +66,7 @@ typedef struct FdtOptions {
     const char *cpu_model;          /* NULL: keep */
     const char *bootargs;           /* NULL: keep */
     uint64_t mem_size;              /* --mem: the memory node's size (0: keep) */
+    int gic_version;                /* --gic-version 2 or 3 (arm64; 0: keep) */
 } FdtOptions;
 
 /* The effective tree (malloc'ed, with room to grow) for `arch`. */

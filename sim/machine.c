@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/cpio.h"
+#include "base/linux_image.h"
 #include "base/tunables.h"
 #include "sim/devices.h"
 #include "sim/dev/uart_rx.h"
@@ -59,11 +60,28 @@ static void console_write_all(Console *con)
     con->len = 0;
 }
 
+void mach_exit(Machine *m, Cpu *c, int status, const char *reason);
+
+/* The last byte of the panic's line goes out before the run ends (console_putc). */
+static void console_flush_line(Machine *m, uint8_t ch)
+{
+    Console *con = &m->console;
+    if (con->bytes++ < con->mute_below)
+        return;
+    con->buf[con->len++] = (char)ch;
+    console_write_all(con);
+}
+
 void console_putc(Machine *m, uint8_t ch)
 {
     Console *con = &m->console;
     if (m->cl.stopping)
         return;                     /* after the instruction that ended the run */
+    if (linuxwatch_char(&m->linuxwatch, ch)) {
+        console_flush_line(m, ch);
+        mach_exit(m, NULL, EXIT_PANIC, "linux-panic");
+        return;
+    }
     if (con->bytes < con->mute_below) {
         con->bytes++;               /* written once already (time travel) */
         return;
@@ -472,6 +490,27 @@ static bool mach_check_patching(Machine *m, Error *err)
     return true;
 }
 
+/* A Linux kernel image goes text_offset above the 2 MiB aligned base of the lowest RAM range
+ * (Documentation/arch/arm64/booting.rst: "placed text_offset bytes from a 2MB aligned base
+ * address anywhere in usable system RAM"; as close as possible to the start of RAM, which the
+ * kernel needs unless its header's flags bit 3 says anywhere), and must fit there whole,
+ * image_size bytes (its BSS included). */
+static bool place_linux_image(Machine *m, Error *err)
+{
+    const MemDesc *ram = NULL;
+    for (int i = 0; i < m->desc.nmem; i++)
+        if (!m->desc.mem[i].rom && (!ram || m->desc.mem[i].base < ram->base))
+            ram = &m->desc.mem[i];
+    const Segment *s = &m->image.segs[0];
+    uint64_t base = ram ? align_up(ram->base, A64_IMAGE_BASE_ALIGN) : 0;
+    if (!ram || base > ram->base + ram->size || s->memsz > ram->base + ram->size - base - s->paddr)
+        return err_set(err, "%s: the kernel needs 0x%" PRIx64 " bytes (image_size) at 0x%" PRIx64 " and the RAM "
+                       "ends at 0x%" PRIx64 ": too big for memory (--mem sets the RAM size)", m->image.path, s->memsz,
+                       base + s->paddr, ram ? ram->base + ram->size : 0);
+    image_place_linux(&m->image, base);
+    return true;
+}
+
 static bool load_image(Machine *m, Error *err)
 {
     for (int i = 0; i < m->image.nsegs; i++) {
@@ -817,7 +856,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     if (cfg->kernel) {
         bool ok = cfg->raw ? image_load_raw(&m->image, cfg->kernel, cfg->arch, cfg->load_addr,
                                             cfg->entry_set ? cfg->entry : cfg->load_addr, err)
-                           : image_load_elf(&m->image, cfg->kernel, err);
+                           : image_load_kernel(&m->image, cfg->kernel, err);
         if (!ok)
             return false;
         if (cfg->arch != ARCH_NONE && cfg->arch != m->image.arch)
@@ -832,7 +871,7 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     if (m->arch == ARCH_NONE)
         return err_set(err, "no architecture: give a kernel ELF or --arch");
 
-    FdtOptions fo = { cfg->machine_file, cfg->ncpus, cfg->cpu_model, cfg->bootargs, cfg->mem_size };
+    FdtOptions fo = { cfg->machine_file, cfg->ncpus, cfg->cpu_model, cfg->bootargs, cfg->mem_size, cfg->gic_version };
     m->fdt = dt_build(m->arch, &fo, err);
     if (!m->fdt)
         return false;
@@ -854,6 +893,9 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     clk_init(&m->clock, cfg->quantum ? cfg->quantum : DEFAULT_QUANTUM, m->desc.cpus[0].clock_hz);
     cluster_wire(m);
 
+    if (m->image.linux_image && !place_linux_image(m, err))
+        return false;
+    m->linuxwatch.on = m->image.linux_image;
     if (cfg->kernel && !load_image(m, err))
         return false;
     if (cfg->guest_trace_file && !guesttrace_check(&m->image, err))
@@ -1324,6 +1366,19 @@ int mach_run(Machine *m)
     while (mach_advance(m) == MACH_PAUSED)
         ;
     return mach_finish(m);
+}
+
+/* Where every CPU is, for a run a limit ended (a hung guest): "cpu1: pc 0x... <sym+0x1c> (asleep)". */
+void mach_print_pcs(Machine *m, FILE *f)
+{
+    static const char *const state[] = { "off", "running", "asleep", "dead" };
+    for (int i = 0; i < m->cl.ncpus; i++) {
+        Cpu *c = m->cl.cpus[i];
+        char sym[160];
+        uint64_t pc = c->ops->get_pc(c);
+        fprintf(f, "pmusim: cpu%d: pc 0x%" PRIx64 " <%s> (%s) at cycle %" PRIu64 "\n", i, pc,
+                mach_describe(m, pc, sym, sizeof sym), state[c->state], c->cycles);
+    }
 }
 
 void mach_print_stats(Machine *m)

@@ -13,6 +13,7 @@
 #define PMUSIM_MACHINE_H
 
 #include <signal.h>
+#include <stdio.h>
 
 #include "base/clock.h"
 #include "base/loader.h"
@@ -24,6 +25,7 @@
 #include "cpu/cpu.h"
 #include "cpu/icache.h"
 #include "sim/conin.h"
+#include "sim/linuxwatch.h"
 #include "sim/fdt.h"
 #include "sim/progress.h"
 #include "tracer/patchcheck.h"
@@ -46,6 +48,7 @@ typedef struct MachineConfig {
     const char *cpu_model;          /* --cpu-model */
     const char *bootargs;           /* --bootargs */
     uint64_t mem_size;              /* --mem, bytes (0 = as in the tree) */
+    int gic_version;                /* --gic-version (0 = as in the tree) */
     const char *initrd_file;        /* --initrd */
     uint64_t quantum;               /* --quantum, cycles */
     uint64_t max_insns, max_cycles; /* 0 = unlimited */
@@ -127,6 +130,7 @@ struct Machine {
     Trace trace;
     TraceSink *tracedat;            /* --trace-dat's sink (in trace), until the trace is closed */
     Console console;
+    LinuxWatch linuxwatch;          /* a Linux guest's panic on the console (sim/linuxwatch.h) */
     Profile *profile;               /* --samples, else NULL */
     PatchCheck *patchcheck;         /* --check-patching, else NULL */
     TraceSink *trace_json;          /* --trace-json, else NULL (a sink of `trace`) */
@@ -209,5 +213,7 @@ void mach_profile_sample(Machine *m, Cpu *c, uint64_t pc, bool user, const char 
 
 /* Symbolic form of a guest address for reports ("func+0x10"). */
 const char *mach_describe(Machine *m, uint64_t addr, char *buf, size_t len);
+/* Every CPU's PC, symbol and state (after a limit ended the run). */
+void mach_print_pcs(Machine *m, FILE *f);
 
 #endif

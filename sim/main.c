@@ -158,7 +158,11 @@ static int run(MachineConfig *cfg, const StatConfig *stat)
         report_trace_limit(cfg);
     if (machine.exit_reason && machine.exit_status != 0 && strcmp(machine.exit_reason, "debug-exit") &&
         !(cfg->quiet && machine.exit_status == EXIT_LIMIT))
+    {
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
+        if (machine.exit_status == EXIT_LIMIT || machine.exit_status == EXIT_HUNG)
+            mach_print_pcs(&machine, stderr);
+    }
     if (cfg->stats)
         mach_print_stats(&machine);
     if (cfg->icount_check && check_icount())

@@ -37,6 +37,20 @@ expect_bad rawnoarch "--load-addr needs --arch" --load-addr 0x100000 "$T/junk.el
 expect_bad saveat "--save-at 12" --save-at 12 "$hello"
 expect_bad tracefile "/no/such/dir/t.trace" --trace /no/such/dir/t.trace "$hello"
 expect_bad model "--cpu-model cortex-a99" --cpu-model cortex-a99 "$GUESTS/arm64/hello.elf"
+# Linux kernel images (--kernel): an arm64 Image header (booting.rst) that asks for more memory
+# than the board has, one cut inside its header, and a gzip stream cut short.
+a64img() {          # a64img FILE IMAGE_SIZE: a 4 KiB Image whose header claims IMAGE_SIZE bytes
+    python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<IIQQQQQQII',0x14000010,0,0,$2,0xa,0,0,0,0x644d5241,0)+bytes(4032))" >"$1"
+}
+a64img "$T/big.Image" 0x10000000
+a64img "$T/ok.Image" 0x100000
+head -c 40 "$T/ok.Image" >"$T/cut.Image"
+gzip -n -c "$T/ok.Image" | head -c 30 >"$T/cut.Image.gz"
+expect_bad kbig "big.Image: the kernel needs 0x10000000 bytes.*too big for memory" --mem 64M --kernel "$T/big.Image"
+expect_bad kcut "cut.Image: offset 0: not an ELF file" --kernel "$T/cut.Image"
+expect_bad kgz "cut.Image.gz: offset 0x[0-9a-f]*: gzip stream is truncated" --kernel "$T/cut.Image.gz"
+expect_bad karch "a arm64 image, but --arch x86_64" --arch x86_64 --kernel "$T/ok.Image"
+expect_bad kgic "--gic-version 4" --gic-version 4 --kernel "$T/ok.Image"
 expect_bad noarg "usage" 
 expect_bad twokernels "more than one KERNEL" "$hello" "$hello"
 

@@ -6,7 +6,8 @@
  * the patch validator's section readers (__mcount_loc, __patchable_function_entries,
  * __jump_table, __ftr_fixup: patchcheck_init against a machine of the image's architecture,
  * with the image's segments copied into its RAM as mach_create does) and the --guest-trace
- * symbol check.  The same bytes are also loaded as a raw image.
+ * symbol check.  The same bytes are also loaded as a raw image, and as a kernel file
+ * (image_load_kernel: an ELF, or a Linux arm64 Image, plain or gzip'd: base/linux_image.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         section_readers(&im);
     } else {
         refused("image_load_elf", path, &err);
+    }
+    image_free(&im);
+
+    /* the same bytes as --kernel takes them: an ELF, or a Linux Image (its header, gzip) */
+    memset(&im, 0, sizeof im);
+    err.msg[0] = 0;
+    if (image_load_kernel(&im, path, &err)) {
+        if (im.linux_image && (im.nsegs != 1 || im.segs[0].filesz != im.size || im.segs[0].memsz < im.size))
+            fz_fail("a Linux image's segment does not hold its %zu bytes", im.size);
+        lookups(&im);
+    } else {
+        refused("image_load_kernel", path, &err);
     }
     image_free(&im);
 

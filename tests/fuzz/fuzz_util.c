@@ -529,7 +529,7 @@ const char *fz_dtb_file(const uint8_t *tree, size_t len)
 
 void fz_check_tree(const FzOptions *o, const char *path)
 {
-    FdtOptions fo = { path, o->ncpus, o->cpu_model, o->bootargs, 0 };
+    FdtOptions fo = { path, o->ncpus, o->cpu_model, o->bootargs, 0, 0 };
     Error err = { { 0 } };
     void *fdt = dt_build(o->arch, &fo, &err);
     if (!fdt) {

@@ -123,6 +123,34 @@ START_TEST(cpu_model_and_bootargs_options_edit_the_tree)
 }
 END_TEST
 
+/* --gic-version rewrites the GIC node to QEMU virt's GICv2 or GICv3 layout (the GICv2's limit
+ * of 8 CPUs is the interrupt controller's check, sim/intc.c); only arm64 has a GIC. */
+START_TEST(gic_version_option_switches_the_interrupt_controller)
+{
+    FdtOptions o = { .gic_version = 2 };
+    Error err = { { 0 } };
+    void *fdt = dt_build(ARCH_ARM64, &o, &err);
+    ck_assert_msg(fdt != NULL, "%s", err.msg);
+    int node = fdt_node_offset_by_compatible(fdt, -1, "arm,cortex-a15-gic");
+    ck_assert_int_ge(node, 0);
+    ck_assert_int_lt(fdt_node_offset_by_compatible(fdt, -1, "arm,gic-v3"), 0);
+    int len = 0;
+    const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
+    ck_assert_int_eq(len, 32);
+    ck_assert_uint_eq(fdt32_to_cpu(reg[5]), 0x08010000u);     /* the CPU interface */
+    MachineDesc d;
+    ck_assert_msg(dt_parse(fdt, ARCH_ARM64, &d, &err), "%s", err.msg);
+    free(fdt);
+    o = (FdtOptions){ .gic_version = 3 };
+    fdt = dt_build(ARCH_ARM64, &o, &err);
+    ck_assert_int_ge(fdt_node_offset_by_compatible(fdt, -1, "arm,gic-v3"), 0);
+    free(fdt);
+    o = (FdtOptions){ .gic_version = 2 };
+    const char *msg = build_error(ARCH_X86_64, &o);
+    ck_assert_msg(strstr(msg, "arm64 only"), "%s", msg);
+}
+END_TEST
+
 static const char *dts_file(const char *text)
 {
     return testutil_temp_file(text, strlen(text), ".dts");
@@ -551,6 +579,7 @@ int main(void)
     tcase_add_test(t, builtin_boards_describe_their_devices);
     tcase_add_test(t, cpus_option_clones_in_order_with_board_ids);
     tcase_add_test(t, cpu_model_and_bootargs_options_edit_the_tree);
+    tcase_add_test(t, gic_version_option_switches_the_interrupt_controller);
     tcase_add_test(t, dts_machine_file_is_compiled_and_parsed);
     tcase_add_test(t, bad_trees_name_node_and_property);
     tcase_add_test(t, broken_files_are_refused);

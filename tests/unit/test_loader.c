@@ -270,6 +270,98 @@ START_TEST(raw_image_is_one_code_segment)
 }
 END_TEST
 
+/* An arm64 Image header (Documentation/arch/arm64/booting.rst) with the given fields, then body. */
+static size_t a64_image(uint8_t *buf, uint64_t text_offset, uint64_t image_size, uint64_t flags, size_t body)
+{
+    memset(buf, 0, 64 + body);
+    store_le(buf + 0x00, 4, 0x14000010);            /* b +0x40 */
+    store_le(buf + 0x08, 8, text_offset);
+    store_le(buf + 0x10, 8, image_size);
+    store_le(buf + 0x18, 8, flags);
+    store_le(buf + 0x38, 4, 0x644d5241);
+    for (size_t i = 0; i < body; i++)
+        buf[64 + i] = (uint8_t)(i * 7);
+    return 64 + body;
+}
+
+static const char *kernel_error(const uint8_t *data, size_t len, const char *suffix)
+{
+    static Error err;
+    const char *path = testutil_temp_file(data, len, suffix);
+    Image im;
+    memset(&err, 0, sizeof err);
+    bool ok = image_load_kernel(&im, path, &err);
+    ck_assert_msg(!ok, "accepted");
+    ck_assert_msg(strstr(err.msg, path) != NULL, "%s", err.msg);
+    image_free(&im);
+    remove(path);
+    return err.msg;
+}
+
+/* --kernel: an arm64 Image is one segment of image_size bytes at text_offset from the base
+ * image_place_linux gives it; the same Image gzip'd loads the same bytes. */
+START_TEST(linux_arm64_image_plain_and_gzipped)
+{
+    static uint8_t buf[64 + 4096];
+    size_t n = a64_image(buf, 0x80000, 0x100000, 0xa, 4096);
+    const char *path = testutil_temp_file(buf, n, ".Image");
+    Image im;
+    Error err = { { 0 } };
+    ck_assert_msg(image_load_kernel(&im, path, &err), "%s", err.msg);
+    ck_assert(im.linux_image && im.arch == ARCH_ARM64);
+    ck_assert_uint_eq(im.segs[0].memsz, 0x100000);
+    image_place_linux(&im, 0x40000000);
+    ck_assert_uint_eq(im.segs[0].paddr, 0x40080000);
+    ck_assert_uint_eq(im.entry, 0x40080000);
+    image_free(&im);
+    remove(path);
+    uint8_t *gz = NULL;
+    size_t gzlen = 0;
+    char cmd[600];                                      /* gzip(1): a writer independent of zlib's use here */
+    snprintf(cmd, sizeof cmd, "gzip -n -c < %s", testutil_temp_file(buf, n, ".raw"));
+    FILE *f = popen(cmd, "r");
+    ck_assert_ptr_nonnull(f);
+    gz = malloc(n + 1024);
+    gzlen = fread(gz, 1, n + 1024, f);
+    ck_assert_int_eq(pclose(f), 0);
+    path = testutil_temp_file(gz, gzlen, ".Image.gz");
+    ck_assert_msg(image_load_kernel(&im, path, &err), "%s", err.msg);
+    ck_assert_uint_eq(im.size, n);
+    ck_assert(!memcmp(im.data, buf, n));
+    image_free(&im);
+    remove(path);
+    /* cut short: the offset where the stream ends */
+    const char *msg = kernel_error(gz, gzlen / 2, ".gz");
+    ck_assert_msg(strstr(msg, "truncated"), "%s", msg);
+    gz[gzlen / 2] ^= 0xff;
+    gz[gzlen / 2 + 1] ^= 0x55;
+    msg = kernel_error(gz, gzlen, ".gz");
+    ck_assert_msg(strstr(msg, "gzip stream"), "%s", msg);
+    free(gz);
+}
+END_TEST
+
+/* What is not a bootable arm64 Image is refused with the reason and the offset. */
+START_TEST(linux_arm64_image_header_refusals)
+{
+    static uint8_t buf[64 + 256];
+    size_t n = a64_image(buf, 0, 0, 0xa, 256);
+    ck_assert(strstr(kernel_error(buf, n, ".Image"), "older than Linux 3.17"));
+    n = a64_image(buf, 0, 0x10000, 0xb, 256);
+    ck_assert(strstr(kernel_error(buf, n, ".Image"), "big-endian"));
+    n = a64_image(buf, 0x1234, 0x10000, 0xa, 256);
+    ck_assert(strstr(kernel_error(buf, n, ".Image"), "text_offset"));
+    n = a64_image(buf, 0, 0x100, 0xa, 256);
+    ck_assert(strstr(kernel_error(buf, n, ".Image"), "smaller than"));
+    n = a64_image(buf, 0, 0x10000, 0xa, 256);
+    buf[0x38] = 'X';
+    ck_assert(strstr(kernel_error(buf, n, ".Image"), "not an ELF file"));
+    ck_assert(strstr(kernel_error(buf, 10, ".Image"), "not an ELF file"));
+    memcpy(buf, "MZ\0\0zimg", 8);
+    ck_assert(strstr(kernel_error(buf, n, ".efi"), "EFI zboot"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("loader");
@@ -281,6 +373,8 @@ int main(void)
     tcase_add_test(t, elf_section_bytes_outside_the_file_are_refused_whatever_the_type);
     tcase_add_test(t, elf_missing_file_names_it);
     tcase_add_test(t, raw_image_is_one_code_segment);
+    tcase_add_test(t, linux_arm64_image_plain_and_gzipped);
+    tcase_add_test(t, linux_arm64_image_header_refusals);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }
