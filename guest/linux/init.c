@@ -43,6 +43,7 @@
 #define WORK_SPIN 10000                 /* turns of a child's busy loop */
 #define DEFAULT_THRESH 1                /* watchdog_thresh for the lockup step, seconds */
 #define DEFAULT_TIMEOUT 30              /* the lockup step's wait, seconds of guest time */
+#define LOCKUP_WATCH_CPU 0              /* the lockup step runs here; the stalled CPU is another */
 #define LOCKUP_POLL_MS 100              /* /dev/kmsg read this often while waiting */
 #define KMSG_RECORD 8192                /* one /dev/kmsg read returns one record: room for it */
 
@@ -446,6 +447,11 @@ static int lockup(void)
     static const char *const keys[] = { "LOCKUP", "lockup", "Watchdog", NULL };
     char v[LINE_MAX];
     begin("lockup");
+    /* On CPU 0 only: a task whose CPU stalls (--inject stall:cpu=1) would never run again, and
+     * a sleeping one is woken on the CPU it last ran on. */
+    long pin = sys_pin_cpu(LOCKUP_WATCH_CPU);
+    if (pin < 0)
+        return fail("lockup", "sched_setaffinity", pin);
     print_setting("/proc/sys/kernel/watchdog");
     print_setting("/proc/sys/kernel/nmi_watchdog");
     print_setting("/proc/sys/kernel/watchdog_thresh");

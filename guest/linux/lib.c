@@ -50,6 +50,12 @@ long sys_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned lo
     return sys6(SYS_perf_event_open, (long)attr, pid, cpu, group_fd, (long)flags, 0);
 }
 
+long sys_pin_cpu(unsigned cpu)
+{
+    unsigned long mask = 1ul << cpu;                            /* cpu < 64 */
+    return sys6(SYS_sched_setaffinity, 0, sizeof mask, (long)&mask, 0, 0, 0);
+}
+
 long sys_sleep_ns(long ns)
 {
     long ts[2] = { ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };      /* struct timespec */

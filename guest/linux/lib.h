@@ -51,6 +51,7 @@ long sys_mmap_shared(int fd, size_t len, void **addr);
 long sys_munmap(void *addr, size_t len);
 long sys_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
 long sys_sleep_ns(long ns);
+long sys_pin_cpu(unsigned cpu);     /* sched_setaffinity(2): this process on `cpu` only */
 void sys_exit(int status) __attribute__((noreturn));
 long sys_poweroff(void);
 
