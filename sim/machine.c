@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cpio.h"
 #include "base/linux_image.h"
 #include "base/tunables.h"
 #include "sim/devices.h"
@@ -399,6 +400,8 @@ static bool load_initrd(Machine *m, Error *err)
     if (!image_read_blob(path, room ? mem_ptr(&m->mem, at, room) : NULL, room, &len, &e))
         return err_set(err, "--initrd %.300s (it goes at 0x%" PRIx64 ", above the image, in RAM %s; --mem sets the "
                        "RAM size)", e.msg, at, ram_text(b, ram, sizeof ram));
+    if (!cpio_check(mem_ptr(&m->mem, at, len), len, path, &e))      /* an initramfs: newc, whole */
+        return err_set(err, "--initrd %.480s", e.msg);
     m->initrd_addr = at;
     m->initrd_size = len;
     return dt_set_initrd(m->fdt, at, at + len, err);
