@@ -13,7 +13,9 @@
 #   make install    build, then install build/pmusim to $(PREFIX)/bin, its manual page to
 #                   $(PREFIX)/share/man/man1/pmusim.1 and its bash completion to
 #                   $(PREFIX)/share/bash-completion/completions/pmusim (under $(DESTDIR) if set)
-#   make clean
+#   make clean      remove the trees, but keep $(BUILD)/linux-cache (the Debian kernels the Linux
+#                   tests boot, ~125 MB per architecture, downloaded once: docs/testing.md)
+#   make clean-cache  remove $(BUILD)/linux-cache too (the next `make test` fetches the newest kernel)
 #
 # Variables: BUILD (build dir, default build), JOBS (parallel jobs), ARCH (demo: x86_64|arm64|ppc32|all)
 #   FUZZ_BUILD, SAN_BUILD  the fuzzing and sanitizer trees (default $(BUILD)-fuzz, $(BUILD)-san)
@@ -89,6 +91,10 @@ fuzz: deps
 	    sh tests/randguest/run.sh $(BUILD) || rc=1; exit $$rc
 
 clean:
-	rm -rf $(BUILD) $(FUZZ_BUILD) $(SAN_BUILD)
+	rm -rf $(FUZZ_BUILD) $(SAN_BUILD)
+	@[ ! -d $(BUILD) ] || find $(BUILD) -mindepth 1 -maxdepth 1 ! -name linux-cache -exec rm -rf {} +
 
-.PHONY: all deps deps-bench build fuzz-tree demo test sanitize bench fuzz clean install
+clean-cache:
+	rm -rf $(BUILD)/linux-cache
+
+.PHONY: all deps deps-bench build fuzz-tree demo test sanitize bench fuzz clean clean-cache install

@@ -334,9 +334,14 @@ for a in $ARCHES; do
         "$(ratio $((p2 - p1)) "$points")" "$kept"
 done
 # Linux symbols (docs/guest-abi.md, "Linux symbols"): --dump-symbols of the kernel the tests
-# use, the whole process (the machine created, the Image loaded and its kallsyms tables read and
+# use (fetched into BUILD/linux-cache by scripts/fetch-kernel.sh, reused: docs/testing.md), the
+# whole process (the machine created, the Image loaded and its kallsyms tables read and
 # printed), wall ms.
-IMAGE=${PMUSIM_LINUX_ARM64_IMAGE:-/work/kcache/arm64/Image}
+case " $ARCHES " in *" arm64 "*)
+    sh "$(dirname "$0")/../scripts/fetch-kernel.sh" arm64 "$BUILD/linux-cache" >/dev/null 2>&1
+    ;;
+esac
+IMAGE=${PMUSIM_LINUX_ARM64_IMAGE:-$BUILD/linux-cache/arm64/Image}
 if [ -r "$IMAGE" ]; then
     echo
     echo "kallsyms: pmusim --dump-symbols of an arm64 Image, wall ms, and the symbols it printed"
@@ -348,3 +353,10 @@ if [ -r "$IMAGE" ]; then
     printf "%-14s %9s %9s\n" "$(basename "$IMAGE")" "$(median <"$T/k0")" \
         "$("$PMUSIM" --dump-symbols --arch arm64 --load-addr 0x40200000 "$IMAGE" | wc -l)"
 fi
+
+# Issue 15: Debian's arm64 kernel to the root-mount panic (and the whole scenario once its
+# initramfs is built) against QEMU TCG, plain and -icount: bench/linux.sh
+case " $ARCHES " in *" arm64 "*)
+    sh "$(dirname "$0")/linux.sh" "$BUILD"
+    ;;
+esac

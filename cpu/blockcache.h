@@ -40,9 +40,11 @@ typedef struct BlockCache {
     InsnInfo *arena;
     size_t arena_used, arena_cap;   /* in InsnInfo units */
     uint64_t decodes, flushes;      /* statistics */
+    uint32_t max_size;              /* the largest block ever entered, in bytes */
+    uint32_t align;                 /* where blocks may start: 4 on fixed-width ISAs, 1 on x86 */
 } BlockCache;
 
-void blockcache_init(BlockCache *bc, size_t arena_insns);
+void blockcache_init(BlockCache *bc, size_t arena_insns, uint32_t align);
 void blockcache_destroy(BlockCache *bc);
 void blockcache_flush(BlockCache *bc);
 /* Drop every entry overlapping [start, end). */
@@ -64,6 +66,11 @@ InsnInfo *blockcache_alloc_info(BlockCache *bc, uint32_t n, bool *flushed);
 static inline BlockEntry *blockcache_slot(BlockCache *bc, uint64_t pc)
 {
     return &bc->tab[blockcache_index(pc)];
+}
+/* A block of size bytes was entered (blockcache_invalidate's bound). */
+static inline void blockcache_note_size(BlockCache *bc, uint32_t size)
+{
+    bc->max_size = size > bc->max_size ? size : bc->max_size;
 }
 /* Index of the instruction starting at or containing pc; e->n if pc is at/after the end. */
 uint32_t blockcache_insn_index(const BlockEntry *e, uint64_t pc);

@@ -305,6 +305,7 @@ static BlockEntry *block_decode(Cpu *c, uint64_t pc, uint32_t size)
     block_watch(c, pc, size);
 
     BlockEntry *e = blockcache_slot(&c->bc, pc);
+    blockcache_note_size(&c->bc, size);
     bool restart = !tail && block_may_restart(c, n + extra, br, info, first);
     *e = (BlockEntry){ .pc = pc, .size = size, .n = (uint32_t)n + extra, .br = (uint8_t)br, .restart = restart,
                        .tail = tail != 0, .tail_off = (uint16_t)decoded, .cycles = total, .info = info };
@@ -813,7 +814,7 @@ Cpu *vcpu_create(Cluster *cl, int index, const CpuDesc *desc, const CpuOps *ops,
         err_set(err, "no cycle table for CPU model %s", model->name);
         goto fail;
     }
-    blockcache_init(&c->bc, BLOCKCACHE_ARENA);
+    blockcache_init(&c->bc, BLOCKCACHE_ARENA, ops->arch == ARCH_X86_64 ? 1 : 4);
     bp_init(&c->bp);
     c->pev.lim_branches = c->pev.lim_br_misses = UINT64_MAX;
     c->pev.lim_loads = c->pev.lim_stores = c->pev.lim_memops = UINT64_MAX;
@@ -1122,6 +1123,19 @@ static bool pause_inside_block(Cpu *c)
     return true;
 }
 
+/* A stalled CPU (CpuStall) between two instructions it does not execute: the time-travel
+ * boundary and pause, as before an engine run, then busy time until its next event, the
+ * stall's end or the quantum's. */
+static RunNext stall_spin(Cpu *c, uint64_t until, uint64_t max_c)
+{
+    if (pause_here(c))
+        return RUN_RETURN;
+    uint64_t t = min64(min64(until, evq_next(&c->events)), min64(max_c, c->stall.end));
+    if (t > c->cycles)
+        c->cycles = t;
+    return RUN_AGAIN;
+}
+
 /* Everything before an engine run: due events, an interrupt, the end of the quantum, sleep, the
  * time-travel boundary and pause. */
 static RunNext run_prepare(Cpu *c, uint64_t until)
@@ -1136,18 +1150,21 @@ static RunNext run_prepare(Cpu *c, uint64_t until)
         if (cl->stopping || cl->interrupted)
             return RUN_RETURN;
     }
-    if (c->state == CPU_RUNNING || c->state == CPU_HALTED)
+    bool stalled = vcpu_stall_update(c);
+    if (!c->stall.active && (c->state == CPU_RUNNING || c->state == CPU_HALTED))
         c->ops->take_interrupt(c);
     if (cl->stopping)               /* the entry ended the run (the trace full, a triple fault) */
         return RUN_RETURN;
     uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
     if (c->cycles >= max_c) {
-        if (c->state == CPU_RUNNING)
+        if (c->state == CPU_RUNNING && !c->stall.active)
             c->stop_reason = "max-cycles";
         return RUN_RETURN;
     }
     if (c->cycles >= until)
         return RUN_RETURN;
+    if (stalled)
+        return stall_spin(c, until, max_c);
     if (c->state != CPU_RUNNING) {
         /* asleep or off: time passes until the next event or the end of the quantum */
         uint64_t t = min64(min64(until, evq_next(&c->events)), max_c);
@@ -1183,7 +1200,8 @@ static bool run_insn_limit(Cpu *c)
 void vcpu_run(Cpu *c, uint64_t until)
 {
     Cluster *cl = c->cl;
-    bool resume = c->pause.paused;      /* paused right before the engine run: go on there */
+    /* paused right before the engine run: go on there (a stalled CPU pauses at its spin) */
+    bool resume = c->pause.paused && !(c->stall.active && !c->stall.in_nmi);
     c->pause.paused = false;
     while (!cl->stopping && !cl->interrupted) {
         RunNext next = resume ? RUN_ENGINE : run_prepare(c, until);
@@ -1194,7 +1212,7 @@ void vcpu_run(Cpu *c, uint64_t until)
             continue;
         uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
         c->lim.soft = until;
-        c->lim.cycles = min64(evq_next(&c->events), max_c);
+        c->lim.cycles = min64(min64(evq_next(&c->events), max_c), vcpu_stall_next(c));
         if (!run_insn_limit(c))
             return;
         c->lim.fast = c->pev.track_branches || c->pev.track_mem || c->prof.on ? 0 : min64(c->lim.soft, c->lim.cycles);

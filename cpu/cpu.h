@@ -182,6 +182,11 @@ typedef struct CpuOps {
     void (*mmu_fault)(Cpu *c, const MmuResult *r);
     /* Between runs: deliver an interrupt that is pending and allowed; true if one was taken. */
     bool (*take_interrupt)(Cpu *c);
+    /* Optional (x86): a stalled CPU (CpuStall) spins as `cli; jmp .` would, which an NMI still
+     * interrupts: deliver a pending NMI that is not blocked (true if taken); and is the CPU in
+     * an NMI handler (until its return)? */
+    bool (*nmi_take)(Cpu *c);
+    bool (*in_nmi)(Cpu *c);
     uint64_t (*get_pc)(Cpu *c);
     void (*set_pc)(Cpu *c, uint64_t pc);
     /* Checkpoint the architectural state (the engine's registers and the backend's). */
@@ -265,6 +270,29 @@ typedef struct CpuPrivSplit {
     uint64_t user_sum[PMC_SRC_COUNT];   /* counted at user level before it */
 } CpuPrivSplit;
 
+
+/* Fault injection (--inject stall, sim/inject.h; docs/debugging.md, "Fault injection"): from
+ * the first instruction boundary at or after a stall's cycle (the CPU's own clock: the start is
+ * a hard cycle limit of its runs, as an event is) the CPU executes nothing more and takes no
+ * interrupt, as one stuck with every interrupt masked (arm64 PSTATE.DAIF = 0b1111: IRQ, FIQ and
+ * the GIC's pseudo-NMI; x86 `cli; jmp .`: IF = 0, but an NMI is taken, its handler runs and its
+ * IRET returns into the stall (CpuOps.nmi_take); the pins stay as the controllers
+ * drive them, so what was pending is taken when a stall with an end resumes.  Its clock goes on
+ * with the others' and the time is busy (not idle_cycles): a PMU counting cycles counts it; no
+ * instruction retires (the model is an instruction that does not complete: the PC stays at
+ * it).  A CPU off at the stall's cycle stalls when it first runs after it. */
+#define MAX_CPU_STALLS 16
+typedef struct CpuStallAt {
+    uint64_t cycle, len;            /* from cycle (or when the CPU next runs), len cycles (UINT64_MAX: for ever) */
+} CpuStallAt;
+typedef struct CpuStall {
+    CpuStallAt at[MAX_CPU_STALLS];  /* the run's options, by cycle, not overlapping */
+    uint32_t n;
+    uint32_t next;                  /* the first not begun (saved) */
+    bool active;                    /* stalled now (saved) */
+    bool in_nmi;                    /* x86: running the handler of an NMI taken in the stall (saved) */
+    uint64_t end;                   /* the active one's end, in the CPU's clock (saved) */
+} CpuStall;
 
 /* The interrupt pins (vcpu_pin): a controller sets them, the backend takes them between runs.
  * irq and pmi follow their lines' levels; nmi latches the NMI line's rising edge until taken. */
@@ -367,6 +395,7 @@ struct Cpu {
     CpuProfiling prof;
     CpuPause pause;
     CpuPrivSplit priv;              /* pmusim stat */
+    CpuStall stall;                 /* --inject stall */
 
     /* trap sites and code hooks */
     TrapTable trap;
@@ -403,6 +432,21 @@ void vcpu_port_init(Cpu *c);
  * events on their exact instruction.  Returns when the quantum is used up, the CPU sleeps, the
  * machine is stopping or the CPU reached its pause (vcpu_pause_at; pause.paused). */
 void vcpu_run(Cpu *c, uint64_t until);
+
+/* --inject stall: CPU c stalls from cycle `cycle` of its clock for `len` cycles (UINT64_MAX:
+ * for ever); added before the run, in order of cycle, not overlapping (sim/inject.c checks). */
+void vcpu_stall_add(Cpu *c, uint64_t cycle, uint64_t len);
+
+/* The run loop (cpu.c): the cycle the next stall begins at (UINT64_MAX: none, or one is
+ * active); at an instruction boundary, end a stall that is over and begin one that is due
+ * (traced as `inject`), take an NMI (x86) or come back from one; true while the CPU spins
+ * (executes nothing). */
+uint64_t vcpu_stall_next(const Cpu *c);
+static inline bool vcpu_stalled_forever(const Cpu *c)
+{
+    return c->stall.active && c->stall.end == UINT64_MAX;
+}
+bool vcpu_stall_update(Cpu *c);
 
 /* Time travel: pause at (insns, entries) (CpuPause), or no longer. */
 void vcpu_pause_at(Cpu *c, uint64_t insns, uint64_t entries);

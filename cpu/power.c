@@ -195,3 +195,61 @@ void vcpu_exception_taken(Cpu *c, TraceKind kind, uint64_t vector, const char *n
     c->exc.insns_at = c->insns;
     trace_exception(cl->trace, kind, c->cycles, c->index, vector, name, from, to, info);
 }
+
+/* ------------------------------------------------------------------ --inject stall */
+
+void vcpu_stall_add(Cpu *c, uint64_t cycle, uint64_t len)
+{
+    CpuStall *s = &c->stall;
+    if (s->n == MAX_CPU_STALLS)         /* sim/inject.h: fewer options than that in all */
+        return;
+    uint32_t i = s->n++;
+    for (; i && s->at[i - 1].cycle > cycle; i--)
+        s->at[i] = s->at[i - 1];
+    s->at[i] = (CpuStallAt){ cycle, len };
+}
+
+uint64_t vcpu_stall_next(const Cpu *c)
+{
+    const CpuStall *s = &c->stall;
+    return s->active || s->next >= s->n ? UINT64_MAX : s->at[s->next].cycle;
+}
+
+/* The stall begins at this instruction boundary: a CPU asleep in WFI or HLT is woken into it
+ * (it spins, its cycles are busy); the PC stays on the instruction it would execute next. */
+static void stall_begin(Cpu *c)
+{
+    CpuStall *s = &c->stall;
+    uint64_t len = s->at[s->next++].len;
+    s->active = true;
+    s->end = len > UINT64_MAX - c->cycles ? UINT64_MAX : c->cycles + len;
+    c->state = CPU_RUNNING;
+    c->stop_reason = "stalled";
+    if (trace_on(c->cl->trace))
+        trace_inject(c->cl->trace, c->cycles, c->index, "stall", c->ops->get_pc(c),
+                     s->end == UINT64_MAX ? NULL : &len);
+}
+
+static void stall_end(Cpu *c)
+{
+    c->stall.active = c->stall.in_nmi = false;
+    c->stop_reason = "running";
+    if (trace_on(c->cl->trace))
+        trace_inject(c->cl->trace, c->cycles, c->index, "resume", c->ops->get_pc(c), NULL);
+}
+
+bool vcpu_stall_update(Cpu *c)
+{
+    CpuStall *s = &c->stall;
+    if (s->active && c->cycles >= s->end)
+        stall_end(c);
+    if (!s->active && c->cycles >= vcpu_stall_next(c) && (c->state == CPU_RUNNING || c->state == CPU_HALTED))
+        stall_begin(c);
+    if (!s->active || !c->ops->nmi_take)
+        return s->active;
+    if (s->in_nmi && !c->ops->in_nmi(c))
+        s->in_nmi = false;          /* its IRET: back into the spin */
+    if (!s->in_nmi && c->ops->nmi_take(c))
+        s->in_nmi = true;           /* the handler runs, with interrupts still masked */
+    return !s->in_nmi;
+}

@@ -1162,7 +1162,9 @@ static int x86_decode_mode(Cpu *c)
     return hf & HF_CS64 ? CS_MODE_64 : hf & HF_CS32 ? CS_MODE_32 : CS_MODE_16;
 }
 
-static bool x86_take_interrupt(Cpu *c)
+/* The NMI, when pending and not blocked by one in progress (SDM vol. 3A §6.7.1): IF does not
+ * mask it (§6.8.1).  Also what a stalled CPU takes (CpuOps.nmi_take: `cli; jmp .` takes NMIs). */
+static bool x86_take_nmi(Cpu *c)
 {
     X86Cpu *x = X86(c);
     if (x->mode_dirty) {                     /* after a far transfer (T_FAR, T_IRETQ, T_SYSRET) */
@@ -1171,13 +1173,26 @@ static bool x86_take_interrupt(Cpu *c)
     }
     x86pmu_set_cpl(&x->pmu, x86_cpl(c));     /* after an IRETQ/SYSRET to another level */
     vcpu_set_user(c, x86_cpl(c) != 0);
-    if (c->pins.nmi && !x->nmi_blocked) {
-        c->pins.nmi = false;
-        if (c->state == CPU_HALTED)
-            c->state = CPU_RUNNING, c->stop_reason = "running";
-        x86_deliver(c, X86_NMI, false, false, 0, TK_NMI);
+    if (!c->pins.nmi || x->nmi_blocked)
+        return false;
+    c->pins.nmi = false;
+    if (c->state == CPU_HALTED)
+        c->state = CPU_RUNNING, c->stop_reason = "running";
+    x86_deliver(c, X86_NMI, false, false, 0, TK_NMI);
+    return true;
+}
+
+/* In an NMI handler: from the NMI's delivery to its IRET. */
+static bool x86_in_nmi(Cpu *c)
+{
+    return X86(c)->nmi_blocked;
+}
+
+static bool x86_take_interrupt(Cpu *c)
+{
+    X86Cpu *x = X86(c);
+    if (x86_take_nmi(c))
         return true;
-    }
     if (c->pins.irq && (vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF)) {
         int vec = lapic_take_irq(&x->apic);
         if (vec < 0)
@@ -1653,6 +1668,8 @@ const CpuOps vcpu_x86_64_ops = {
     .mem_fault = x86_mem_fault,
     .decode_mode = x86_decode_mode,
     .take_interrupt = x86_take_interrupt,
+    .nmi_take = x86_take_nmi,
+    .in_nmi = x86_in_nmi,
     .get_pc = x86_get_pc,
     .set_pc = x86_set_pc,
     .save = x86_save,

@@ -20,6 +20,14 @@
  *                       lockup is reported within two
  *   lockup_cpu=N        the CPU that locks up, 1..cpus-1 (default the last; none with 1 CPU).
  *                       CPU 0 runs the scenario, so it cannot be the one
+ *   lockup_by=inject    that CPU does not lock itself up: it keeps busy like the others until
+ *                       pmusim's fault injection stalls it (--inject stall:cpu=N:cycle=C,
+ *                       docs/debugging.md "Fault injection"); the summary still expects the
+ *                       lockup reported on it
+ *   watchdog_detector=buddy
+ *                       Linux's buddy detector (kernel/watchdog_buddy.c, what Debian's arm64
+ *                       kernel runs) instead of the perf NMI: no PMU event, each CPU's timer
+ *                       checks that the next CPU's timer ran; the report comes from that CPU
  * A bad value is reported and ignored.
  *
  * The output is the same on every run: only CPU 0 prints at boot, the lockup CPU prints its
@@ -47,6 +55,8 @@ static unsigned watchdog_unit = 1;                  /* index in units[]: ms */
 static unsigned watchdog_runs = 5;
 static bool nolockup;
 static int lockup_cpu = -1;                         /* -1: the default */
+static bool lockup_injected;                        /* lockup_by=inject */
+static bool buddy;                                  /* watchdog_detector=buddy */
 
 static bool nolockup_setup(const char *val, size_t len)
 {
@@ -94,12 +104,31 @@ static bool lockup_cpu_setup(const char *val, size_t len)
     return true;
 }
 
+static bool lockup_by_setup(const char *val, size_t len)
+{
+    if (!param_is(val, len, "inject"))
+        return false;
+    lockup_injected = true;
+    return true;
+}
+
+static bool watchdog_detector_setup(const char *val, size_t len)
+{
+    if (param_is(val, len, "buddy"))
+        buddy = true;
+    else if (!param_is(val, len, "perf"))
+        return false;
+    return true;
+}
+
 static const struct kernel_param setup_params[] = {
     { "nolockup", nolockup_setup },
     { "watchdog_thresh=", watchdog_thresh_setup },
     { "watchdog_unit=", watchdog_unit_setup },
     { "watchdog_runs=", watchdog_runs_setup },
     { "lockup_cpu=", lockup_cpu_setup },
+    { "lockup_by=", lockup_by_setup },
+    { "watchdog_detector=", watchdog_detector_setup },
 };
 
 /* ---- time */
@@ -160,13 +189,6 @@ static const struct perf_event_attr wd_hw_attr_template = {
     .disabled = true,
 };
 
-/* Linux: watchdog_timer_fn -> watchdog_interrupt_count (kernel/watchdog.c): the "kick" the
- * NMI looks for. */
-static void watchdog_timer_fn(struct trap_frame *regs)
-{
-    this_cpu_inc(hrtimer_interrupts);
-}
-
 /* Linux: is_hardlockup (kernel/watchdog.c).  The NMI comes every watchdog_thresh, the timer 2.5
  * times as often: a count that has not moved means interrupts have been off for a whole period. */
 static bool is_hardlockup(void)
@@ -177,6 +199,93 @@ static bool is_hardlockup(void)
         return true;
     this_cpu_write(hrtimer_interrupts_saved, hrint);
     return false;
+}
+
+/* ---- the buddy detector (kernel/watchdog_buddy.c, watchdog_hardlockup_check in
+ * kernel/watchdog.c) */
+
+#define BUDDY_CHECK_EVERY 3     /* timer ticks: 3 * thresh * 2/5, just over watchdog_thresh */
+
+static unsigned buddy_cpus;                             /* mask of CPUs whose detector is on */
+static DEFINE_PER_CPU(bool, buddy_touched);             /* skip the next check of this CPU */
+
+/* Linux: watchdog_next_cpu: the next CPU of the mask after cpu, round; -1 if none but cpu. */
+static int buddy_next_cpu(unsigned cpu)
+{
+    unsigned mask = __atomic_load_n(&buddy_cpus, __ATOMIC_ACQUIRE);
+
+    for (unsigned i = 1; i < nr_cpus; i++) {
+        unsigned next = (cpu + i) % nr_cpus;
+        if (mask & (1u << next))
+            return next;
+    }
+    return -1;
+}
+
+/* Linux: watchdog_hardlockup_enable (buddy): touch this CPU and the next, so that neither is
+ * checked before its timer has run, then join the mask. */
+static void buddy_enable(void)
+{
+    unsigned cpu = smp_processor_id();
+    int next = buddy_next_cpu(cpu);
+
+    per_cpu(buddy_touched, cpu) = true;
+    if (next >= 0)
+        per_cpu(buddy_touched, next) = true;
+    __atomic_fetch_or(&buddy_cpus, 1u << cpu, __ATOMIC_RELEASE);
+}
+
+/* Linux: is_hardlockup of another CPU (its count written by that CPU's timer, the saved one
+ * only by the CPU checking it). */
+static bool buddy_is_hardlockup(unsigned cpu)
+{
+    unsigned long hrint = __atomic_load_n(&per_cpu(hrtimer_interrupts, cpu), __ATOMIC_RELAXED);
+
+    if (per_cpu(hrtimer_interrupts_saved, cpu) == hrint)
+        return true;
+    per_cpu(hrtimer_interrupts_saved, cpu) = hrint;
+    return false;
+}
+
+/* Linux: watchdog_hardlockup_check(next_cpu, NULL) from watchdog_buddy_check_hardlockup, in the
+ * timer interrupt of the checking CPU.  Linux then asks the locked CPU for its backtrace (an
+ * IPI it cannot take with interrupts masked); this prints the checking CPU and the time. */
+static void buddy_check(unsigned long hrint)
+{
+    int cpu = hrint % BUDDY_CHECK_EVERY ? -1 : buddy_next_cpu(smp_processor_id());
+
+    if (cpu < 0)
+        return;
+    if (per_cpu(buddy_touched, cpu)) {
+        per_cpu(buddy_touched, cpu) = false;
+        return;
+    }
+    if (!buddy_is_hardlockup(cpu)) {
+        per_cpu(hard_watchdog_warn, cpu) = false;
+        return;
+    }
+    if (per_cpu(hard_watchdog_warn, cpu))
+        return;
+    printf_nmi("watchdog: Watchdog detected hard LOCKUP on cpu %d\n", cpu);
+    printf_nmi("watchdog: cpu %u: lockup of cpu %d found at " WD_CLOCK_NAME "=%llu\n", smp_processor_id(), cpu,
+               (unsigned long long)wd_clock());
+    __atomic_fetch_add(&per_cpu(hardlockup_reports, cpu), 1, __ATOMIC_RELAXED);
+    per_cpu(hard_watchdog_warn, cpu) = true;
+}
+
+/* Linux: watchdog_timer_fn -> watchdog_interrupt_count (kernel/watchdog.c): the "kick" the
+ * NMI looks for. */
+static void watchdog_timer_fn(struct trap_frame *regs)
+{
+    this_cpu_inc(hrtimer_interrupts);
+}
+
+/* The same with the buddy detector (watchdog_hardlockup_kick): then the check of the next CPU.
+ * A handler of its own, so that the perf detector's runs execute what they always did. */
+static void watchdog_buddy_timer_fn(struct trap_frame *regs)
+{
+    this_cpu_inc(hrtimer_interrupts);
+    buddy_check(this_cpu_read(hrtimer_interrupts));
 }
 
 /* Linux: watchdog_overflow_callback (kernel/watchdog_hld.c), the event's overflow handler, in
@@ -248,7 +357,10 @@ static void hardlockup_detector_perf_enable(void)
 static void watchdog_enable(void)
 {
     wd_timer_set_periodic(watchdog_sample_period_ticks());
-    hardlockup_detector_perf_enable();
+    if (buddy)
+        buddy_enable();
+    else
+        hardlockup_detector_perf_enable();
 }
 
 /* ---- the scenario */
@@ -306,7 +418,7 @@ static void busy_until(u64 start, u64 ticks)
 static void secondary_main(unsigned cpu)
 {
     watchdog_cpu_start();
-    if ((int)cpu == lockup_cpu) {
+    if ((int)cpu == lockup_cpu && !lockup_injected) {
         printf("watchdog: cpu %u: disabling interrupts and spinning\n", cpu);
         __atomic_add_fetch(&cpus_started, 1, __ATOMIC_RELEASE);
         lockup_spin();
@@ -323,11 +435,11 @@ static int watchdog_setup(void)
     if (tsc_init())
         return GUEST_EXIT_FAIL;
     smp_init();
-    int err = wd_arch_setup(watchdog_timer_fn);
-    if (err)
-        return err;
     parse_bootargs(cmdline_bootargs(), setup_params, sizeof(setup_params) / sizeof(setup_params[0]),
                    "watchdog");
+    int err = wd_arch_setup(buddy ? watchdog_buddy_timer_fn : watchdog_timer_fn);
+    if (err)
+        return err;
     if (nolockup || nr_cpus == 1)
         lockup_cpu = -1;
     else if (lockup_cpu < 0)
@@ -346,7 +458,11 @@ static int watchdog_setup(void)
         printf(CONFIG_LINE "none\n", CONFIG_ARGS);
     else
         printf(CONFIG_LINE "%d\n", CONFIG_ARGS, lockup_cpu);
-    return hardlockup_detector_perf_init() ? GUEST_EXIT_FAIL : 0;
+    if (buddy)
+        printf("watchdog: hard-lockup detector: buddy (each cpu checks the next one's timer)\n");
+    if (lockup_injected && lockup_cpu >= 0)
+        printf("watchdog: cpu %d locks up by fault injection\n", lockup_cpu);
+    return buddy || !hardlockup_detector_perf_init() ? 0 : GUEST_EXIT_FAIL;
 }
 
 /* One line per CPU, then whether each CPU took NMIs and the right CPUs reported lockups. */
@@ -361,7 +477,7 @@ static int watchdog_summary(void)
 
         printf("watchdog: cpu %u: hrtimer_interrupts=%lu nmis=%u lockups=%u\n", cpu,
                per_cpu(hrtimer_interrupts, cpu), nmis, lockups);
-        if (!nmis || (lockups > 0) != locked_up)
+        if ((!nmis && !buddy) || (lockups > 0) != locked_up)
             failed = 1;
     }
     return failed;

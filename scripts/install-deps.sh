@@ -14,14 +14,24 @@
 # (`libunicorn-dev/trixie`; `-t trixie` would raise the whole suite for the transaction). The
 # archive address is the machine's own Debian source, read from its apt configuration: this
 # repository names no mirror.
+#
+# The Linux tests boot Debian 13's own kernels (scripts/fetch-kernel.sh downloads
+# linux-image-6.12.<n>+deb13-arm64-unsigned with `apt-get download`, never installing it): apt
+# must list trixie's packages for KERNEL_ARCHES, foreign ones included.  So the trixie suite is a
+# source (the same pinned one) and, once, `apt-get update` runs with APT::Architectures naming
+# them (no `dpkg --add-architecture`: nothing foreign is ever installed).  Every update here
+# names them, because an update without them deletes the foreign lists.
 set -eu
 UNICORN_MIN=2.1.1
 PKGS="cmake make pkg-config gcc libc6-dev libcapstone-dev libfdt-dev zlib1g-dev check device-tree-compiler \
 gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu gcc-powerpc-linux-gnu binutils-powerpc-linux-gnu \
 clang libclang-rt-14-dev llvm trace-cmd libtracecmd-dev libtraceevent-dev python3 gdb-multiarch"
 if [ "${1:-}" = "--bench" ]; then
-    PKGS="$PKGS qemu-system-x86 qemu-system-arm qemu-system-ppc"
+    PKGS="$PKGS qemu-system-x86 qemu-system-arm qemu-system-ppc time linux-perf"
 fi
+KERNEL_ARCHES="arm64"
+APT_ARCHES="-o APT::Architectures::=$(dpkg --print-architecture)"
+for a in $KERNEL_ARCHES; do APT_ARCHES="$APT_ARCHES -o APT::Architectures::=$a"; done
 SOURCE=/etc/apt/sources.list.d/pmusim-trixie.sources
 PIN=/etc/apt/preferences.d/pmusim-trixie
 
@@ -58,18 +68,40 @@ add_trixie() {
     echo "install-deps: added $SOURCE ($uri, suite trixie) pinned at 100 by $PIN"
 }
 
+# Is suite trixie an apt source already (this script's, or the machine's own on Debian 13)?
+trixie_source() {
+    [ -f "$SOURCE" ] && return 0
+    grep -Eqs '^[[:space:]]*(Suites:.*[[:space:]]trixie([[:space:]]|$)|deb[[:space:]].*[[:space:]]trixie[[:space:]])' \
+        /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list
+}
+
+# Are trixie's package lists there for every kernel architecture? (apt's lists directory holds
+# one Packages file per suite, component and architecture.)
+kernel_lists_ok() {
+    listdir=/var/lib/apt/lists
+    eval "$(apt-config shell listdir Dir::State::lists/d)"
+    for a in $KERNEL_ARCHES; do
+        ls "$listdir"/*_dists_trixie_main_binary-"${a}"_Packages* >/dev/null 2>&1 || return 1
+    done
+}
+
 missing=""
 for p in $PKGS; do installed "$p" || missing="$missing $p"; done
 engine_ok || missing="$missing libunicorn-dev/trixie"
-[ -z "$missing" ] && exit 0
+lists=""
+kernel_lists_ok || lists="trixie's $KERNEL_ARCHES package lists (for scripts/fetch-kernel.sh)"
+[ -z "$missing$lists" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
-    echo "install-deps: missing Debian packages:$missing" >&2
+    [ -n "$missing" ] && echo "install-deps: missing Debian packages:$missing" >&2
+    [ -n "$lists" ] && echo "install-deps: missing $lists" >&2
     echo "install-deps: run as root:  sh scripts/install-deps.sh $*" >&2
     exit 1
 fi
-echo "install-deps: installing:$missing"
+echo "install-deps: installing:$missing${lists:+ $lists}"
 export DEBIAN_FRONTEND=noninteractive
-case "$missing" in *trixie*) [ -f "$SOURCE" ] || add_trixie ;; esac
-apt-get update -q >/dev/null
+case "$missing$lists" in *trixie*) trixie_source || add_trixie ;; esac
+apt-get update -q $APT_ARCHES >/dev/null
+kernel_lists_ok || echo "install-deps: warning: still no $lists after apt-get update" >&2
+[ -z "$missing" ] && exit 0
 apt-get install -y -q --no-install-recommends $missing
 engine_ok || { echo "install-deps: libunicorn-dev $UNICORN_MIN or newer did not install" >&2; exit 1; }

@@ -34,7 +34,7 @@
 /* The versions of the sections this file writes itself (the models' are beside their tables):
  * raise one when its state changes, and read the older ones (base/state.h). */
 #define CK_MACHINE_VERSION 1u
-#define CK_CPU_VERSION 1u
+#define CK_CPU_VERSION 2u             /* 2: --inject stall's state */
 #define CK_CODE_VERSION 1u
 #define CK_MEMORY_VERSION 1u
 #define CK_WINDOWS_VERSION 1u
@@ -83,6 +83,12 @@ static const StateField cpu_fields[] = {
     STATE_ARRAY(Cpu, bp.ras),
     STATE_UPTO(Cpu, bp.ras_top, BP_RAS - 1),
     STATE_UPTO(Cpu, bp.ras_n, BP_RAS),
+    /* --inject stall (cpu.h CpuStall): which stalls began, the one in progress and its end; the
+     * stalls themselves are the restoring run's --inject options */
+    STATE_UPTO_V(Cpu, stall.next, MAX_CPU_STALLS, 2),
+    STATE_BOOL_V(Cpu, stall.active, 2),
+    STATE_BOOL_V(Cpu, stall.in_nmi, 2),
+    STATE_FIELD_V(Cpu, stall.end, 2),
 };
 
 /* The CPU's section holds its backend's (CpuOps.save writes it, named after the backend). */

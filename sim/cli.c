@@ -20,7 +20,7 @@ enum {
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_JSON, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
     O_GUEST_TRACE, O_SAMPLES, O_STATS, O_SAVE_AT, O_RESTORE, O_SEMIHOSTING, O_ICOUNT_CHECK, O_GDB, O_GDB_WAIT,
-    O_TIME_TRAVEL_CHECK,
+    O_TIME_TRAVEL_CHECK, O_INJECT,
     O_VERSION, O_HELP_MAN, O_HELP_COMPLETION, O_CONSOLE_IN, O_RECORD, O_REPLAY, O_QUIET,
     O_TRUTH, O_FOLDED, O_PERF_SCRIPT, /* pmusim report */
     O_CONTEXT, O_IGNORE, O_IGNORE_FIELD,    /* pmusim diff */
@@ -108,6 +108,8 @@ static const CliOption run_options[] = {
     { "restore", "FILE", O_RESTORE, false, NULL, "continue from a checkpoint (same machine and image)" },
     { "semihosting", NULL, O_SEMIHOSTING, false, NULL, "arm64: hlt #0xf000 semihosting (exit, writec, write0)" },
     { "icount-check", NULL, O_ICOUNT_CHECK, false, NULL, "also count instructions one by one and compare (test aid)" },
+    { "inject", "KIND:KEY=VAL:...", O_INJECT, false, NULL,
+      "fault injection, repeatable: stall:cpu=N:cycle=C[:for=CYCLES]\nmakes CPU N execute nothing and take no interrupt from\ncycle C on (docs/debugging.md, \"Fault injection\")" },
     { "gdb", "DEV", O_GDB, false, "Debugging:",
       "GDB remote stub on DEV: tcp::PORT (127.0.0.1), tcp:HOST:PORT\nor unix:PATH; one gdb thread per CPU (docs/debugging.md)" },
     { "gdb-wait", NULL, O_GDB_WAIT, false, NULL, "with --gdb: wait for gdb before the first instruction" },
@@ -286,6 +288,18 @@ static bool parse_save_at(MachineConfig *cfg, const char *val, FILE *err)
     return true;
 }
 
+/* --inject SPEC (sim/inject.h), repeatable; the CPUs are checked with the others at the end. */
+static bool parse_inject(MachineConfig *cfg, const char *val, FILE *err)
+{
+    Error e;
+    if (cfg->ninject == MAX_INJECT)
+        return bad(err, "--inject %s: more than %s --inject options", val, "16");
+    if (!inject_parse(val, &cfg->inject[cfg->ninject], &e))
+        return bad(err, "%s%s", e.msg, "");
+    cfg->ninject++;
+    return true;
+}
+
 /* --mem SIZE: digits (decimal or 0x hex) and an optional binary suffix, as QEMU's -m takes
  * them; whole 4 KiB pages (the engines map memory in pages) up to DT_RAM_MAX. */
 static bool parse_mem(MachineConfig *cfg, const char *val, FILE *err)
@@ -361,6 +375,7 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
     case O_RESTORE:     cfg->restore_file = val; return true;
     case O_GDB:         cfg->gdb = val; return true;
     case O_SAVE_AT:     return parse_save_at(cfg, val, err);
+    case O_INJECT:      return parse_inject(cfg, val, err);
     case O_CPUS:
         if (!parse_number("cpus", val, 1, MAX_CPUS, "a number from 1 to 16", &n, err))
             return false;
@@ -447,6 +462,9 @@ static bool check_combination(Cli *cli, FILE *err)
         return bad(err, "--dump-dtb needs a KERNEL or --arch%s%s", "", "");
     if (cfg->gdb_wait && !cfg->gdb)
         return bad(err, "--gdb-wait needs --gdb (nothing to wait for)%s%s", "", "");
+    Error e;
+    if (!inject_check(cfg->inject, cfg->ninject, cfg->ncpus, &e))
+        return bad(err, "%s%s", e.msg, "");
     return true;
 }
 

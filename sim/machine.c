@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cpio.h"
 #include "base/linux_image.h"
 #include "base/tunables.h"
 #include "sim/devices.h"
@@ -399,6 +400,8 @@ static bool load_initrd(Machine *m, Error *err)
     if (!image_read_blob(path, room ? mem_ptr(&m->mem, at, room) : NULL, room, &len, &e))
         return err_set(err, "--initrd %.300s (it goes at 0x%" PRIx64 ", above the image, in RAM %s; --mem sets the "
                        "RAM size)", e.msg, at, ram_text(b, ram, sizeof ram));
+    if (!cpio_check(mem_ptr(&m->mem, at, len), len, path, &e))      /* an initramfs: newc, whole */
+        return err_set(err, "--initrd %.480s", e.msg);
     m->initrd_addr = at;
     m->initrd_size = len;
     return dt_set_initrd(m->fdt, at, at + len, err);
@@ -880,6 +883,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         return err_set(err, "%s%s: %.480s", cfg->machine_file ? cfg->machine_file : "built-in board",
                        cfg->mem_size ? " with --mem" : "", tmp);
     }
+    if (!inject_check(cfg->inject, cfg->ninject, m->desc.ncpus, err))    /* the tree's CPUs, without --cpus */
+        return false;
     for (int i = 0; i < m->desc.nmem; i++) {
         const MemDesc *md = &m->desc.mem[i];
         if (!mem_add(&m->mem, md->base, md->size, md->rom, err)) {
@@ -967,6 +972,9 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
             return false;
         }
         m->cl.cpus[i]->prof.on = m->profile != NULL;
+        for (int k = 0; k < cfg->ninject; k++)
+            if (cfg->inject[k].cpu == i)
+                vcpu_stall_add(m->cl.cpus[i], cfg->inject[k].cycle, cfg->inject[k].len);
         if (cfg->stat)
             vcpu_priv_start(m->cl.cpus[i], cfg->stat_branches, cfg->stat_mem);
     }
@@ -1179,6 +1187,8 @@ static bool mach_hung(Machine *m)
         return false;
     for (int i = 0; i < m->cl.ncpus; i++) {
         Cpu *c = m->cl.cpus[i];
+        if (vcpu_stalled_forever(c))    /* its events reach only itself, and it takes none */
+            continue;
         /* instruction events cannot fire while a CPU sleeps: only its cycle events can wake it */
         if (c->state == CPU_RUNNING || c->start.pending || evq_has_wakers(&c->events) || c->pins.nmi ||
             c->pins.irq)
@@ -1386,7 +1396,7 @@ void mach_print_stats(Machine *m)
         Cpu *c = m->cl.cpus[i];
         const char *why = c->stop_reason;
         if (c->state == CPU_RUNNING && (i != m->exit_cpu))
-            why = m->exit_cpu < 0 && m->exit_reason ? m->exit_reason : "running";
+            why = c->stall.active ? "stalled" : m->exit_cpu < 0 && m->exit_reason ? m->exit_reason : "running";
         fprintf(stderr, "cpu%d: insns=%" PRIu64 " cycles=%" PRIu64 " exit=%s\n", i, c->insns, c->cycles, why);
     }
 }

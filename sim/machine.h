@@ -27,6 +27,7 @@
 #include "sim/conin.h"
 #include "sim/linuxwatch.h"
 #include "sim/fdt.h"
+#include "sim/inject.h"
 #include "sim/progress.h"
 #include "tracer/patchcheck.h"
 #include "tracer/profile.h"
@@ -81,6 +82,8 @@ typedef struct MachineConfig {
     const char *gdb;                /* --gdb DEV (sim/gdbstub.h), or NULL */
     bool gdb_wait;                  /* --gdb-wait */
     uint64_t tt_check;              /* --time-travel-check STRIDE (0: off; sim/ttcheck.h) */
+    InjectSpec inject[MAX_INJECT];  /* --inject (sim/inject.h) */
+    int ninject;
     /* pmusim stat (sim/stat.h): count user and kernel apart (cpu.h, CpuPrivSplit), keeping the
      * branch and load/store sources on all the run; stat_profile: the exact per-address
      * profile (--per-symbol) without a --samples file */

@@ -71,6 +71,25 @@ raw_load_addr() {
     case $1 in x86_64) echo 0x100000 ;; arm64) echo 0x40080000 ;; ppc32) echo 0 ;; esac
 }
 
+# need_linux_image ARCH: LINUX_IMAGE, the Debian kernel the Linux tests boot (the environment's
+# PMUSIM_LINUX_<ARCH>_IMAGE, which ctest sets; by default in BUILD/linux-cache/ARCH/ where the ctest
+# fixture linux/fetch-ARCH puts it: scripts/fetch-kernel.sh, docs/testing.md) and LINUX_VERSION,
+# its package version, printed.  Without it the test is skipped (77) with the fetch's message.
+# ctest gives the fixture to every e2e script that calls this function.
+need_linux_image() {
+    _up=$(echo "$1" | tr a-z A-Z)
+    case $1 in amd64) _file=bzImage ;; powerpc) _file=vmlinux ;; *) _file=Image ;; esac
+    eval "LINUX_IMAGE=\${PMUSIM_LINUX_${_up}_IMAGE:-$BUILD/linux-cache/$1/$_file}"
+    if [ ! -f "$LINUX_IMAGE" ]; then
+        _why=$(cat "$BUILD/linux-cache/$1.error" 2>/dev/null ||
+               echo "fetch it: sh scripts/fetch-kernel.sh $1 $BUILD/linux-cache")
+        echo "SKIP: no $1 kernel at $LINUX_IMAGE: $_why"
+        exit 77
+    fi
+    LINUX_VERSION=$(cat "$(dirname "$LINUX_IMAGE")/VERSION" 2>/dev/null || echo "unknown version")
+    echo "kernel: $LINUX_IMAGE (Debian $(cat "$(dirname "$LINUX_IMAGE")/PACKAGE" 2>/dev/null) $LINUX_VERSION)"
+}
+
 finish() {
     echo "$(basename "$0"): $CHECKS checks passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]

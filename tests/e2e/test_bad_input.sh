@@ -129,6 +129,13 @@ expect_bad_20s initrddtb "no room for the device tree (64 KiB, above 0x43ff8000:
 expect_bad_20s initrdout "--initrd .*fits.initrd and --trace .*fits.initrd are the same file" \
     --initrd "$T/fits.initrd" --trace "$T/fits.initrd" "$arm64"
 check "initrdout: the input is untouched" [ "$(wc -c <"$T/fits.initrd")" = 33521664 ]
+# A malformed initramfs (newc cpio, base/cpio.h, as Linux unpacks it): the file and the offset
+# of what is wrong.  The scenario's own initramfs cut inside /init's data, and an old-format cpio.
+head -c 1000 "$GUESTS/arm64/initramfs.cpio" >"$T/cut.cpio"
+expect_bad_20s initrdcut "--initrd .*cut.cpio: offset 0x[0-9a-f]*: init's [0-9]* bytes of data run past the end of the file (1000 bytes)" \
+    --initrd "$T/cut.cpio" "$arm64"
+printf '070707%0104d' 0 >"$T/odc.cpio"
+expect_bad_20s initrdodc "--initrd .*odc.cpio: offset 0x0: an old-format cpio header (070707)" --initrd "$T/odc.cpio" "$arm64"
 
 args=$(head -c 4095 /dev/zero | tr '\0' x)
 run "$T/bootargs4095" --cpus 16 --bootargs "$args" "$hello"

@@ -2,17 +2,15 @@
 # An arm64 Linux Image's symbols from its own kallsyms tables (base/kallsyms.c), without a
 # vmlinux: --dump-symbols prints them as a System.map; --symbols FILE replaces them; traces name
 # the kernel's functions at physical PCs (MMU off) and virtual ones (MMU on).  Needs the kernel:
-# $PMUSIM_LINUX_ARM64_IMAGE (default /work/kcache/arm64/Image), else SKIP (77).
+# need_linux_image (lib.sh: $PMUSIM_LINUX_ARM64_IMAGE, by default the fetched build/linux-cache/
+# arm64/Image), else SKIP (77).
 # The kernel's own /proc/kallsyms, read by a tiny init (data/kallsyms-init.c) in the kernel as
 # QEMU boots it (-M virt, nokaslr), must be the dump line for line (skipped without QEMU or the
 # cross compiler).
 . "$(dirname "$0")/lib.sh" "$@"
 
-IMAGE=${PMUSIM_LINUX_ARM64_IMAGE:-/work/kcache/arm64/Image}
-if [ ! -r "$IMAGE" ]; then
-    echo "SKIP: no arm64 Linux Image at $IMAGE (set PMUSIM_LINUX_ARM64_IMAGE)"
-    exit 77
-fi
+need_linux_image arm64
+IMAGE=$LINUX_IMAGE
 LOAD=0x40200000
 LINUX="--arch arm64 --load-addr $LOAD"
 

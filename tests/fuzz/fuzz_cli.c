@@ -10,7 +10,8 @@
  * with one message ("pmusim: ..." or the usage text) on its error stream, with no side effect;
  * what it accepts must hold the documented ranges (--cpus 1 to 16, --quantum 1 to 2^32, --max-*
  * and --trace-limit up to 2^62, --mem in whole 4 KiB pages up to 1 TiB, --load-addr only with
- * --arch, --strict and --icache=strict imply --check-patching, a run has a KERNEL), and every
+ * --arch, --strict and --icache=strict imply --check-patching, a run has a KERNEL, --inject
+ * stalls within their ranges and of CPUs below --cpus, sim/inject.h), and every
  * string in the configuration must point into the arguments.  cli_number() is checked on every argument too.
  */
 #include <stdio.h>
@@ -34,6 +35,27 @@ static void inside(const char *what, const char *s)
 {
     if (s && (s < buf_lo || s >= buf_hi))
         fz_fail("cli_parse: %s points outside the arguments", what);
+}
+
+/* --inject (sim/inject.h): at most MAX_INJECT, each a stall of a CPU below --cpus (when given)
+ * at a cycle up to 2^62 for 1 to 2^62 cycles or for ever, the text inside the arguments; no two
+ * of one CPU overlapping. */
+static void check_inject(const MachineConfig *c)
+{
+    if (c->ninject < 0 || c->ninject > MAX_INJECT)
+        fz_fail("cli_parse accepted %d --inject options", c->ninject);
+    for (int i = 0; i < c->ninject; i++) {
+        const InjectSpec *s = &c->inject[i];
+        inside("--inject", s->text);
+        if (s->kind != INJECT_STALL || s->cpu < 0 || s->cpu >= MAX_CPUS || (c->ncpus && s->cpu >= c->ncpus))
+            fz_fail("cli_parse accepted --inject %s as kind %d cpu %d (--cpus %d)", s->text, (int)s->kind, s->cpu,
+                    c->ncpus);
+        if (s->cycle > MAX_RUN_LIMIT || !s->len || (s->len > MAX_RUN_LIMIT && s->len != INJECT_FOREVER))
+            fz_fail("cli_parse accepted --inject %s: cycle %" PRIu64 " for %" PRIu64, s->text, s->cycle, s->len);
+        for (int j = 0; j < i; j++)
+            if (c->inject[j].cpu == s->cpu && c->inject[j].cycle == s->cycle)
+                fz_fail("cli_parse accepted two stalls of cpu %d at cycle %" PRIu64, s->cpu, s->cycle);
+    }
 }
 
 static void check_config(const Cli *cli)
@@ -84,6 +106,7 @@ static void check_config(const Cli *cli)
     inside("--restore", c->restore_file);
     if (c->save_file && !c->save_file[0])
         fz_fail("cli_parse accepted --save-at with an empty file name");
+    check_inject(c);
 }
 
 static void check_number(const char *s)

@@ -69,12 +69,15 @@ fi
 
 # x86: an exception frame pushed on a stack inside code is five 8-byte stores (the code-write
 # chokepoint overran a 16-byte buffer on one 40-byte store; fixed in cpu/x86_64.c lin_write).
+# The guest's own 8-byte store to code then comes through the code-write window, an I/O access
+# the engine splits in two 4-byte pieces (docs/engine.md, "Memory").
 NAME=x86_frame_in_code; if want "$SELECT"; then
     mkimg "$T/$NAME.bin" 12288 0:bc000810000f011c25002010000f0bf4 100:488304240248cf 1061:010800008e10 2000:ff0f001010
     run $NAME x86_64 0x100000 20 --max-insns 1000
-    ok=1; [ $st -eq 4 ] && clean $NAME && [ "$(grep -c 'code-write.* size=8 ' "$T/$NAME.trace")" -eq 6 ] &&
+    ok=1; [ $st -eq 4 ] && clean $NAME && [ "$(grep -c 'code-write.* size=8 ' "$T/$NAME.trace")" -eq 5 ] &&
+        [ "$(grep -c 'code-write.* size=4 ' "$T/$NAME.trace")" -eq 2 ] &&
         ! grep -q 'code-write.* size=[1-9][0-9]' "$T/$NAME.trace" && ok=0
-    verdict $NAME fixed $ok "want 5 + 1 code writes of 8 bytes and hlt (4)"
+    verdict $NAME fixed $ok "want 5 code writes of 8 bytes, 2 of 4, and hlt (4)"
 fi
 
 # arm64: DC ZVA to unbacked memory is a precise data abort: ELR is the DC ZVA and the two ADDs

@@ -1,0 +1,116 @@
+#!/bin/sh
+# The Linux userspace scenario (issue 15, item 4; docs/guest-abi.md, "Linux userspace
+# scenario"): Debian's unmodified arm64 kernel boots with the project's initramfs
+# (guest/linux/: a static init of our own), whose init runs the steps its command line names and
+# powers off.  Checked: the initramfs is reproducible (built twice in other directories: the same
+# bytes); every step's markers; the sched_switch format; the function tracer's lines name the
+# filtered functions and function_graph shows vfs_read; perf's instruction count of the known
+# user loop is exactly the expected one, and sampling gives samples; /proc/kallsyms names the
+# symbols looked up; dmesg shows the PMU driver.  With --inject (stall:cpu=1), the lockup step:
+# Linux reports the hard lockup of CPU 1 and the init sees it (PMUSIM_LINUX_STALL_CYCLE, default
+# 12000000000, is the cycle of the stall: after the init started waiting).  The runs' guest
+# instructions and host seconds are printed.
+#
+# SKIP (77) without the kernel: PMUSIM_LINUX_ARM64_IMAGE (default /work/kcache/arm64/Image).
+# PMUSIM_LINUX_MAX_INSNS bounds the run (default 20000000000).
+. "$(dirname "$0")/lib.sh" "$@"
+
+IMAGE=${PMUSIM_LINUX_ARM64_IMAGE:-/work/kcache/arm64/Image}
+CPIO=$GUESTS/arm64/initramfs.cpio
+MAX_INSNS=${PMUSIM_LINUX_MAX_INSNS:-20000000000}
+STEPS="tracefs ftrace perf kallsyms dmesg"
+
+# ---- the initramfs: reproducible from any build directory
+[ -f "$CPIO" ] || { echo "SKIP: $CPIO not built (guest/Makefile, LINUX_ARCHES)"; exit 77; }
+for d in g1 g2; do
+    make -s -C "$SRC/guest" O="$T/$d" ARCHES=arm64 "$T/$d/arm64/initramfs.cpio" >"$T/$d.log" 2>&1 ||
+        fail "initramfs: make into $T/$d: $(tail -n 3 "$T/$d.log")"
+done
+check "initramfs: built twice, the same bytes" cmp -s "$T/g1/arm64/initramfs.cpio" "$T/g2/arm64/initramfs.cpio"
+check "initramfs: the same bytes as the build's" cmp -s "$T/g1/arm64/initramfs.cpio" "$CPIO"
+check "initramfs: a whole number of 512-byte blocks" [ $(($(wc -c <"$CPIO") % 512)) = 0 ]
+check "initramfs: /init is the init" sh -c "grep -q 'pmusim-init: %s begin' '$CPIO'"
+
+# ---- the boot
+[ -f "$IMAGE" ] || { echo "SKIP: no arm64 kernel at $IMAGE (PMUSIM_LINUX_ARM64_IMAGE)"; finish_skip=1; }
+if [ "${finish_skip:-0}" = 1 ]; then
+    echo "$(basename "$0"): $CHECKS checks passed, $FAILS failed (the boot skipped)"
+    [ "$FAILS" -eq 0 ] || exit 1
+    exit 77
+fi
+start=$(date +%s)
+RUN_TIMEOUT=3000 run "$T/boot" --arch arm64 --load-addr 0x40200000 --initrd "$CPIO" \
+    --bootargs "console=ttyAMA0 earlycon=pl011,0x9000000 -- $STEPS" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
+secs=$(($(date +%s) - start))
+out=$T/boot.txt
+tr -d '\r' <"$T/boot.out" >"$out"          # the console's tty turns each \n into \r\n (ONLCR)
+insns=$(field insns "$T/boot.err")
+echo "scenario: $insns guest instructions, $secs host seconds (status $(cat "$T/boot.status"))"
+check "boot: exit status 0 (the init powered off: PSCI SYSTEM_OFF)" [ "$(cat "$T/boot.status")" = 0 ]
+check "boot: the init started with its steps" grep -q "^pmusim-init: start (5 arguments)" "$out"
+for step in mount $STEPS; do
+    check "$step: begin" grep -q "^pmusim-init: $step begin\$" "$out"
+    check "$step: ok" grep -q "^pmusim-init: $step ok\$" "$out"
+done
+check "no step failed" sh -c "! grep -q '^pmusim-init: .*FAIL' '$out'"
+check "done: 6 ok, 0 failed" grep -q "^pmusim-init: done: 6 ok, 0 failed\$" "$out"
+
+# tracefs: the format file and the events of the workload
+check "tracefs: sched_switch's format has prev_pid" grep -q "^pmusim-init: tracefs: format: .*field:pid_t prev_pid;" "$out"
+for ev in sched_switch sched_process_fork sched_process_exit; do
+    check "tracefs: $ev recorded" grep -q "^pmusim-init: tracefs: events: $ev [1-9]" "$out"
+done
+check "tracefs: trace lines printed" grep -q "^pmusim-init: tracefs: trace: .* sched_[a-z_]*: " "$out"
+check "tracefs: the workload ran" grep -q "^pmusim-init: tracefs: workload: 2 children, 512 bytes through pipes, exit codes sum 1\$" "$out"
+
+# ftrace: each filtered function traced by name, and vfs_read's graph
+for f in schedule do_sys_openat2 vfs_read; do
+    check "ftrace: $f traced" grep -q "^pmusim-init: ftrace: function: $f [1-9]" "$out"
+done
+check "ftrace: the function tracer's lines name a filtered function" \
+    grep -Eq "^pmusim-init: ftrace: function: .*: (schedule|do_sys_openat2|vfs_read) <-" "$out"
+check "ftrace: function_graph shows vfs_read() {" grep -q "^pmusim-init: ftrace: function_graph: vfs_read [1-9]" "$out"
+
+# perf: the exact user instruction count of the known loop, and samples
+line=$(grep "^pmusim-init: perf: loop of" "$out")
+exp=$(echo "$line" | sed -n 's/.* expected \([0-9]*\) measured.*/\1/p')
+got=$(echo "$line" | sed -n 's/.* measured \([0-9]*\)$/\1/p')
+check "perf: instructions measured ($got) = expected ($exp)" [ -n "$exp" ] && [ "$exp" = "$got" ]
+check "perf: cycles counted" grep -q "^pmusim-init: perf: cycles measured [1-9]" "$out"
+check "perf: samples > 0" grep -q "^pmusim-init: perf: sampling every [0-9]* instructions: [1-9][0-9]* samples" "$out"
+check "perf: sample IPs printed" grep -q "^pmusim-init: perf: sample ip 0x" "$out"
+
+# kallsyms: the names looked up, with addresses (kptr_restrict=0)
+for s in _text _stext schedule vfs_read do_sys_openat2 start_kernel; do
+    check "kallsyms: $s" grep -q "^pmusim-init: kallsyms: [0-9a-f]\{16\} [TtDdRr] $s\$" "$out"
+done
+check "kallsyms: addresses are not hidden" sh -c "! grep -q '^pmusim-init: kallsyms: 0000000000000000 ' '$out'"
+
+# dmesg: the PMU driver
+check "dmesg: hw perfevents" grep -q "^pmusim-init: dmesg: hw perfevents: enabled with armv8" "$out"
+
+grep -a "^pmusim-init: \(perf: [lcs]\|kallsyms: [0-9]* of\|done\)" "$out"
+[ "$FAILS" -eq 0 ] || { echo "--- the init's lines:"; grep -a "pmusim-init" "$out" | head -n 200; }
+
+# ---- the hard-lockup detector, with pmusim's fault injection (when this pmusim has it): CPU 1
+# stalls, interrupts masked, from a cycle after the init started waiting; Linux's buddy
+# detector on CPU 0 reports it, the init sees the report in /dev/kmsg and powers off.
+if "$PMUSIM" --help 2>&1 | grep -q -- '--inject'; then
+    start=$(date +%s)
+    RUN_TIMEOUT=3000 run "$T/lockup" --cpus 2 --arch arm64 --load-addr 0x40200000 --initrd "$CPIO" \
+        --inject "stall:cpu=1:cycle=${PMUSIM_LINUX_STALL_CYCLE:-12000000000}" \
+        --bootargs "console=ttyAMA0 earlycon=pl011,0x9000000 -- lockup thresh=1 timeout=30" --max-insns "$MAX_INSNS" --stats --quiet "$IMAGE"
+    secs=$(($(date +%s) - start))
+    echo "lockup: $(grep -o 'cpu0: insns=[0-9]*' "$T/lockup.err"), $secs host seconds (status $(cat "$T/lockup.status"))"
+    out=$T/lockup.txt
+    tr -d '\r' <"$T/lockup.out" >"$out"
+    check "lockup: exit status 0" [ "$(cat "$T/lockup.status")" = 0 ]
+    check "lockup: the kernel reported cpu 1" grep -q "Watchdog detected hard LOCKUP on cpu 1" "$out"
+    check "lockup: the init saw the report" grep -q "^pmusim-init: lockup: .*Watchdog detected hard LOCKUP on cpu 1" "$out"
+    check "lockup: watchdog_thresh set to 1" grep -q "^pmusim-init: lockup: /proc/sys/kernel/watchdog_thresh = 1\$" "$out"
+    check "lockup: ok" grep -q "^pmusim-init: lockup ok\$" "$out"
+    check "lockup: done: 2 ok, 0 failed" grep -q "^pmusim-init: done: 2 ok, 0 failed\$" "$out"
+else
+    echo "note: this pmusim has no --inject: the lockup step not run"
+fi
+finish
