@@ -71,6 +71,7 @@ enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT, T_TLBI, 
 #define INSN_WFI 0xd503207fu
 #define INSN_ERET 0xd69f03e0u
 #define INSN_DC_ZVA 0xd50b7420u         /* dc zva, Xt (Rt in bits 4:0) */
+#define A64_DCZ_MAX 2048u               /* DCZID_EL0.BS is at most 9: 4 << 9 bytes */
 #define INSN_HLT_SEMIHOST 0xd45e0000u   /* hlt #0xf000 */
 #define INSN_MSR_DAIFCLR 0xd50340ffu    /* msr daifclr, #imm (imm in CRm, bits 11:8) */
 #define INSN_MSR_DAIF 0xd51b4220u       /* msr daif, Xt (Rt in bits 4:0) */
@@ -639,6 +640,14 @@ static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
     if (!a64_translate_op(c, va, MMU_WRITE, true, &r))
         return TRAP_NATIVE;
     pa = r.pa | (va & (GUEST_PAGE - 1));
+    if (mem_ptr(c->mem, pa, block) && mem_page_is_code(c->mem, pa)) {
+        /* zeros over code: through the code-write chokepoint, here (the engine would store them
+         * a byte at a time through the code-write window, cpu/mmu.c) */
+        static const uint8_t zero[A64_DCZ_MAX];
+        vcpu_mem_write(c, pa, zero, block);
+        vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
+        return TRAP_DONE;
+    }
     if (mem_ptr(c->mem, pa, block) || vcpu_engine_maps(c, pa, block))
         return TRAP_NATIVE;
     vcpu_diag(c, pc, "bus-error", "DC ZVA of unbacked physical address 0x%" PRIx64, pa);

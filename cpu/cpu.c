@@ -31,7 +31,7 @@ static bool trap_add(Cpu *c, uint64_t pc, int kind, const uint8_t *bytes, unsign
     if (t && t->live && t->kind == kind && t->len == len && !memcmp(t->bytes, bytes, len))
         return false;
     if (t && t->live)
-        uc_hook_del(c->uc, t->hook);
+        vcpu_engine_hook_del(c, t->hook);
     if (!t)
         t = traps_insert(&c->trap, pc);
     t->pc = pc;
@@ -50,7 +50,7 @@ static bool trap_add(Cpu *c, uint64_t pc, int kind, const uint8_t *bytes, unsign
 static void trap_kill(Cpu *c, TrapSite *t)
 {
     if (t->live)
-        uc_hook_del(c->uc, t->hook);
+        vcpu_engine_hook_del(c, t->hook);
     t->live = false;
 }
 
@@ -1017,7 +1017,7 @@ static void run_cut(Cpu *c)
     uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
     c->cut.active = false;
     c->lim.fast = fast;
-    uc_hook_del(c->uc, h);
+    vcpu_engine_hook_del(c, h);
     vcpu_engine_forget(c, pc, pc + e->size);        /* back to the hook-free translation */
     if (c->stop.kind == STOP_BOUNDARY)
         c->ops->set_pc(c, c->stop.pc);

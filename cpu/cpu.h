@@ -620,6 +620,8 @@ void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end);
 /* Drop every translation in the engine's TLB (not its translated code): the guest changed a
  * translation register or invalidated a TLB entry the engine cannot see (ppc32: pmusim owns the
  * MMU's registers).  Callable from a trap handler. */
+/* uc_hook_del, with the fills it makes probing only (mmu.c). */
+void vcpu_engine_hook_del(Cpu *c, uc_hook h);
 void vcpu_engine_flush_tlb(Cpu *c);
 /* uc_mem_protect of physical [pa, pa + size) in the CPU's engine (every call goes through here). */
 uc_err vcpu_engine_protect(Cpu *c, uint64_t pa, uint64_t size, uint32_t perms);

@@ -140,7 +140,7 @@ static bool watch_hooks(Cpu *c, bool on)
             return false;
     } else {
         for (unsigned i = 0; i < ARRAY_SIZE(d->hooks); i++)
-            uc_hook_del(c->uc, d->hooks[i]);
+            vcpu_engine_hook_del(c, d->hooks[i]);
     }
     d->hooked = on;
     forget_translations(c);

@@ -347,6 +347,18 @@ void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end)
     engine_call_end(c);
 }
 
+/* Deleting a code hook makes the engine drop the translations of the hook's range, which it
+ * finds by translating the range's start as a fetch (uc_hook_del; 2.1.1): a trap site
+ * recorded at an address the guest no longer maps (the identity map of its boot, with the MMU
+ * now on) would otherwise fault there, inside the call, and the fault be taken later at an
+ * unrelated instruction. */
+void vcpu_engine_hook_del(Cpu *c, uc_hook h)
+{
+    engine_call_begin(c);
+    uc_hook_del(c->uc, h);
+    engine_call_end(c);
+}
+
 void vcpu_engine_flush_tlb(Cpu *c)
 {
     uc_ctl_flush_tlb(c->uc);

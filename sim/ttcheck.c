@@ -58,7 +58,7 @@ static void bp_clear(Check *k)
 {
     for (int i = 0; k->bp_on && i < k->m->cl.ncpus; i++) {
         Cpu *c = k->m->cl.cpus[i];
-        uc_hook_del(c->uc, k->bp[i]);
+        vcpu_engine_hook_del(c, k->bp[i]);
         vcpu_engine_forget(c, k->bp_pc, k->bp_pc + 1);
     }
     k->bp_on = false;
