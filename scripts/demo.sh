@@ -9,7 +9,11 @@
 #   arm64   the same hard-lockup watchdog as Linux runs it with irqchip.gicv3_pseudo_nmi=1
 #           (issue 13): 2 CPUs, CPU 1 masks interrupts with ICC_PMR_EL1 and spins, the PMUv3's
 #           overflow at NMI priority through the GICv3 reports it, the same cycle and pc every run
-# each with per-CPU instruction and cycle counts.
+# each with per-CPU instruction and cycle counts; then, for arm64 (issue 15), Debian's own
+# unmodified arm64 kernel (fetched into BUILD/linux-cache: scripts/fetch-kernel.sh) with the
+# project's initramfs (guest/linux/): tracefs, ftrace, perf counting and sampling, /proc/kallsyms,
+# dmesg; and the kernel's hard-lockup detector against pmusim's fault injection (--inject
+# stall:cpu=1:...), its highlights shown.
 set -u
 BUILD=$1
 ARCHES=${2:-all}
@@ -40,4 +44,28 @@ for a in $ARCHES; do
     *) [ $rc = 1 ] || status=1 ;;        # isa-debug-exit code 0 -> status 1, as under QEMU
     esac
 done
+
+# Debian's arm64 kernel with the project's userspace (issue 15): the highlights of its console.
+linux_demo() {
+    img=$(sh scripts/fetch-kernel.sh arm64 "$BUILD/linux-cache" | awk '{ print $NF }') || return 1
+    cpio=$BUILD/guest/arm64/initramfs.cpio
+    out=$(mktemp "${TMPDIR:-/tmp}/pmusim-demo.XXXXXX")
+    echo "=== arm64 Linux: build/pmusim run --kernel $img --initrd $cpio --cpus 2 --stats \\"
+    echo "      --append \"console=ttyAMA0,1500000 -- tracefs ftrace perf kallsyms dmesg\""
+    "$BUILD/pmusim" run --kernel "$img" --initrd "$cpio" --cpus 2 --stats --quiet \
+        --append "console=ttyAMA0,1500000 -- tracefs ftrace perf kallsyms dmesg" >"$out"
+    rc=$?
+    tr -d '\r' <"$out" | grep -E 'Linux version|hw perfevents|GICv3: CPU1|arch_timer: cp15|ttyAMA0 at MMIO|smp: Brought up|pmusim-init: (tracefs: format: .*prev_pid|ftrace: .*(schedule|vfs_read)|perf: |kallsyms: .* T schedule$|done)' |
+        awk '!seen[$0]++' | head -n 40
+    echo "(exit status $rc)"
+    echo "=== arm64 Linux: the hard-lockup detector, CPU 1 stalled from cycle 3000000000 (--inject)"
+    "$BUILD/pmusim" run --kernel "$img" --initrd "$cpio" --cpus 2 --stats --quiet \
+        --inject stall:cpu=1:cycle=3000000000 --append "console=ttyAMA0,1500000 -- lockup thresh=1 timeout=30" >"$out"
+    rc2=$?
+    tr -d '\r' <"$out" | grep -E -A6 'Watchdog detected hard LOCKUP|pmusim-init: (lockup|done)' | head -n 24
+    echo "(exit status $rc2)"
+    rm -f "$out"
+    [ $rc = 0 ] && [ $rc2 = 0 ]
+}
+case " $ARCHES " in *" arm64 "*) linux_demo || status=1 ;; esac
 exit $status

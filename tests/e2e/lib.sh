@@ -77,6 +77,11 @@ raw_load_addr() {
 # its package version, printed.  Without it the test is skipped (77) with the fetch's message.
 # ctest gives the fixture to every e2e script that calls this function.
 need_linux_image() {
+    if [ -n "${PMUSIM_SANITIZED:-}" ]; then
+        # a Linux boot is 10^9 instructions: under ASan and UBSan tens of minutes (make test runs it)
+        echo "SKIP: under the sanitizers (a Linux boot is $1's 10^9 instructions; make test runs it)"
+        exit 77
+    fi
     _up=$(echo "$1" | tr a-z A-Z)
     case $1 in amd64) _file=bzImage ;; powerpc) _file=vmlinux ;; *) _file=Image ;; esac
     eval "LINUX_IMAGE=\${PMUSIM_LINUX_${_up}_IMAGE:-$BUILD/linux-cache/$1/$_file}"

@@ -5,20 +5,17 @@
 # reports it within two checks.  `rootwait` keeps the kernel waiting for a root device instead
 # of panicking.  Two runs side by side give the same bytes.  (With a stall at 10^9 instead the
 # console stops mid-line at 0.77 s and no report shows: CPU 1 was likely printing for both, the
-# console is its until it goes on; not looked into further.)  The kernel is the arm64 Image
-# named by PMUSIM_LINUX_IMAGE; without it the test is skipped (status 77).
+# console is its until it goes on; not looked into further.)  The kernel is the fetched Debian
+# kernel (need_linux_image, lib.sh); without it the test is skipped (status 77).
 . "$(dirname "$0")/lib.sh" "$@"
 
-IMAGE=${PMUSIM_LINUX_IMAGE:-}
-if [ -z "$IMAGE" ] || [ ! -r "$IMAGE" ]; then
-    echo "$(basename "$0"): skipped: PMUSIM_LINUX_IMAGE names no readable arm64 Image"
-    exit 77
-fi
+need_linux_image arm64
+IMAGE=$LINUX_IMAGE
 C=2000000000
-APPEND="console=ttyAMA0 earlycon=pl011,0x9000000 watchdog_thresh=1 root=/dev/vda rootwait"
+APPEND="console=ttyAMA0,1500000 watchdog_thresh=1 root=/dev/vda rootwait"
 for r in a b; do
     run "$T/$r" --kernel "$IMAGE" --append "$APPEND" --cpus 2 --inject stall:cpu=1:cycle=$C \
-        --max-cycles 6000000000 --stats --quiet --trace "$T/$r.trace" &
+        --max-cycles 5000000000 --stats --quiet --trace "$T/$r.trace" &
 done
 wait
 tr -d '\r' <"$T/a.out" >"$T/a.txt"          # the kernel's console ends lines with CR LF

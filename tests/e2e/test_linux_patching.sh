@@ -4,27 +4,12 @@
 # .altinstructions, the runtime constants, the KVM hyp relocations), found through kallsyms.
 # The default boot and a boot with the function tracer on (ftrace=function with a filter), each
 # to the root-mount panic: every code write explained (0 violations, 0 unexplained), the
-# summary's line per table, and the same summary twice.  Needs the kernel: need_linux_image
-# (lib.sh) when there is one, else $PMUSIM_LINUX_ARM64_IMAGE, build/linux-cache/arm64/Image,
-# /work/kcache/arm64/Image; SKIP (77) without one.
+# summary's line per table, and the same summary twice.  Needs the fetched kernel
+# (need_linux_image, lib.sh); SKIP (77) without it.
 . "$(dirname "$0")/lib.sh" "$@"
 
-# the shared kernel, when neither the variable nor the build's cache has one
-if [ -z "${PMUSIM_LINUX_ARM64_IMAGE:-}" ] && [ ! -f "$BUILD/linux-cache/arm64/Image" ] &&
-    [ -r /work/kcache/arm64/Image ]; then
-    PMUSIM_LINUX_ARM64_IMAGE=/work/kcache/arm64/Image
-fi
-if command -v need_linux_image >/dev/null 2>&1; then
-    need_linux_image arm64                      # lib.sh: LINUX_IMAGE, or SKIP (77)
-    IMAGE=$LINUX_IMAGE
-else
-    IMAGE=${PMUSIM_LINUX_ARM64_IMAGE:-$BUILD/linux-cache/arm64/Image}
-    if [ ! -r "$IMAGE" ]; then
-        echo "SKIP: no arm64 Linux Image at $IMAGE (set PMUSIM_LINUX_ARM64_IMAGE)"
-        exit 77
-    fi
-    echo "kernel: $IMAGE"
-fi
+need_linux_image arm64                          # lib.sh: LINUX_IMAGE, or SKIP (77)
+IMAGE=$LINUX_IMAGE
 CONSOLE="console=ttyAMA0,1500000"
 
 # sites KIND FILE: the summary's site count of KIND ("patching: N sites (A ftrace, B jump_label, ...")
