@@ -64,7 +64,7 @@ enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 enum { CNTKCTL_EL0PCTEN = 1 << 0, CNTKCTL_EL0VCTEN = 1 << 1, CNTKCTL_EL0VTEN = 1 << 8, CNTKCTL_EL0PTEN = 1 << 9 };
 
 /* Trap-site kinds. */
-enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT, T_TLBI, T_DSB };
+enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT, T_TLBI };
 /* ID_AA64PFR0_EL1.EL0 and .EL1 (bits 3:0, 7:4): 0b0001, AArch64 only */
 #define PFR0_EL0_EL1_MASK 0xffu
 #define PFR0_EL0_EL1_AA64_ONLY 0x11u
@@ -89,9 +89,6 @@ enum { T_WFI = 1, T_DC_ZVA, T_ERET, T_DAIF, T_SYSREG, T_UNPRIV, T_BKPT, T_TLBI, 
  * 1, 2 from FEAT_TLBIOS/FEAT_TLBIRANGE) are the Inner/Outer Shareable forms, broadcast to every PE. */
 #define INSN_TLBI_MASK 0xfff8f000u
 #define INSN_TLBI 0xd5088000u
-/* DSB <option>: 0xd503309f with CRm (bits 11:8) the domain and type (DDI 0487 C6.2, "DSB") */
-#define INSN_DSB_MASK 0xfffff0ffu
-#define INSN_DSB 0xd503309fu
 #define TLBI_CRM_LOCAL 7u
 #define TLBI_CRM_LOCAL_RANGE 6u
 
@@ -112,9 +109,6 @@ typedef struct Arm64Cpu {
     uint64_t cntkctl;
     uint64_t mmfr0;                 /* ID_AA64MMFR0_EL1 (constant: read once) */
     A64Debug dbg;                   /* self-hosted debug (arm64_debug.c) */
-    /* TLB maintenance issued and not yet completed by a DSB (a64_tlbi): this CPU's, and a
-     * broadcast one that every CPU's engine must see */
-    bool tlbi_local, tlbi_broadcast;
 } Arm64Cpu;
 
 static Arm64Cpu *A64(Cpu *c)
@@ -591,8 +585,6 @@ static int a64_insn_kind(Cpu *c, const uint8_t *bytes)
         return T_UNPRIV;
     if ((w & INSN_TLBI_MASK) == INSN_TLBI)
         return T_TLBI;
-    if ((w & INSN_DSB_MASK) == INSN_DSB)
-        return T_DSB;
     return w == INSN_WFI ? T_WFI : (w & ~31u) == INSN_DC_ZVA ? T_DC_ZVA : w == INSN_ERET ? T_ERET : 0;
 }
 
@@ -660,38 +652,21 @@ static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
  * pages (docs/engine.md, "The guest MMU"): the others would keep the old translation, and Linux's
  * fixmap (clear, TLBI VAALE1IS, set again) would write through a stale one.  Each CPU also has an
  * engine of its own, so the broadcast forms must reach the others.  So a TLBI flushes whole
- * engine TLBs: this CPU's, and for the shareable forms every CPU's.  A TLBI is complete only
- * after the DSB that follows it (DDI 0487 D8.13, "TLB maintenance instructions": "completion
- * ... is only guaranteed by the execution of a DSB"), so the flush waits for that DSB (a64_dsb):
- * Linux issues TLBIs in loops, one per page, with one DSB after them.  The engine executes the
- * instruction itself (its UNDEFINED cases at EL0 and for EL2/EL3 operations included). */
+ * engine TLBs: this CPU's, and for the shareable forms every CPU's, at once (the Arm ARM
+ * guarantees completion only at the next DSB, DDI 0487 D8.13: doing it earlier is allowed; making
+ * DSB a trap site instead costs every barrier of the kernel a hook).  The engine then executes
+ * the instruction itself (its UNDEFINED cases at EL0 and for EL2/EL3 operations included). */
 static TrapResult a64_tlbi(Cpu *c, uint32_t insn)
 {
     uint32_t crm = insn >> 8 & 15;
     if (!(vcpu_reg_read(c, UC_ARM64_REG_PSTATE) >> 2 & 3) || (insn >> 16 & 7))
         return TRAP_NATIVE;
-    if (crm == TLBI_CRM_LOCAL || crm == TLBI_CRM_LOCAL_RANGE)
-        A64(c)->tlbi_local = true;
-    else
-        A64(c)->tlbi_broadcast = true;
-    return TRAP_NATIVE;
-}
-
-/* DSB: completes this CPU's TLB maintenance (a64_tlbi); then the strict I-cache model's step
- * if it watches this DSB too (a site has one kind, the backend's first), else the engine
- * executes it. */
-static TrapResult a64_dsb(Cpu *c, uint64_t pc, const uint8_t *bytes)
-{
-    Arm64Cpu *a = A64(c);
-    const ExecWatch *w = &c->cl->watch;
-    if (a->tlbi_broadcast)
-        for (int i = 0; i < c->cl->ncpus; i++)
-            vcpu_engine_flush_tlb(c->cl->cpus[i]);
-    else if (a->tlbi_local)
+    if (crm == TLBI_CRM_LOCAL || crm == TLBI_CRM_LOCAL_RANGE) {
         vcpu_engine_flush_tlb(c);
-    a->tlbi_local = a->tlbi_broadcast = false;
-    if (w->trap_kind && w->trap_kind(w->opaque, c, pc, bytes, 4) == TRAP_KIND_ICACHE)
-        return (TrapResult)w->trap(w->opaque, c, pc);
+        return TRAP_NATIVE;
+    }
+    for (int i = 0; i < c->cl->ncpus; i++)
+        vcpu_engine_flush_tlb(c->cl->cpus[i]);
     return TRAP_NATIVE;
 }
 
@@ -925,8 +900,6 @@ static TrapResult a64_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         return a64_daif(c, pc, (uint32_t)load_le(t->bytes, 4));
     if (t->kind == T_TLBI)
         return a64_tlbi(c, (uint32_t)load_le(t->bytes, 4));
-    if (t->kind == T_DSB)
-        return a64_dsb(c, pc, t->bytes);
     /* WFI: sleep until an interrupt (vcpu_run wakes the CPU when one can be taken). */
     vcpu_reg_write(c, UC_ARM64_REG_PC, pc + 4);
     vcpu_stop(c, CPU_HALTED, "wfi");
