@@ -87,6 +87,13 @@ for s in _text _stext schedule vfs_read do_sys_openat2 start_kernel; do
     check "kallsyms: $s" grep -q "^pmusim-init: kallsyms: [0-9a-f]\{16\} [TtDdRr] $s\$" "$out"
 done
 check "kallsyms: addresses are not hidden" sh -c "! grep -q '^pmusim-init: kallsyms: 0000000000000000 ' '$out'"
+# ... and each is the line pmusim read out of the Image (its kallsyms tables, --dump-symbols)
+"$PMUSIM" --dump-symbols --kernel "$IMAGE" >"$T/symbols.map" 2>"$T/symbols.err"
+sed -n 's/^pmusim-init: kallsyms: \([0-9a-f]\{16\} [A-Za-z] [^ \t]*\)$/\1/p' "$out" >"$T/guest.kallsyms"
+check "kallsyms: the guest printed lines to compare" [ -s "$T/guest.kallsyms" ]
+while read -r line; do
+    check "kallsyms: the kernel's '$line' is pmusim's too" grep -qxF "$line" "$T/symbols.map"
+done <"$T/guest.kallsyms"
 
 # dmesg: the PMU driver
 check "dmesg: hw perfevents" grep -q "^pmusim-init: dmesg: hw perfevents: enabled with armv8" "$out"

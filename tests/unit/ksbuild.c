@@ -24,6 +24,8 @@ typedef struct Buf {
 
 static void put(Buf *b, const void *p, size_t n)
 {
+    if (!n)
+        return;                     /* (b->b may still be NULL: no pointer arithmetic on it) */
     if (b->len + n > b->cap) {
         b->cap = (b->len + n) * 2 + 4096;
         b->b = realloc(b->b, b->cap);
