@@ -289,7 +289,8 @@ static int cand_cmp(const void *a, const void *b)
 
 static bool add_all(PatchCheck *pc, const Image *im, Cands *cs, Error *err)
 {
-    qsort(cs->c, cs->n, sizeof *cs->c, cand_cmp);
+    if (cs->n)                      /* (cs->c is NULL with no candidates: qsort's argument must not be) */
+        qsort(cs->c, cs->n, sizeof *cs->c, cand_cmp);
     for (size_t i = 0; i < cs->n; i++) {
         const Cand *c = &cs->c[i];
         if (!patchcheck_add_site(pc, (PatchKind)c->kind, c->addr, c->len, c->target))
