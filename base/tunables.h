@@ -12,6 +12,11 @@
  * each: 4 MiB). */
 #define BLOCKCACHE_ARENA (1u << 20)
 
+/* Trap sites not executed in this many of their CPU's instructions lose their engine hook
+ * (cpu.c, traps_sweep): every trapped instruction walks the engine's whole list of code hooks,
+ * and every instruction translated checks it (docs/engine.md, "Trap sites"). */
+#define TRAP_SWEEP_INSNS (1ull << 24)
+
 /* Default scheduling quantum in cycles.  Each quantum costs one engine entry per CPU (about a
  * microsecond); 100k cycles keeps that under 1% while CPUs stay within 100k cycles (50 us at
  * 2 GHz) of each other. */

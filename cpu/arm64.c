@@ -58,6 +58,7 @@ enum {
     CNTP_TVAL_EL0 = SYSREG(3, 3, 14, 2, 0), CNTP_CTL_EL0 = SYSREG(3, 3, 14, 2, 1),
     CNTP_CVAL_EL0 = SYSREG(3, 3, 14, 2, 2), CNTV_TVAL_EL0 = SYSREG(3, 3, 14, 3, 0),
     CNTV_CTL_EL0 = SYSREG(3, 3, 14, 3, 1), CNTV_CVAL_EL0 = SYSREG(3, 3, 14, 3, 2),
+    SCTLR_EL1 = SYSREG(3, 0, 1, 0, 0), TCR_EL1 = SYSREG(3, 0, 2, 0, 2),
 };
 enum { CNT_ENABLE = 1, CNT_IMASK = 2, CNT_ISTATUS = 4 };
 /* CNTKCTL_EL1: EL0 access to the physical and virtual counters and timers (DDI 0487 D11.2.1) */
@@ -108,6 +109,11 @@ typedef struct Arm64Cpu {
     ArmTimer ptimer, vtimer;
     uint64_t cntkctl;
     uint64_t mmfr0;                 /* ID_AA64MMFR0_EL1 (constant: read once) */
+    uint64_t dcz_block;             /* DC ZVA's block: 4 << DCZID_EL0.BS bytes (constant too) */
+    /* SCTLR_EL1 and TCR_EL1 for the walk, read from the engine again after a write (cp_write,
+     * hook_sysreg): the engine has no cheap read of them, and a Linux boot walks 10^6 times. */
+    bool pg_valid;
+    uint64_t pg_sctlr, pg_tcr;
     A64Debug dbg;                   /* self-hosted debug (arm64_debug.c) */
 } Arm64Cpu;
 
@@ -132,6 +138,7 @@ static uint64_t cp_read(Cpu *c, unsigned op0, unsigned op1, unsigned crn, unsign
 
 static void cp_write(Cpu *c, unsigned op0, unsigned op1, unsigned crn, unsigned crm, unsigned op2, uint64_t v)
 {
+    A64(c)->pg_valid = false;
     uc_arm64_cp_reg r = { crn, crm, op0, op1, op2, v };
     uc_reg_write(c->uc, UC_ARM64_REG_CP_REG, &r);
 }
@@ -495,6 +502,8 @@ static uint32_t hook_sysreg(uc_engine *uc, uc_arm64_reg reg, const uc_arm64_cp_r
 {
     Cpu *c = opaque;
     uint32_t key = SYSREG(r->op0, r->op1, r->crn, r->crm, r->op2);
+    if (write && (key == SCTLR_EL1 || key == TCR_EL1))
+        A64(c)->pg_valid = false;       /* the engine writes it next (or refuses to) */
     if (!owns(key, r))
         return 0;
     uint64_t pc = vcpu_reg_read(c, UC_ARM64_REG_PC);
@@ -541,6 +550,7 @@ static bool a64_init(Cpu *c, Error *err)
     armv8_pmu_init(&A64(c)->pmu, &c->port, c->model->pmu_idcode,
                    g && c->cl->pmu_intid ? gic_ppi_line(g, c->index, c->cl->pmu_intid) : irq_line(NULL, NULL, 0));
     A64(c)->mmfr0 = cp_read(c, 3, 0, 0, 7, 0);
+    A64(c)->dcz_block = 4ull << (cp_read(c, 3, 3, 0, 0, 7) & 0xf);
     timer_init(c, &A64(c)->ptimer, "cntp", c->cl->timer_intid[0]);
     timer_init(c, &A64(c)->vtimer, "cntv", c->cl->timer_intid[1]);
     if (c->cl->gic)
@@ -551,6 +561,7 @@ static bool a64_init(Cpu *c, Error *err)
 
 static void a64_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
 {
+    A64(c)->pg_valid = false;
     for (int i = 0; i <= 28; i++)
         vcpu_reg_write(c, UC_ARM64_REG_X0 + i, 0);
     vcpu_reg_write(c, UC_ARM64_REG_X29, 0);
@@ -626,7 +637,7 @@ static uint64_t xreg(Cpu *c, unsigned n)
  * (a64_mmu_fault).  On RAM and device windows the engine executes it. */
 static TrapResult a64_dc_zva(Cpu *c, uint64_t pc, uint32_t insn)
 {
-    uint64_t block = 4ull << (cp_read(c, 3, 3, 0, 0, 7) & 0xf);
+    uint64_t block = A64(c)->dcz_block;
     uint64_t va = xreg(c, insn & 31) & ~(block - 1), pa;
     MmuResult r;
     if (!a64_translate_op(c, va, MMU_WRITE, true, &r))
@@ -666,7 +677,10 @@ static TrapResult a64_tlbi(Cpu *c, uint32_t insn)
         return TRAP_NATIVE;
     }
     for (int i = 0; i < c->cl->ncpus; i++)
-        vcpu_engine_flush_tlb(c->cl->cpus[i]);
+        if (c->cl->cpus[i] == c)
+            vcpu_engine_flush_tlb(c);
+        else
+            vcpu_engine_flush_tlb_remote(c->cl->cpus[i]);
     return TRAP_NATIVE;
 }
 
@@ -1106,9 +1120,15 @@ static bool a64_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
 
 static A64PagingRegs paging_regs(Cpu *c)
 {
+    Arm64Cpu *a = A64(c);
+    if (!a->pg_valid) {
+        a->pg_sctlr = cp_read(c, 3, 0, 1, 0, 0);
+        a->pg_tcr = cp_read(c, 3, 0, 2, 0, 2);
+        a->pg_valid = true;
+    }
     A64PagingRegs g = {
-        .sctlr = cp_read(c, 3, 0, 1, 0, 0), .tcr = cp_read(c, 3, 0, 2, 0, 2),
-        .ttbr0 = cp_read(c, 3, 0, 2, 0, 0), .ttbr1 = cp_read(c, 3, 0, 2, 0, 1), .mmfr0 = A64(c)->mmfr0,
+        .sctlr = a->pg_sctlr, .tcr = a->pg_tcr, .ttbr0 = vcpu_reg_read(c, UC_ARM64_REG_TTBR0_EL1),
+        .ttbr1 = vcpu_reg_read(c, UC_ARM64_REG_TTBR1_EL1), .mmfr0 = a->mmfr0,
     };
     return g;
 }

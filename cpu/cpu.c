@@ -23,6 +23,7 @@ static TrapSite *trap_find(Cpu *c, uint64_t pc)
 }
 
 static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque);
+static void trap_kill(Cpu *c, TrapSite *t);
 
 /* Register a trap site; true if it is new (the block must be retranslated). */
 static bool trap_add(Cpu *c, uint64_t pc, int kind, const uint8_t *bytes, unsigned len)
@@ -31,7 +32,7 @@ static bool trap_add(Cpu *c, uint64_t pc, int kind, const uint8_t *bytes, unsign
     if (t && t->live && t->kind == kind && t->len == len && !memcmp(t->bytes, bytes, len))
         return false;
     if (t && t->live)
-        vcpu_engine_hook_del(c, t->hook);
+        trap_kill(c, t);
     if (!t)
         t = traps_insert(&c->trap, pc);
     t->pc = pc;
@@ -44,13 +45,17 @@ static bool trap_add(Cpu *c, uint64_t pc, int kind, const uint8_t *bytes, unsign
         return false;
     }
     t->live = true;
+    t->hits = 0;
+    c->trap.live++;
     return true;
 }
 
 static void trap_kill(Cpu *c, TrapSite *t)
 {
-    if (t->live)
+    if (t->live) {
         vcpu_engine_hook_del(c, t->hook);
+        c->trap.live--;
+    }
     t->live = false;
 }
 
@@ -683,6 +688,7 @@ static void hook_trap(uc_engine *uc, uint64_t pc, uint32_t size, void *opaque)
         uc_emu_stop(uc);
         return;
     }
+    t->hits++;
     uint8_t now[15];
     if (!vcpu_fetch_read(c, pc, now, t->len) || memcmp(now, t->bytes, t->len)) {
         trap_kill(c, t);            /* the code changed: it is no longer this instruction */
@@ -964,6 +970,23 @@ static void invalidate_alias(Cpu *c, uint64_t va, uint64_t va_end)
     vcpu_forget_code(c, va, va_end);
 }
 
+/* A trap site that has not run since the last sweep loses its engine hook, so that the engine's
+ * list of code hooks holds the sites in use: the engine walks the whole list at each trapped
+ * instruction and at each instruction it translates (docs/engine.md, "Trap sites"), and a boot
+ * of Linux leaves hundreds of sites behind in code it ran once.  The block cache forgets the
+ * blocks that hold it, so a site that runs again is decoded and hooked again (block_decode).
+ * Paced by the CPU's instruction count: the same sweeps on every run. */
+static void traps_sweep(Cpu *c)
+{
+    c->trap.sweep_at = c->insns + TRAP_SWEEP_INSNS;
+    for (uint32_t i = 0; i < c->trap.cap; i++) {
+        TrapSite *t = &c->trap.sites[i];
+        if (t->live && !t->hits)
+            invalidate_alias(c, t->pc, t->pc + t->len);
+        t->hits = 0;
+    }
+}
+
 void vcpu_invalidate_code(Cpu *c, uint64_t start, uint64_t end)
 {
     vcpu_code_aliases(c, start, end, invalidate_alias);
@@ -1061,6 +1084,9 @@ static void engine_run(Cpu *c)
 {
     if (c->mem->npending)
         vcpu_protect_code_pages(c->cl);
+    vcpu_engine_tlb_catch_up(c);
+    if (c->insns >= c->trap.sweep_at)
+        traps_sweep(c);
     c->stop.kind = STOP_NONE;
     c->stop.redirected = false;
     c->stop.next_block = c->pause.keep_stop;    /* one requested before a pause inside the block */

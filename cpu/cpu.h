@@ -131,6 +131,7 @@ typedef struct CpuMmu {
     bool fault_pending;             /* a TLB fill failed: fault describes it */
     bool invalidating;              /* uc_ctl_remove_cache is running: fills only probe */
     bool stale_fill;                /* ... and entered a translation the guest does not have */
+    bool flush_due;                 /* another CPU's broadcast TLBI: flush before the next use */
     MmuResult fault;
     CodeMapSlot *fwd;               /* by vpage */
     AliasList *rev;                 /* by ppage */
@@ -617,12 +618,16 @@ bool vcpu_access_matches(Cpu *c, uint64_t ea, uint64_t len, uint64_t addr, unsig
 /* Drop the engine's translations of virtual [va, va_end) (uc_ctl_remove_cache: every call
  * goes through here, which keeps the engine's TLB as the guest's page tables have it). */
 void vcpu_engine_forget(Cpu *c, uint64_t va, uint64_t va_end);
+/* uc_hook_del, with the fills it makes probing only (mmu.c). */
+void vcpu_engine_hook_del(Cpu *c, uc_hook h);
 /* Drop every translation in the engine's TLB (not its translated code): the guest changed a
  * translation register or invalidated a TLB entry the engine cannot see (ppc32: pmusim owns the
  * MMU's registers).  Callable from a trap handler. */
-/* uc_hook_del, with the fills it makes probing only (mmu.c). */
-void vcpu_engine_hook_del(Cpu *c, uc_hook h);
 void vcpu_engine_flush_tlb(Cpu *c);
+/* The same for another CPU than the one running, done before that CPU's engine is next used
+ * (vcpu_engine_tlb_catch_up): it runs no instruction before then. */
+void vcpu_engine_flush_tlb_remote(Cpu *c);
+void vcpu_engine_tlb_catch_up(Cpu *c);
 /* uc_mem_protect of physical [pa, pa + size) in the CPU's engine (every call goes through here). */
 uc_err vcpu_engine_protect(Cpu *c, uint64_t pa, uint64_t size, uint32_t perms);
 /* Drop pmusim's decoded blocks and trap sites over virtual [va, va_end) (code written, or a

@@ -66,9 +66,18 @@ static uint64_t locate(Cpu *c, AccessKind kind, uint64_t addr, unsigned size)
     if (kind == ACC_WRITE && c->acc.last != UINT64_MAX && c->acc.kind == ACC_READ &&
         insn_makes_access(c, e, bytes, c->acc.idx - 1, kind, addr, size))
         return access_found(c, e, c->acc.idx - 1, kind, addr);
-    for (uint32_t i = c->acc.idx; i < e->n; i++)
-        if (insn_makes_access(c, e, bytes, i, kind, addr, size))
-            return access_found(c, e, i, kind, addr);
+    /* On arm64 and ppc32 only the instructions of a memory class (InsnInfo.mem, from the
+     * decode) touch memory: their branches, cache and barrier operations do not, and DC ZVA and
+     * dcbz are trap sites.  So a Linux boot's code writes disassemble their candidates, not
+     * every instruction before them.  x86's calls, pushes and string instructions are not all
+     * in a memory class: it tries every instruction, as the others do if no candidate is it. */
+    for (bool any = c->ops->arch == ARCH_X86_64;; any = true) {
+        for (uint32_t i = c->acc.idx; i < e->n; i++)
+            if ((any || e->info[i].mem) && insn_makes_access(c, e, bytes, i, kind, addr, size))
+                return access_found(c, e, i, kind, addr);
+        if (any)
+            break;
+    }
     /* Not found (an access the matcher does not understand): the block start is the best we
      * can say, and it is deterministic. */
     return e->pc;

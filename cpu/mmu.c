@@ -328,6 +328,7 @@ bool vcpu_access_matches(Cpu *c, uint64_t ea, uint64_t len, uint64_t addr, unsig
  * and never fail; a translation entered that the guest does not have is flushed after. */
 static void engine_call_begin(Cpu *c)
 {
+    vcpu_engine_tlb_catch_up(c);
     c->mmu.invalidating = true;
 }
 
@@ -361,7 +362,23 @@ void vcpu_engine_hook_del(Cpu *c, uc_hook h)
 
 void vcpu_engine_flush_tlb(Cpu *c)
 {
+    c->mmu.flush_due = false;
     uc_ctl_flush_tlb(c->uc);
+}
+
+/* CPUs run one at a time in a fixed order (docs/architecture.md), so a broadcast TLBI's flush of another CPU's engine
+ * can wait until that engine is used again: a CPU that sleeps, or runs after this one's whole
+ * quantum, then flushes once for every TLBI of it (a Linux boot makes 10^5, most before the
+ * second CPU is up). */
+void vcpu_engine_flush_tlb_remote(Cpu *c)
+{
+    c->mmu.flush_due = true;
+}
+
+void vcpu_engine_tlb_catch_up(Cpu *c)
+{
+    if (c->mmu.flush_due)
+        vcpu_engine_flush_tlb(c);
 }
 
 /* uc_mem_protect (like uc_mem_unmap) drops the translations of the physical range by passing it

@@ -7,7 +7,8 @@
 
 void traps_init(TrapTable *t)
 {
-    t->n = 0;
+    t->n = t->live = 0;
+    t->sweep_at = 0;
     t->cap = TRAPS_INITIAL;
     t->sites = xcalloc(t->cap, sizeof *t->sites);
 }

@@ -16,11 +16,14 @@ typedef struct TrapSite {
     uint8_t len;
     uint8_t bytes[15];          /* the instruction when it was hooked */
     bool live;
+    uint32_t hits;              /* executions since the last sweep (cpu.c, traps_sweep) */
 } TrapSite;
 
 typedef struct TrapTable {
     TrapSite *sites;
     uint32_t n, cap;                /* used and allocated slots (cap a power of two) */
+    uint32_t live;                  /* sites with an engine hook */
+    uint64_t sweep_at;              /* the CPU's instruction count of the next sweep */
 } TrapTable;
 
 void traps_init(TrapTable *t);
