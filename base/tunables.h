@@ -14,8 +14,11 @@
 
 /* Trap sites not executed in this many of their CPU's instructions lose their engine hook
  * (cpu.c, traps_sweep): every trapped instruction walks the engine's whole list of code hooks,
- * and every instruction translated checks it (docs/engine.md, "Trap sites"). */
-#define TRAP_SWEEP_INSNS (1ull << 24)
+ * and every instruction translated checks it (docs/engine.md, "Trap sites").  A site hooked
+ * again costs a translation or two.  Debian's arm64 kernel, boot to the root-mount panic on 2
+ * CPUs, in CPU seconds: 2^19 10.1-10.8, 2^21 9.1-9.6, 2^24 13.6-14.7 (the whole scenario:
+ * 2^21 26.8, 2^24 31.2). */
+#define TRAP_SWEEP_INSNS (1ull << 21)
 
 /* Default scheduling quantum in cycles.  Each quantum costs one engine entry per CPU (about a
  * microsecond); 100k cycles keeps that under 1% while CPUs stay within 100k cycles (50 us at
