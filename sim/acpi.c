@@ -176,11 +176,11 @@ static bool find_one(const void *fdt, const char *compat, int *node, Error *err)
 static bool isa_ports(const void *fdt, int node, uint32_t min, uint32_t *port, Error *err)
 {
     char path[128];
+    path_of(fdt, node, path, sizeof path);
     int len;
     const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
     if (!reg || len != 3 * 4 || fdt32_to_cpu(reg[0]) != 1)
-        return err_set(err, "node %s: property reg: expected <1 port size> (an ISA I/O port range)",
-                       path_of(fdt, node, path, sizeof path));
+        return err_set(err, "node %s: property reg: expected <1 port size> (an ISA I/O port range)", path);
     uint32_t base = fdt32_to_cpu(reg[1]), size = fdt32_to_cpu(reg[2]);
     if (size < min || base >= IO_PORTS || size > IO_PORTS - base)
         return err_set(err, "node %s: property reg: ports 0x%x+0x%x: at least %u ports inside the 0x%x of the "
