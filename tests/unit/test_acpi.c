@@ -474,6 +474,14 @@ static Device *make(Device *(*create)(const DeviceHost *, const DevDesc *, Error
     return d;
 }
 
+/* The device ended the run once, with status 0 and `reason`. */
+static void run_ended(const char *reason)
+{
+    ck_assert_int_eq(H.exits, 1);
+    ck_assert_int_eq(H.status, 0);
+    ck_assert_str_eq(H.reason, reason);
+}
+
 static uint64_t rd(Device *d, uint64_t off, unsigned size) { return d->ops->read(d, NULL, off, size); }
 static void wr(Device *d, uint64_t off, unsigned size, uint64_t v) { d->ops->write(d, NULL, off, size, v); }
 
@@ -539,9 +547,7 @@ START_TEST(pm1_cnt_sleep_s5_powers_off)
     ck_assert_str_eq(H.diag, "acpi-sleep");
     ck_assert_uint_eq(rd(d, ACPI_PM_CNT_OFF, 2), (1u << 10) | 1);   /* SLP_EN reads 0 */
     wr(d, ACPI_PM_CNT_OFF + 1, 1, ((ACPI_SLP_TYP_S5 << 10) | (1u << 13)) >> 8);  /* the high byte */
-    ck_assert_int_eq(H.exits, 1);
-    ck_assert_int_eq(H.status, 0);
-    ck_assert_str_eq(H.reason, "acpi-poweroff");
+    run_ended("acpi-poweroff");
     free(d);
 }
 END_TEST
@@ -578,9 +584,7 @@ START_TEST(reset_control_resets_on_rst_cpu)
     ck_assert_int_eq(H.exits, 0);
     ck_assert_uint_eq(rd(d, 0, 1), RESET_CF9_SYS_RST);
     wr(d, 0, 1, RESET_CF9_VALUE);
-    ck_assert_int_eq(H.exits, 1);
-    ck_assert_int_eq(H.status, 0);
-    ck_assert_str_eq(H.reason, "system-reset");
+    run_ended("system-reset");
     free(d);
 }
 END_TEST
