@@ -1,7 +1,8 @@
 /* acpi.c — the ACPI tables of an x86 machine, built from its device tree (acpi.h).
  *
  * Layout in the BIOS area (offsets from ACPI_AREA_BASE, 0xE0000; each table 16-byte aligned,
- * the FACS 64-byte aligned as ACPI 6.4 §5.2.10 requires), in this order:
+ * the FACS 64-byte aligned as ACPI 6.4 §5.2.10 requires), in this order, then the MP table at
+ * 0xF0000 (below):
  *   RSDP   36 bytes at offset 0      §5.2.5.3: revision 2, RSDT and XSDT addresses, both checksums
  *   FACS   64                        §5.2.10: version 2, no waking vector (no sleep states but S5)
  *   DSDT   36 + AML                  §5.2.11.1: \_S5 only (the AML below)
@@ -40,6 +41,22 @@
  *   FIRMWARE_CTRL and X_FIRMWARE_CTRL the FACS, DSDT and X_DSDT the DSDT (both forms equal,
  *   which ACPICA's checks of the 32/64-bit pairs accept).
  * No HPET table: pmusim models no HPET.
+ *
+ * Beside them, for guests that read the older table (Linux with acpi=off, arch/x86/kernel/
+ * mpparse.c; xv6 and other hobby kernels), an MP table (Intel MultiProcessor Specification 1.4,
+ * chapter 4) at offset MP_AREA_OFF (0xF0000, inside the 0xF0000-0xFFFFF Linux's
+ * smp_scan_config searches): the floating pointer (16 bytes, spec revision 4, "configuration
+ * table present", IMCR absent: virtual wire mode), then the configuration table ("PCMP",
+ * OEM "PMUSIM", product "PC") with the same facts as the MADT:
+ *   type 0 Processor (§4.3.1) per cpu node: its APIC ID, version 0x14 (the local APIC model's),
+ *          enabled, the first one the bootstrap processor; no CPU signature or feature flags
+ *          (CPUID gives them)
+ *   type 1 Bus (§4.3.2) 0, "ISA   "
+ *   type 2 I/O APIC (§4.3.3), with the I/O APIC node: ID 0, version 0x11 (82093AA), enabled
+ *   type 3 I/O Interrupt Assignments (§4.3.4), with it: ISA IRQ n -> INTIN n for the 15 IRQs
+ *          but 2 (the cascade), IRQ 0 -> INTIN 2 and IRQ 9 level, active high, as the MADT says
+ *   type 4 Local Interrupt Assignments (§4.3.5): ExtINT -> LINT0 and NMI -> LINT1 of all
+ *          local APICs (the virtual-wire setup of §3.6.2.2)
  */
 #include "sim/acpi.h"
 
@@ -301,7 +318,7 @@ static bool area_take(Area *a, size_t len, size_t align, size_t *off, Error *err
 {
     size_t at = (a->used + align - 1) & ~(align - 1);
     if (at > a->size || len > a->size - at)
-        return err_set(err, "the ACPI tables need more than the 0x%zx bytes of the BIOS area at 0x%" PRIx64
+        return err_set(err, "the ACPI and MP tables need more than the 0x%zx bytes of the BIOS area at 0x%" PRIx64
                        " (%zu at offset 0x%zx)", a->size, (uint64_t)ACPI_AREA_BASE, len, at);
     *off = at;
     a->used = at + len;
@@ -506,12 +523,117 @@ static void write_rsdp(Area *a, const AcpiInfo *info)
     p[RSDP_EXT_CHECKSUM] = checksum(p, RSDP_LEN);
 }
 
+/* ------------------------------------------------------------------ the MP table */
+
+#define MP_AREA_OFF 0x10000u        /* 0xF0000 */
+enum {
+    MPF_LEN = 16, MPF_UNITS = 1, MP_SPEC_REV = 4, MPF_IMCR_ABSENT = 0,
+    MPC_HEADER = 44,
+    MP_PROCESSOR = 0, MP_PROCESSOR_LEN = 20, MP_CPU_EN = 1u << 0, MP_CPU_BP = 1u << 1,
+    MP_BUS = 1, MP_BUS_LEN = 8,
+    MP_IOAPIC = 2, MP_IOAPIC_LEN = 8, MP_IOAPIC_VERSION = 0x11, MP_IOAPIC_EN = 1,
+    MP_IOINT = 3, MP_LINT = 4, MP_INT_LEN = 8,
+    MP_INT = 0, MP_NMI = 1, MP_EXTINT = 3,
+    MP_ALL_LAPICS = 0xff, MP_LINT0 = 0,
+    ISA_IRQS = 16, ISA_IRQ_CASCADE = 2,
+};
+#define LAPIC_VERSION 0x14          /* apic/lapic.c's version register: an integrated xAPIC */
+#define MP_BUS_ISA "ISA   "
+#define MP_PRODUCT_ID "PC          "  /* 12 bytes */
+#define MP_OEM_ID "PMUSIM  "        /* 8 bytes */
+
+/* Entry count and length of the configuration table's entries. */
+static unsigned mp_entries(const AcpiTree *t, size_t *len)
+{
+    unsigned ioints = t->ioapic ? ISA_IRQS - 1 : 0, n = (unsigned)t->ncpus + 1 + t->ioapic + ioints + 2;
+    *len = (size_t)t->ncpus * MP_PROCESSOR_LEN + MP_BUS_LEN + (t->ioapic ? MP_IOAPIC_LEN : 0) +
+           (ioints + 2) * MP_INT_LEN;
+    return n;
+}
+
+static uint8_t *mp_int(uint8_t *e, uint8_t type, uint8_t kind, uint16_t flags, uint8_t irq, uint8_t dst,
+                       uint8_t pin)
+{
+    e[0] = type;
+    e[1] = kind;
+    store_le(e + 2, 2, flags);
+    e[4] = 0;                       /* source bus: ISA */
+    e[5] = irq;
+    e[6] = dst;
+    e[7] = pin;
+    return e + MP_INT_LEN;
+}
+
+static uint8_t *mp_ioapic(uint8_t *e, const AcpiTree *t)
+{
+    e[0] = MP_IOAPIC;
+    e[1] = MADT_IOAPIC_ID;
+    e[2] = MP_IOAPIC_VERSION;
+    e[3] = MP_IOAPIC_EN;
+    store_le(e + 4, 4, t->ioapic_addr);
+    e += MP_IOAPIC_LEN;
+    for (uint8_t irq = 0; irq < ISA_IRQS; irq++) {
+        if (irq == ISA_IRQ_CASCADE)
+            continue;
+        uint16_t flags = irq == ACPI_SCI_IRQ ? INTI_ACTIVE_HIGH | INTI_LEVEL : INTI_CONFORMS;
+        e = mp_int(e, MP_IOINT, MP_INT, flags, irq, MADT_IOAPIC_ID, irq == ISA_IRQ_PIT ? GSI_PIT : irq);
+    }
+    return e;
+}
+
+static void mp_entries_write(uint8_t *e, const AcpiTree *t)
+{
+    for (int i = 0; i < t->ncpus; i++, e += MP_PROCESSOR_LEN) {
+        e[0] = MP_PROCESSOR;
+        e[1] = t->apic_id[i];
+        e[2] = LAPIC_VERSION;
+        e[3] = (uint8_t)(MP_CPU_EN | (i == 0 ? MP_CPU_BP : 0));
+    }
+    e[0] = MP_BUS;
+    e[1] = 0;
+    memcpy(e + 2, MP_BUS_ISA, 6);
+    e += MP_BUS_LEN;
+    if (t->ioapic)
+        e = mp_ioapic(e, t);
+    e = mp_int(e, MP_LINT, MP_EXTINT, INTI_CONFORMS, 0, MP_ALL_LAPICS, MP_LINT0);
+    mp_int(e, MP_LINT, MP_NMI, INTI_CONFORMS, 0, MP_ALL_LAPICS, MADT_LINT1);
+}
+
+static bool write_mp(Area *a, const AcpiTree *t, AcpiInfo *info, Error *err)
+{
+    size_t elen, off = 0;
+    unsigned n = mp_entries(t, &elen);
+    a->used = a->used > MP_AREA_OFF ? a->used : MP_AREA_OFF;
+    if (!area_take(a, MPF_LEN + MPC_HEADER + elen, TABLE_ALIGN, &off, err))
+        return false;
+    uint8_t *f = a->p + off, *c = f + MPF_LEN;
+    memcpy(c, "PCMP", 4);
+    store_le(c + 4, 2, MPC_HEADER + elen);
+    c[6] = MP_SPEC_REV;
+    memcpy(c + 8, MP_OEM_ID, 8);
+    memcpy(c + 16, MP_PRODUCT_ID, 12);
+    store_le(c + 34, 2, n);
+    store_le(c + 36, 4, t->lapic_addr);
+    mp_entries_write(c + MPC_HEADER, t);
+    c[7] = checksum(c, MPC_HEADER + elen);
+    memcpy(f, "_MP_", 4);
+    store_le(f + 4, 4, guest_addr(off + MPF_LEN));
+    f[8] = MPF_UNITS;
+    f[9] = MP_SPEC_REV;
+    f[11] = 0;                      /* feature 1: the configuration table is present */
+    f[12] = MPF_IMCR_ABSENT;
+    f[10] = checksum(f, MPF_LEN);
+    info->mpfp = guest_addr(off);
+    return true;
+}
+
 static bool write_tables(Area *a, const AcpiTree *t, AcpiInfo *info, Error *err)
 {
     size_t rsdp;
     if (!area_take(a, RSDP_LEN, TABLE_ALIGN, &rsdp, err) || !write_facs(a, info, err) || !write_dsdt(a, info, err) ||
         !write_fadt(a, t, info, err) || !write_madt(a, t, info, err) ||
-        !write_root(a, "RSDT", 4, info, &info->rsdt, err) || !write_root(a, "XSDT", 8, info, &info->xsdt, err))
+        !write_root(a, "RSDT", 4, info, &info->rsdt, err) || !write_root(a, "XSDT", 8, info, &info->xsdt, err) ||
+        !write_mp(a, t, info, err))
         return false;
     info->rsdp = guest_addr(rsdp);
     write_rsdp(a, info);

@@ -6,7 +6,9 @@
  * 0xE0000-0xFFFFF: the RSDP (revision 2) with an RSDT and an XSDT naming the FADT and the MADT,
  * the FADT pointing at the FACS, the DSDT and the PM node's registers, a DSDT whose AML defines
  * \_S5, and a MADT with one Processor Local APIC per cpu node, the I/O APIC of an
- * `intel,ce4100-ioapic` node with the PC's interrupt source overrides, and the LINT1 NMI.  The
+ * `intel,ce4100-ioapic` node with the PC's interrupt source overrides, and the LINT1 NMI; and
+ * the same machine as an MP table (MultiProcessor Specification 1.4) at 0xF0000, for guests
+ * without ACPI (Linux with acpi=off, xv6).  The
  * layout of each table, and why, is in sim/acpi.c; docs/machines.md lists what the guest finds.
  * A tree without the PM node gets no tables (acpi_build says so and writes nothing).
  */
@@ -37,6 +39,7 @@
 typedef struct AcpiInfo {
     bool present;                   /* the tree has an ACPI PM node: the tables below exist */
     uint64_t rsdp, rsdt, xsdt, fadt, facs, dsdt, madt;
+    uint64_t mpfp;                  /* the MP floating pointer (its configuration table follows) */
     size_t used;                    /* bytes of the area used, from its start */
     int ncpus;                      /* Processor Local APIC entries */
     bool ioapic;                    /* an I/O APIC entry (and the overrides) */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The pc board's ACPI tables and power path (docs/machines.md, "ACPI"): a guest of its own
 # (tests/e2e/data/acpi-x86_64.S) finds the RSDP in the BIOS area, walks the XSDT, counts the
-# MADT's CPUs, reads the PM timer, takes SLP_TYP from the DSDT's \_S5 and powers off through
+# MADT's CPUs and the MP table's, reads the PM timer, takes SLP_TYP from the DSDT's \_S5 and powers off through
 # PM1a_CNT (the run ends with status 0, reason acpi-poweroff), or resets through the FADT's
 # RESET_REG (reason system-reset).  The tables it printed are read again by ACPICA's own
 # disassembler (iasl -d, Debian's acpica-tools) when it is installed.  The same run twice gives
@@ -17,8 +17,8 @@ for n in 1 4; do
     run "$T/off$n" $raw --cpus $n --trace "$T/off$n.trace" "$T/off.bin"
     check "--cpus $n: powered off, status 0" [ "$(cat "$T/off$n.status")" = 0 ]
     check "--cpus $n: the exit is the PM1a_CNT write" grep -q "exit status=0 reason=acpi-poweroff" "$T/off$n.trace"
-    check "--cpus $n: the MADT has $n CPUs, no I/O APIC (not on the board)" \
-        [ "$(head -n 1 "$T/off$n.out")" = "cpus=$n ioapic=0" ]
+    check "--cpus $n: the MADT has $n CPUs, no I/O APIC (not on the board), the MP table $n CPUs" \
+        [ "$(head -n 1 "$T/off$n.out")" = "cpus=$n ioapic=0 mp=$n" ]
 done
 run "$T/again4" $raw --cpus 4 --trace "$T/again4.trace" "$T/off.bin"
 check "deterministic: the same console (the tables' bytes) twice" cmp -s "$T/off4.out" "$T/again4.out"

@@ -1,13 +1,14 @@
 /* fuzz_acpi.c — the ACPI table builder (sim/acpi.c) on the trees a --machine DTB gives.
  *
  * Input: the option header (fuzz.h: architecture, --cpus, --cpu-model, --bootargs; the quantum
- * byte is this harness's area size instead: 0 the BIOS area's 128 KiB, else n * 64 bytes, so
+ * byte is this harness's area size instead: 0 the BIOS area's 128 KiB, else n * 512 bytes, so
  * that tables which do not fit are refused too) and then a flattened device tree (its magic
  * forced: fz_dtb_file).  dt_build() makes the effective tree as the machine does (a refusal
  * there is fuzz_dtb's business); acpi_build() on it, whatever dt_parse would say, must build
  * the tables or refuse the tree with a message.  What it builds is read back: the RSDP at the
  * area's start with both checksums, every table of the XSDT inside the used bytes with its
- * checksum 0, the RSDT naming the same tables, the rest of the area zero.
+ * checksum 0, the RSDT naming the same tables, the MP table's floating pointer and
+ * configuration table with their checksums, the rest of the area zero.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include "sim/acpi.h"
 #include "sim/fdt.h"
 
-#define AREA_UNIT 64u
+#define AREA_UNIT 512u
 
 static uint8_t area[ACPI_AREA_SIZE];
 
@@ -40,6 +41,17 @@ static void check_table(uint64_t a, const AcpiInfo *info)
                 (unsigned long long)len);
 }
 
+/* The MP floating pointer and its configuration table: inside the used bytes, checksums 0. */
+static void check_mp(const AcpiInfo *info)
+{
+    uint64_t f = info->mpfp - ACPI_AREA_BASE;
+    if (info->mpfp < ACPI_AREA_BASE || f + 16 > info->used || memcmp(area + f, "_MP_", 4) || sum8(area + f, 16))
+        fz_fail("acpi: no valid MP floating pointer at 0x%llx", (unsigned long long)info->mpfp);
+    uint64_t c = load_le(area + f + 4, 4) - ACPI_AREA_BASE;
+    if (c + 44 > info->used || c + load_le(area + c + 4, 2) > info->used || sum8(area + c, load_le(area + c + 4, 2)))
+        fz_fail("acpi: the MP configuration table is outside the area or its checksum is wrong");
+}
+
 static void check_tables(const AcpiInfo *info, size_t size)
 {
     const uint8_t *r = area;
@@ -58,6 +70,7 @@ static void check_tables(const AcpiInfo *info, size_t size)
             fz_fail("acpi: the RSDT and the XSDT name different tables");
     }
     check_table(info->dsdt, info);
+    check_mp(info);
     for (size_t i = info->used; i < size; i++)
         if (area[i])
             fz_fail("acpi: byte %zu after the tables is not zero", i);

@@ -1,9 +1,10 @@
 /* test_acpi.c — the ACPI tables built from the tree (sim/acpi.c), read back by a reader of the
  * test's own (the layouts of ACPI 6.4 chapter 5, written out here again: signatures, lengths,
  * checksums, the RSDT/XSDT entries, every MADT entry per --cpus, the FADT's fields pointing at
- * the PM block and the reset register, the DSDT's \_S5 AML), the trees the builder refuses (with
- * the node named), and the PM block and reset register at register level on a host of the
- * test's own: the PM timer's rate in CPU cycles, TMR_STS, PM1_CNT's sleep, reset, checkpoints. */
+ * the PM block and the reset register, the DSDT's \_S5 AML) and the MP table (MP spec 1.4), the
+ * trees the builder refuses (with the node named), and the PM block and reset register at
+ * register level on a host of the test's own: the PM timer's rate in CPU cycles, TMR_STS,
+ * PM1_CNT's sleep, reset, checkpoints. */
 #include <libfdt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -153,6 +154,85 @@ static Madt read_madt(void)
     return m;
 }
 
+/* The MP table (MP spec 1.4 chapter 4) as Linux's smp_scan_config finds it: "_MP_" on a
+ * 16-byte boundary of 0xF0000-0xFFFFF. */
+typedef struct Mp {
+    int ncpu, nbus, nioapic, nioint, nlint;
+    uint8_t apic_id[256], cpu_flags[256];
+    uint32_t ioapic_addr;
+    uint8_t ioint_irq[16], ioint_pin[16];
+    uint16_t ioint_flags[16];
+    uint8_t lint_kind[2], lint_pin[2];
+} Mp;
+
+static const uint8_t *mp_config(void)
+{
+    for (uint64_t a = 0xf0000; a < 0x100000; a += 16) {
+        const uint8_t *f = at(a, 16);
+        if (memcmp(f, "_MP_", 4) || sum(f, 16))
+            continue;
+        ck_assert_uint_eq(f[8], 1);                         /* 16 bytes */
+        ck_assert_uint_eq(f[9], 4);                         /* spec 1.4 */
+        ck_assert_uint_eq(f[11], 0);                        /* a configuration table */
+        const uint8_t *c = at(le(f + 4, 4), 44);
+        ck_assert(!memcmp(c, "PCMP", 4));
+        at(le(f + 4, 4), le(c + 4, 2));
+        ck_assert_uint_eq(sum(c, le(c + 4, 2)), 0);
+        ck_assert_uint_eq(le(c + 36, 4), 0xfee00000u);
+        return c;
+    }
+    ck_abort_msg("no MP floating pointer");
+    return NULL;
+}
+
+static size_t mp_entry(const uint8_t *e, Mp *m)
+{
+    switch (e[0]) {
+    case 0:
+        ck_assert_uint_eq(e[2], 0x14);
+        m->apic_id[m->ncpu] = e[1];
+        m->cpu_flags[m->ncpu++] = e[3];
+        return 20;
+    case 1:
+        ck_assert(!memcmp(e + 2, "ISA   ", 6));
+        m->nbus++;
+        return 8;
+    case 2:
+        ck_assert_uint_eq(e[3], 1);                         /* enabled */
+        m->ioapic_addr = (uint32_t)le(e + 4, 4);
+        m->nioapic++;
+        return 8;
+    case 3:
+        ck_assert_int_lt(m->nioint, 16);
+        ck_assert_uint_eq(e[1], 0);                         /* INT */
+        m->ioint_flags[m->nioint] = (uint16_t)le(e + 2, 2);
+        m->ioint_irq[m->nioint] = e[5];
+        m->ioint_pin[m->nioint++] = e[7];
+        return 8;
+    case 4:
+        ck_assert_int_lt(m->nlint, 2);
+        ck_assert_uint_eq(e[6], 0xff);                      /* every local APIC */
+        m->lint_kind[m->nlint] = e[1];
+        m->lint_pin[m->nlint++] = e[7];
+        return 8;
+    }
+    ck_abort_msg("MP entry type %u", e[0]);
+    return 0;
+}
+
+static Mp read_mp(void)
+{
+    const uint8_t *c = mp_config();
+    Mp m = { 0 };
+    size_t off = 44, len = le(c + 4, 2);
+    for (unsigned i = 0; i < le(c + 34, 2); i++) {
+        ck_assert_uint_lt(off, len);
+        off += mp_entry(c + off, &m);
+    }
+    ck_assert_uint_eq(off, len);
+    return m;
+}
+
 /* ------------------------------------------------------------------ trees */
 
 /* The built-in x86_64 board with `ncpus` CPUs, in a buffer with room for edits. */
@@ -218,6 +298,49 @@ START_TEST(madt_has_a_local_apic_per_cpu)
         ck_assert_int_eq(m.nnmi, 1);
         free(fdt);
     }
+}
+END_TEST
+
+START_TEST(mp_table_has_the_same_cpus)
+{
+    static const int counts[] = { 1, 3, 16 };
+    for (size_t k = 0; k < ARRAY_SIZE(counts); k++) {
+        void *fdt = board(counts[k]);
+        build_ok(fdt);
+        Mp m = read_mp();
+        ck_assert_int_eq(m.ncpu, counts[k]);
+        for (int i = 0; i < m.ncpu; i++) {
+            ck_assert_uint_eq(m.apic_id[i], i);
+            ck_assert_uint_eq(m.cpu_flags[i], i == 0 ? 3 : 1);   /* enabled; the first boots */
+        }
+        ck_assert_int_eq(m.nbus, 1);
+        ck_assert_int_eq(m.nioapic + m.nioint, 0);
+        ck_assert_int_eq(m.nlint, 2);
+        ck_assert_uint_eq(m.lint_kind[0], 3);               /* ExtINT -> LINT0 */
+        ck_assert_uint_eq(m.lint_pin[0], 0);
+        ck_assert_uint_eq(m.lint_kind[1], 1);               /* NMI -> LINT1 */
+        ck_assert_uint_eq(m.lint_pin[1], 1);
+        free(fdt);
+    }
+}
+END_TEST
+
+START_TEST(mp_table_routes_the_isa_irqs_to_the_ioapic)
+{
+    void *fdt = board(2);
+    add_ioapic(fdt, 0, 0xfec00000u);
+    build_ok(fdt);
+    Mp m = read_mp();
+    ck_assert_int_eq(m.nioapic, 1);
+    ck_assert_uint_eq(m.ioapic_addr, 0xfec00000u);
+    ck_assert_int_eq(m.nioint, 15);
+    for (int i = 0; i < m.nioint; i++) {
+        uint8_t irq = m.ioint_irq[i];
+        ck_assert_uint_ne(irq, 2);                          /* the cascade */
+        ck_assert_uint_eq(m.ioint_pin[i], irq == 0 ? 2 : irq);
+        ck_assert_uint_eq(m.ioint_flags[i], irq == 9 ? 0x000d : 0);
+    }
+    free(fdt);
 }
 END_TEST
 
@@ -605,6 +728,8 @@ static Suite *suite(void)
     TCase *t = tcase_create("tables");
     tcase_add_test(t, madt_has_a_local_apic_per_cpu);
     tcase_add_test(t, madt_takes_apic_ids_from_reg);
+    tcase_add_test(t, mp_table_has_the_same_cpus);
+    tcase_add_test(t, mp_table_routes_the_isa_irqs_to_the_ioapic);
     tcase_add_test(t, madt_describes_the_ioapic_and_the_pc_overrides);
     tcase_add_test(t, fadt_points_at_the_pm_block_and_the_reset_register);
     tcase_add_test(t, fadt_without_a_reset_node_has_no_reset_register);

@@ -2,7 +2,9 @@
 # what an OS does with the ACPI tables pmusim leaves in the BIOS area, with its own reader.
 #   1. finds "RSD PTR " on a 16-byte boundary of 0xE0000-0xFFFFF (ACPI 6.4 §5.2.5.1) and checks
 #      its checksum, follows the XSDT, checks every table's checksum, finds the FADT and the MADT
-#   2. prints "cpus=N" (the MADT's Processor Local APIC entries) and "ioapic=N" on COM1
+#   2. prints "cpus=N" (the MADT's Processor Local APIC entries) and "ioapic=N" on COM1, then
+#      "mp=N": the processors of the MP table (MP spec 1.4: "_MP_" on a 16-byte boundary of
+#      0xF0000-0xFFFFF, both checksums; 10 for none or a bad one)
 #   3. reads the PM timer (FADT PM_TMR_BLK) twice around a loop: it must have advanced
 #   4. finds \_S5 in the DSDT's AML: Name(_S5, Package(){ SLP_TYPa, ... })
 #   5. prints every table it reached in hex, one a line (RSDP, XSDT, FADT, MADT, DSDT, FACS),
@@ -138,8 +140,51 @@ madt_counts:
 	call puts
 	mov %r10d, %eax
 	call putnum
+	lea s_mp(%rip), %rsi
+	call puts
+	call mp_cpus
+	call putnum
 	mov $'\n', %al
 	jmp putc
+
+# %eax = the processor entries of the MP table; 10 without a valid one.
+mp_cpus:
+	mov $0xf0000, %rdi
+1:	cmpl $0x5f504d5f, (%rdi)	# "_MP_"
+	je 2f
+	add $16, %rdi
+	cmp $0x100000, %rdi
+	jb 1b
+	jmp 9f
+2:	mov $16, %ecx
+	push %rdi
+	call sum
+	pop %rdi
+	test %al, %al
+	jnz 9f
+	mov 4(%rdi), %edi		# the configuration table
+	cmpl $0x504d4350, (%rdi)	# "PCMP"
+	jne 9f
+	movzwl 4(%rdi), %ecx
+	push %rdi
+	call sum
+	pop %rdi
+	test %al, %al
+	jnz 9f
+	movzwl 34(%rdi), %ecx		# entries
+	add $44, %rdi
+	xor %eax, %eax
+3:	test %ecx, %ecx
+	jz 8f
+	cmpb $0, (%rdi)
+	jne 4f
+	inc %eax
+	add $12, %rdi			# a processor entry: 20 bytes
+4:	add $8, %rdi
+	dec %ecx
+	jmp 3b
+9:	mov $10, %eax
+8:	ret
 
 # The PM timer must advance across a loop.
 timer:	mov 76(%r12), %edx		# PM_TMR_BLK
@@ -258,3 +303,4 @@ hex:	.ascii "0123456789abcdef"
 s_cpus:	.asciz "cpus="
 s_ioapic:
 	.asciz " ioapic="
+s_mp:	.asciz " mp="

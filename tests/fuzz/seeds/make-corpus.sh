@@ -30,9 +30,10 @@ done
 seed arm64-spin 1 0 0 16 5 "$t/arm64-spin.dtb" "$corpus/dtb"
 seed x86_64-min-bootargs 0 0 0 1 0 "$t/x86_64-min.dtb" "$corpus/dtb"
 seed ppc32-isa 2 0 0 0 0 "$t/ppc32-isa.dtb" "$corpus/dtb"
-# acpi: the quantum byte is the area size in 64-byte units (0: the BIOS area's 128 KiB)
+# acpi: the quantum byte is the area size in 512-byte units (0: the BIOS area's 128 KiB)
 seed x86_64-acpi 0 0 0 0 0 "$t/x86_64-acpi.dtb" "$corpus/acpi"
 seed x86_64-acpi-4cpus-small-area 0 4 0 0 8 "$t/x86_64-acpi.dtb" "$corpus/acpi"
+seed x86_64-acpi-no-room-for-mp 0 0 0 0 128 "$t/x86_64-acpi.dtb" "$corpus/acpi"
 seed arm64-spin-run 1 0 0 22 5 "$t/arm64-spin.dtb" "$corpus/machine"
 seed x86_64-min-run 0 0 0 50 2 "$t/x86_64-min.dtb" "$corpus/machine"
 seed ppc32-isa-run 2 0 7 81 3 "$t/ppc32-isa.dtb" "$corpus/machine"
