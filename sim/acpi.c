@@ -77,7 +77,7 @@ enum {
     SDT_HEADER = 36,                /* §5.2.6 */
     RSDP_LEN = 36, RSDP_V1_LEN = 20, RSDP_REVISION = 2,
     RSDT_REVISION = 1, XSDT_REVISION = 1,
-    FACS_LEN = 64, FACS_ALIGN = 64, FACS_VERSION = 2,
+    FACS_LEN = 64, FACS_ALIGN = 64, FACS_VERSION = 2, FACS_VERSION_OFF = 32,
     FADT_LEN = 276, FADT_REVISION = 6, FADT_MINOR = 4,
     MADT_REVISION = 5, MADT_FIXED = 44,
     DSDT_REVISION = 2,              /* 64-bit integers in the AML */
@@ -378,8 +378,8 @@ static bool write_facs(Area *a, AcpiInfo *info, Error *err)
     if (!area_take(a, FACS_LEN, FACS_ALIGN, &off, err))
         return false;
     memcpy(a->p + off, "FACS", 4);
-    store_le(a->p + off + 4, 4, FACS_LEN);
-    a->p[off + 32] = FACS_VERSION;          /* no checksum: §5.2.10 */
+    store_le(a->p + off + SDT_LENGTH, 4, FACS_LEN);
+    a->p[off + FACS_VERSION_OFF] = FACS_VERSION;    /* no checksum: §5.2.10 */
     info->facs = guest_addr(off);
     return true;
 }
@@ -537,6 +537,10 @@ enum {
     MP_ALL_LAPICS = 0xff, MP_LINT0 = 0,
     ISA_IRQS = 16, ISA_IRQ_CASCADE = 2,
 };
+/* The floating pointer's fields (MP spec §4.1) and the configuration table header's (§4.2). */
+enum { MPF_PHYSPTR = 4, MPF_LENGTH = 8, MPF_SPEC_REV = 9, MPF_CHECKSUM = 10, MPF_FEATURE1 = 11, MPF_FEATURE2 = 12 };
+enum { MPC_LENGTH = 4, MPC_SPEC_REV = 6, MPC_CHECKSUM = 7, MPC_OEM_ID = 8, MPC_PRODUCT_ID = 16, MPC_ENTRY_COUNT = 34,
+       MPC_LAPIC = 36 };
 #define LAPIC_VERSION 0x14          /* apic/lapic.c's version register: an integrated xAPIC */
 #define MP_BUS_ISA "ISA   "
 #define MP_PRODUCT_ID "PC          "  /* 12 bytes */
@@ -608,21 +612,21 @@ static bool write_mp(Area *a, const AcpiTree *t, AcpiInfo *info, Error *err)
         return false;
     uint8_t *f = a->p + off, *c = f + MPF_LEN;
     memcpy(c, "PCMP", 4);
-    store_le(c + 4, 2, MPC_HEADER + elen);
-    c[6] = MP_SPEC_REV;
-    memcpy(c + 8, MP_OEM_ID, 8);
-    memcpy(c + 16, MP_PRODUCT_ID, 12);
-    store_le(c + 34, 2, n);
-    store_le(c + 36, 4, t->lapic_addr);
+    store_le(c + MPC_LENGTH, 2, MPC_HEADER + elen);
+    c[MPC_SPEC_REV] = MP_SPEC_REV;
+    memcpy(c + MPC_OEM_ID, MP_OEM_ID, 8);
+    memcpy(c + MPC_PRODUCT_ID, MP_PRODUCT_ID, 12);
+    store_le(c + MPC_ENTRY_COUNT, 2, n);
+    store_le(c + MPC_LAPIC, 4, t->lapic_addr);
     mp_entries_write(c + MPC_HEADER, t);
-    c[7] = checksum(c, MPC_HEADER + elen);
+    c[MPC_CHECKSUM] = checksum(c, MPC_HEADER + elen);
     memcpy(f, "_MP_", 4);
-    store_le(f + 4, 4, guest_addr(off + MPF_LEN));
-    f[8] = MPF_UNITS;
-    f[9] = MP_SPEC_REV;
-    f[11] = 0;                      /* feature 1: the configuration table is present */
-    f[12] = MPF_IMCR_ABSENT;
-    f[10] = checksum(f, MPF_LEN);
+    store_le(f + MPF_PHYSPTR, 4, guest_addr(off + MPF_LEN));
+    f[MPF_LENGTH] = MPF_UNITS;
+    f[MPF_SPEC_REV] = MP_SPEC_REV;
+    f[MPF_FEATURE1] = 0;            /* the configuration table is present */
+    f[MPF_FEATURE2] = MPF_IMCR_ABSENT;
+    f[MPF_CHECKSUM] = checksum(f, MPF_LEN);
     info->mpfp = guest_addr(off);
     return true;
 }
