@@ -620,7 +620,8 @@ static bool write_acpi(Machine *m, Error *err)
     else if (info.present && (!ram || (RamBlock *)mem_block(&m->mem, ACPI_AREA_BASE)->rom || clash))
         ok = err_set(err, "%s: the ACPI tables (for its node \"%s\") go in RAM at 0x%llx-0x%llx, %s", file,
                      ACPI_PM_COMPATIBLE, ACPI_AREA_BASE, ACPI_AREA_BASE + ACPI_AREA_SIZE - 1,
-                     clash ? "where the image, the initrd or the DTB is" : "which the tree's memory does not cover");
+                     clash ? "where the image, the initrd or the DTB is"
+                           : "which the tree's memory does not cover (--mem sets the RAM size)");
     else if (info.present) {
         memcpy(ram, area, ACPI_AREA_SIZE);
         ok = dt_reserve(m->fdt, ACPI_AREA_BASE, ACPI_AREA_SIZE, err);

@@ -53,7 +53,8 @@ static void rc_save(Device *d, Blob *b)
 static bool rc_load(Device *d, BlobReader *r)
 {
     BrOuter outer;
-    if (!br_begin(r, &outer, d->name, RESET_CONTROL_STATE_VERSION) || !br_fields(r, d, rc_fields, ARRAY_SIZE(rc_fields)))
+    if (!br_begin(r, &outer, d->name, RESET_CONTROL_STATE_VERSION) ||
+        !br_fields(r, d, rc_fields, ARRAY_SIZE(rc_fields)))
         return false;
     return br_end(r, &outer);
 }

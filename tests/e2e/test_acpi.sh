@@ -40,7 +40,8 @@ if command -v iasl >/dev/null 2>&1; then
     for i in 2 3 4 5 6; do                      # iasl has no RSDP reader: the guest checked it
         (cd "$T" && iasl -d "table$i.dat" >"table$i.iasl" 2>&1)
         check "iasl -d reads table $i" [ -s "$T/table$i.dsl" ]
-        check "iasl -d: no complaint about table $i" sh -c "! grep -qi 'error\|warning\|incorrect\|invalid' '$T/table$i.iasl' '$T/table$i.dsl'"
+        check "iasl -d: no complaint about table $i" \
+            sh -c "! grep -qi 'error\|warning\|incorrect\|invalid' '$T/table$i.iasl' '$T/table$i.dsl'"
     done
     check "iasl: XSDT names two tables" [ "$(grep -c 'ACPI Table Address' "$T/table2.dsl")" = 2 ]
     for f in "PM1A Event Block Address : 00000600" "PM1A Control Block Address : 00000604" \
