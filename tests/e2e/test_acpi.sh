@@ -1,11 +1,12 @@
 #!/bin/sh
 # The pc board's ACPI tables and power path (docs/machines.md, "ACPI"): a guest of its own
 # (tests/e2e/data/acpi-x86_64.S) finds the RSDP in the BIOS area, walks the XSDT, counts the
-# MADT's CPUs and the MP table's, reads the PM timer, takes SLP_TYP from the DSDT's \_S5 and powers off through
-# PM1a_CNT (the run ends with status 0, reason acpi-poweroff), or resets through the FADT's
-# RESET_REG (reason system-reset).  The tables it printed are read again by ACPICA's own
-# disassembler (iasl -d, Debian's acpica-tools) when it is installed.  The same run twice gives
-# the same bytes; a tree without the PM node gets no tables; an image in the BIOS area is refused.
+# MADT's CPUs and the MP table's, reads the PM timer, takes SLP_TYP from the DSDT's \_S5 and
+# powers off through PM1a_CNT (the run ends with status 0, reason acpi-poweroff), or resets
+# through the FADT's RESET_REG (reason system-reset).  The tables it printed are read again by
+# ACPICA's disassembler (iasl -d, Debian's acpica-tools) and loaded by ACPICA itself (acpiexec,
+# which evaluates \_S5) when they are installed.  The same run twice gives the same bytes; a
+# tree without the PM node gets no tables; an image in the BIOS area is refused.
 . "$(dirname "$0")/lib.sh" "$@"
 
 DATA=$SRC/tests/e2e/data
@@ -54,6 +55,15 @@ if command -v iasl >/dev/null 2>&1; then
     check "iasl: MADT has the LINT1 NMI" grep -q "Interrupt Input LINT : 01" "$T/table4.dsl"
     check "iasl: DSDT defines _S5" grep -q "Name (_S5, Package (0x04)" "$T/table5.dsl"
     check "iasl: FACS" grep -q 'Signature : "FACS"' "$T/table6.dsl"
+    # ACPICA itself (the code Linux runs, in Debian's acpiexec) loads FADT, MADT, DSDT and FACS,
+    # builds the namespace and evaluates \_S5 as acpi_power_off does.
+    (cd "$T" && timeout 60 acpiexec -b 'evaluate \_S5' table3.dat table4.dat table5.dat table6.dat) \
+        >"$T/acpiexec.out" 2>&1
+    grep -v aetests "$T/acpiexec.out" >"$T/acpiexec.own"   # its own GPE self-tests: no GPE block here
+    check "acpiexec: the DSDT loads" grep -q "1 ACPI AML tables successfully acquired and loaded" "$T/acpiexec.own"
+    check "acpiexec: \_S5 is a package of 4" grep -q "Package\] Contains 4 Elements" "$T/acpiexec.own"
+    check "acpiexec: SLP_TYPa 7" grep -q "Integer\] = 0000000000000007" "$T/acpiexec.own"
+    check "acpiexec: no error or warning" sh -c "! grep -qi 'error\|warning' '$T/acpiexec.own'"
 else
     echo "note: iasl not installed (Debian acpica-tools; sh scripts/install-deps.sh installs it): tables not disassembled"
 fi
