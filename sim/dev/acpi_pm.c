@@ -89,7 +89,7 @@ static uint64_t pm_peek(Device *d, uint64_t off, unsigned size)
     return pm_read_at(p, ticks_at(p, NULL), off, size);
 }
 
-/* SLP_EN was written with SLP_TYP = typ (ACPI 6.4 §16.1.3.1: the sleeping sequence). */
+/* SLP_EN was written with SLP_TYP = typ (ACPI 6.4 chapter 16, "Waking and Sleeping"). */
 static void pm_sleep(AcpiPm *p, Cpu *c, unsigned typ)
 {
     const DeviceHost *h = p->d.host;
