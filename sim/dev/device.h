@@ -132,5 +132,7 @@ Device *uart16550_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *pl011_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *debug_exit_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *ib700_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *acpi_pm_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *reset_control_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 
 #endif
