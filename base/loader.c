@@ -1,6 +1,7 @@
 /* loader.c — ELF and raw image parsing (see loader.h). */
 #include "base/loader.h"
 
+#include "base/bzimage.h"
 #include "base/linux_image.h"
 
 #include <elf.h>
@@ -615,11 +616,33 @@ static bool load_a64_image(Image *im, Error *err)
     im->arch = ARCH_ARM64;
     im->is64 = true;
     im->linux_image = true;
+    im->boot = BOOT_A64_IMAGE;
     im->segs = xcalloc(1, sizeof *im->segs);
     im->segs[0] = (Segment){ h.text_offset, h.text_offset, 0, im->size, h.image_size, PF_R | PF_W | PF_X };
     im->nsegs = 1;
     im->entry = h.text_offset;
     image_linux_symbols(im);
+    return true;
+}
+
+/* An x86 bzImage: one segment, the protected-mode kernel, taking init_size bytes from the base
+ * (its decompressor unpacks the kernel there), entered at startup_64, base + 0x200.  Its
+ * kallsyms are in the compressed payload, out of reach. */
+static bool load_bzimage(Image *im, Error *err)
+{
+    BzHeader h;
+    if (!bzimage_header(im->data, im->size, im->path, &h, err))
+        return false;
+    im->arch = ARCH_X86_64;
+    im->is64 = true;
+    im->linux_image = true;
+    im->boot = BOOT_BZIMAGE;
+    im->segs = xcalloc(1, sizeof *im->segs);
+    im->segs[0] = (Segment){ 0, 0, h.pm_offset, h.pm_size, h.init_size, PF_R | PF_W | PF_X };
+    im->nsegs = 1;
+    im->entry = BZ_ENTRY64_OFF;
+    im->nosyms = xstrdup("an x86 bzImage's kallsyms are inside its compressed kernel; give --symbols with the "
+                         "vmlinux or System.map");
     return true;
 }
 
@@ -635,6 +658,11 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
         return image_load_elf(im, path, err);
     }
     im->path = xstrdup(path);
+    if (bzimage_is(data, size)) {
+        im->data = data;
+        im->size = size;
+        return load_bzimage(im, err);
+    }
     if (linux_image_is_gzip(data, size)) {
         bool ok = linux_image_gunzip(data, size, LINUX_IMAGE_MAX, path, &im->data, &im->size, err);
         free(data);
@@ -646,8 +674,8 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
         im->size = size;
     } else {
         free(data);
-        return err_set(err, "%s: offset 0: not an ELF file (bad magic), nor an arm64 Linux Image (plain or gzip'd); "
-                       "a raw binary needs --load-addr and --arch", path);
+        return err_set(err, "%s: offset 0: not an ELF file (bad magic), nor an arm64 Linux Image (plain or gzip'd), "
+                       "nor an x86 bzImage (\"HdrS\" at 0x202); a raw binary needs --load-addr and --arch", path);
     }
     return load_a64_image(im, err);
 }
@@ -684,6 +712,8 @@ static void linux_code_ranges(Image *im)
 void image_place_linux(Image *im, uint64_t base)
 {
     im->segs[0].paddr += base;
+    if (im->boot == BOOT_BZIMAGE)
+        im->segs[0].vaddr = im->segs[0].paddr;
     im->entry += base;
     free(im->code);
     im->code = NULL;
