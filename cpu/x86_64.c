@@ -842,7 +842,7 @@ static bool x86_init(Cpu *c, Error *err)
  * __BOOT_CS 0x10 and __BOOT_DS 0x18, "4G flat", execute/read and read/write; in 64-bit mode
  * the code segment is a long-mode one (L = 1).  Multiboot (0.6.96 §3.2, "Machine state"): a
  * 32-bit read/execute code segment and read/write data segments, offset 0, limit 4 GiB, at
- * the selectors QEMU's multiboot loader uses (0x10 and 0x18). */
+ * the selectors QEMU's multiboot loader gives (0x08 and 0x10: measured, tests/e2e/test_multiboot.sh). */
 enum {
     DESC_CODE64 = 0x00af9a000000ffffull,    /* P, DPL 0, code execute/read, L, G */
     DESC_CODE32 = 0x00cf9a000000ffffull,    /* P, DPL 0, code execute/read, D, G */
@@ -857,7 +857,7 @@ typedef struct BootSegs {
 static const BootSegs boot_segs[] = {
     [X86_ENTRY_LONG] = { 0x08, 0x10, 3, { 0, DESC_CODE64, DESC_DATA } },
     [X86_ENTRY_LINUX64] = { 0x10, 0x18, 4, { 0, 0, DESC_CODE64, DESC_DATA } },
-    [X86_ENTRY_MULTIBOOT] = { 0x10, 0x18, 4, { 0, 0, DESC_CODE32, DESC_DATA } },
+    [X86_ENTRY_MULTIBOOT] = { 0x08, 0x10, 3, { 0, DESC_CODE32, DESC_DATA } },
 };
 
 unsigned vcpu_x86_boot_gdt(X86Entry entry, uint8_t *gdt)
@@ -880,16 +880,18 @@ static void load_boot_segs(Cpu *c, const BootSegs *b)
     uc_x86_mmr gdtr = { 0, X86_BOOT_GDT_BASE, (uint16_t)(8 * b->n - 1), 0 }, idtr = { 0, 0, 0, 0 };
     uc_reg_write(c->uc, UC_X86_REG_GDTR, &gdtr);
     uc_reg_write(c->uc, UC_X86_REG_IDTR, &idtr);
-    bool prot32 = c->cl->x86_entry == X86_ENTRY_MULTIBOOT;
-    vcpu_reg_write(c, UC_X86_REG_CR3, prot32 ? 0 : BOOT_CR3);
-    vcpu_reg_write(c, UC_X86_REG_CR4, prot32 ? 0 : BOOT_CR4_LONG);
-    if (prot32) {
-        /* CR0 first: clearing PG leaves IA-32e mode (the engine clears EFER.LMA with it) */
+    vcpu_reg_write(c, UC_X86_REG_CR3, BOOT_CR3);
+    vcpu_reg_write(c, UC_X86_REG_CR4, BOOT_CR4_LONG);
+    msr_engine_write(c, MSR_EFER, BOOT_EFER_LONG);
+    vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_LONG);
+    if (c->cl->x86_entry == X86_ENTRY_MULTIBOOT) {
+        /* Out of IA-32e mode the only way the engine knows: clearing CR0.PG (which clears
+         * EFER.LMA: WRMSR cannot, LMA is read-only, and the engine's reset state has LMA set
+         * with paging off, so it must be turned on first).  Then LME, PAE and CR3 go. */
         vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_PROT32);
         msr_engine_write(c, MSR_EFER, 0);
-    } else {
-        msr_engine_write(c, MSR_EFER, BOOT_EFER_LONG);
-        vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_LONG);
+        vcpu_reg_write(c, UC_X86_REG_CR4, 0);
+        vcpu_reg_write(c, UC_X86_REG_CR3, 0);
     }
     vcpu_reg_write(c, UC_X86_REG_CS, b->cs);
     static const int data_segs[] = { UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_SS, UC_X86_REG_FS, UC_X86_REG_GS };

@@ -17,6 +17,7 @@
 
 #include "base/bzimage.h"
 #include "base/cpio.h"
+#include "base/multiboot.h"
 #include "base/linux_image.h"
 #include "base/tunables.h"
 #include "sim/devices.h"
@@ -38,6 +39,16 @@
 #define X86_CMDLINE 0x21000ull
 #define X86_CMDLINE_MAX 4095u
 #define X86_LINUX_AREA 0x2000ull
+/* Multiboot's information structure and what it points to, in the same reserved pages: the
+ * memory map (128 entries at most), the module, its string, the loader's name; the command
+ * line at X86_CMDLINE (docs/guest-abi.md, "Multiboot"). */
+#define MB_INFO 0x20000ull
+#define MB_MMAP 0x20100ull
+#define MB_MODS 0x20e00ull
+#define MB_MOD_STRING 0x20e10ull
+#define MB_MOD_STRING_MAX 0xefu
+#define MB_LOADER_NAME 0x20f00ull
+#define MB_LOADER_NAME_TEXT "pmusim " PMUSIM_VERSION
 /* What a PC BIOS reports reserved below 1 MiB: the EBDA (the last KiB of 640), the VGA window
  * and the BIOS area (0xe0000-0xfffff: the ACPI tables) up to the first MiB. */
 #define PC_LOW_RAM_END 0x9fc00ull
@@ -420,7 +431,9 @@ static bool load_initrd(Machine *m, Error *err)
 {
     const char *path = m->cfg.initrd_file;
     RamBlock *b = boot_ram(m);
-    uint64_t at = initrd_start(b, m->image_end), end = b->base + b->size, len;
+    /* multiboot: the first page above the kernel, as QEMU puts its modules */
+    uint64_t at = m->image.boot == BOOT_MULTIBOOT ? align_up(m->image_end, GUEST_PAGE) : initrd_start(b, m->image_end);
+    uint64_t end = b->base + b->size, len;
     uint64_t room = at < end ? end - at : 0;
     char ram[64];
     Error e = { { 0 } };
@@ -666,7 +679,8 @@ static bool reserve_regions(Machine *m, Error *err)
         }
         if (!have && !dt_reserve(m->fdt, X86_BOOT_BASE, 0x8000, err))
             return false;
-        if (m->image.boot == BOOT_BZIMAGE && !dt_reserve(m->fdt, X86_ZERO_PAGE, X86_LINUX_AREA, err))
+        if ((m->image.boot == BOOT_BZIMAGE || m->image.boot == BOOT_MULTIBOOT) &&
+            !dt_reserve(m->fdt, X86_ZERO_PAGE, X86_LINUX_AREA, err))
             return false;
     } else if (m->arch == ARCH_PPC32) {
         for (int i = 0; i < m->desc.ncpus; i++)
@@ -735,6 +749,61 @@ static bool x86_linux_boot(Machine *m, Error *err)
         return false;
     BzBoot b = { m->image.segs[0].paddr, X86_CMDLINE, m->initrd_addr, m->initrd_size, e820, n };
     bzimage_zero_page(mem_ptr(&m->mem, X86_ZERO_PAGE, BZ_ZERO_PAGE_SIZE), m->image.data, &h, &b);
+    return true;
+}
+
+/* Multiboot's command line, as QEMU's -kernel gives it (hw/i386/multiboot.c): the kernel's
+ * file name, a space, then /chosen/bootargs (--append). */
+static bool mb_cmdline(Machine *m, Error *err)
+{
+    int len = 0, chosen = fdt_path_offset(m->fdt, "/chosen");
+    const char *args = chosen >= 0 ? fdt_getprop(m->fdt, chosen, "bootargs", &len) : NULL;
+    size_t n = args && len > 0 ? strnlen(args, (size_t)len) : 0, k = strlen(m->image.path);
+    if (k + 1 + n > X86_CMDLINE_MAX)
+        return err_set(err, "--append: the multiboot command line (the kernel's name, a space, the arguments) is %zu "
+                       "characters; pmusim's page for it holds %u", k + 1 + n, X86_CMDLINE_MAX);
+    char *dst = (char *)mem_ptr(&m->mem, X86_CMDLINE, X86_CMDLINE_MAX + 1);
+    memset(dst, 0, X86_CMDLINE_MAX + 1);
+    memcpy(dst, m->image.path, k);
+    dst[k] = ' ';
+    memcpy(dst + k + 1, args ? args : "", n);
+    return true;
+}
+
+/* --initrd as multiboot's one module (QEMU: -initrd's files are the modules), its string the
+ * file's name (cut to its room). */
+static uint32_t mb_module(Machine *m)
+{
+    if (!m->initrd_size)
+        return 0;
+    uint8_t *mod = mem_ptr(&m->mem, MB_MODS, MB_MODULE_SIZE);
+    store_le(mod, 4, m->initrd_addr);
+    store_le(mod + 4, 4, m->initrd_addr + m->initrd_size);
+    store_le(mod + 8, 4, MB_MOD_STRING);
+    const char *name = strrchr(m->cfg.initrd_file, '/') ? strrchr(m->cfg.initrd_file, '/') + 1 : m->cfg.initrd_file;
+    snprintf((char *)mem_ptr(&m->mem, MB_MOD_STRING, MB_MOD_STRING_MAX + 1), MB_MOD_STRING_MAX + 1, "%s", name);
+    return 1;
+}
+
+/* Multiboot (0.6.96 §3.3): the information structure at MB_INFO, once the tree's reserved
+ * ranges are final; EAX and EBX are set at the entry (mach_boot). */
+static bool x86_multiboot_boot(Machine *m, Error *err)
+{
+    E820Entry e820[BZ_E820_MAX];
+    unsigned n;
+    if (!mem_ptr(&m->mem, MB_INFO, X86_LINUX_AREA))
+        return err_set(err, "x86_64 boards need RAM at 0x%llx-0x%llx for the multiboot information",
+                       MB_INFO, MB_INFO + X86_LINUX_AREA - 1);
+    if (m->initrd_addr + m->initrd_size > UINT32_MAX)
+        return err_set(err, "--initrd %s: at 0x%" PRIx64 ", above the 4 GiB a multiboot module's 32-bit address "
+                       "reaches", m->cfg.initrd_file, m->initrd_addr);
+    if (!mb_cmdline(m, err) || !x86_e820(m, e820, &n, err))
+        return false;
+    memset(mem_ptr(&m->mem, MB_INFO, X86_CMDLINE - MB_INFO), 0, X86_CMDLINE - MB_INFO);
+    multiboot_mmap(mem_ptr(&m->mem, MB_MMAP, MB_MMAP_ENTRY_SIZE * n), e820, n);
+    memcpy(mem_ptr(&m->mem, MB_LOADER_NAME, sizeof MB_LOADER_NAME_TEXT), MB_LOADER_NAME_TEXT, sizeof MB_LOADER_NAME_TEXT);
+    MbBoot b = { e820, n, MB_MMAP, X86_CMDLINE, MB_MODS, MB_LOADER_NAME, mb_module(m) };
+    multiboot_info(mem_ptr(&m->mem, MB_INFO, MB_INFO_SIZE), &b);
     return true;
 }
 
@@ -1057,6 +1126,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         return false;
     if (m->image.boot == BOOT_BZIMAGE && !x86_linux_boot(m, err))
         return false;
+    if (m->image.boot == BOOT_MULTIBOOT && !x86_multiboot_boot(m, err))
+        return false;
     m->fdt_size = dt_finish(m->fdt);
     if (m->fdt_size > DTB_MAX_SIZE)
         return err_set(err, "%s: the device tree the guest gets (with --cpus, --bootargs and the reserved regions) is "
@@ -1244,6 +1315,10 @@ void mach_boot(Machine *m)
     Cpu *boot = m->cl.cpus[0];
     if (m->image.boot == BOOT_BZIMAGE) {        /* RSI = the zero page (boot.rst, 64-bit protocol) */
         vcpu_start(boot, m->image.entry, 0, X86_ZERO_PAGE, 0, "boot");
+        return;
+    }
+    if (m->image.boot == BOOT_MULTIBOOT) {      /* EAX = the magic, EBX = the information */
+        vcpu_start(boot, m->image.entry, MB_BOOT_MAGIC, MB_INFO, 0, "boot");
         return;
     }
     /* second argument register: x86 RSI = APIC ID; ppc32 r6 = the ePAPR magic (docs/guest-abi.md) */
