@@ -1,0 +1,51 @@
+#!/bin/sh
+# test_linux_x86_boot.sh — Debian's amd64 kernel (the kernel cache: need_linux_image amd64) booted
+# by the Linux/x86 64-bit boot protocol (docs/guest-abi.md, "Booting Linux"), as far as the
+# board's devices of today take it.  Only properties are checked: the kernel runs from
+# startup_64 through its decompressor into start_kernel and prints, on the 16550, its banner,
+# the command line pmusim gave (--append), the e820 map pmusim built (the board's RAM, the
+# boot structures, DTB and zero page, and the PC's legacy area reserved), the initrd where
+# pmusim put it (above the kernel's init_size window), the console switch to ttyS0; then the run
+# ends at --max-insns with every CPU's PC.  Twice: the same bytes.
+. "$(dirname "$0")/lib.sh" "$@"
+need_linux_image amd64
+INSNS=1200000000
+APPEND="console=ttyS0 earlyprintk=serial,ttyS0,115200"
+head -c 8192 /dev/zero >"$T/initrd.img"
+
+boot() {
+    RUN_TIMEOUT=900 run "$T/$1" run --kernel "$LINUX_IMAGE" --initrd "$T/initrd.img" --append "$APPEND" \
+        --max-insns $INSNS --stats --console "$T/$1.con"
+}
+boot a
+check "ends at --max-insns (status $(cat "$T/a.status"): $(tail -n 3 "$T/a.err" | tr '\n' ' '))" [ "$(cat "$T/a.status")" = 3 ]
+con=$T/a.txt
+tr -d '\r' <"$T/a.con" >"$con"         # the 8250 console ends its lines with CR LF
+check "the kernel's banner" grep -q "Linux version 6\.12\..*deb13-amd64" "$con"
+check "the command line pmusim gave" grep -q "Command line: $APPEND\$" "$con"
+# the e820 map: RAM from 0, the boot structures + DTB + zero page, RAM to the EBDA, the legacy
+# area, RAM from 1 MiB to the end of the 128 MiB
+grep "BIOS-e820:" "$con" | sed 's/^\[[^]]*\] //' >"$T/e820"
+cat >"$T/e820.want" <<'EOF'
+BIOS-e820: [mem 0x0000000000000000-0x0000000000007fff] usable
+BIOS-e820: [mem 0x0000000000008000-0x0000000000021fff] reserved
+BIOS-e820: [mem 0x0000000000022000-0x000000000009fbff] usable
+BIOS-e820: [mem 0x000000000009fc00-0x00000000000fffff] reserved
+BIOS-e820: [mem 0x0000000000100000-0x0000000007ffffff] usable
+EOF
+check "the e820 map pmusim built: $(tr '\n' '|' <"$T/e820")" cmp -s "$T/e820" "$T/e820.want"
+# the initrd: above pref_address + init_size (setup header 0x258, 0x260) and RAM / 2, page-aligned
+pref=$(od -An -tu4 -j $((0x258)) -N4 "$LINUX_IMAGE" | tr -d ' ')
+init=$(od -An -tu4 -j $((0x260)) -N4 "$LINUX_IMAGE" | tr -d ' ')
+at=$(((pref + init + 4095) / 4096 * 4096))
+[ $at -lt $((64 << 20)) ] && at=$((64 << 20))
+check "the initrd where pmusim put it ($(grep -o 'RAMDISK: .*' "$con"))" \
+    grep -q "RAMDISK: \[mem $(printf '0x%08x-0x%08x' $at $((at + 8191)))\]" "$con"
+check "the console switches to ttyS0" grep -q "printk: legacy console \[ttyS0\] enabled" "$con"
+check "no panic" sh -c "! grep -q 'Kernel panic' '$con'"
+check "every CPU's PC reported at the limit" grep -q "pmusim: cpu0: pc 0xffffffff[0-9a-f]* <.*> (running)" "$T/a.err"
+
+boot b
+check "deterministic: the same console" cmp -s "$T/a.con" "$T/b.con"
+check "deterministic: the same end (PC, counts)" cmp -s "$T/a.err" "$T/b.err"
+finish
