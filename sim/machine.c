@@ -716,12 +716,20 @@ static bool x86_e820(Machine *m, E820Entry *out, unsigned *n, Error *err)
     return ok;
 }
 
-/* The command line (/chosen/bootargs: --append), at most the kernel's cmdline_size. */
-static bool x86_cmdline(Machine *m, const BzHeader *h, Error *err)
+/* The kernel command line: /chosen/bootargs (--append, --bootargs or the tree's), its length in *n. */
+static const char *chosen_bootargs(Machine *m, size_t *n)
 {
     int len = 0, chosen = fdt_path_offset(m->fdt, "/chosen");
     const char *args = chosen >= 0 ? fdt_getprop(m->fdt, chosen, "bootargs", &len) : NULL;
-    size_t n = args && len > 0 ? strnlen(args, (size_t)len) : 0;
+    *n = args && len > 0 ? strnlen(args, (size_t)len) : 0;
+    return args ? args : "";
+}
+
+/* The command line at X86_CMDLINE, at most the kernel's cmdline_size. */
+static bool x86_cmdline(Machine *m, const BzHeader *h, Error *err)
+{
+    size_t n;
+    const char *args = chosen_bootargs(m, &n);
     uint32_t room = h->cmdline_size < X86_CMDLINE_MAX ? h->cmdline_size : X86_CMDLINE_MAX;
     if (n > room)
         return err_set(err, "--append: the command line is %zu characters; %s takes at most %u (cmdline_size, setup "
@@ -729,7 +737,7 @@ static bool x86_cmdline(Machine *m, const BzHeader *h, Error *err)
                        room < h->cmdline_size ? ", and pmusim's page for it" : "");
     char *dst = (char *)mem_ptr(&m->mem, X86_CMDLINE, X86_CMDLINE_MAX + 1);
     memset(dst, 0, X86_CMDLINE_MAX + 1);
-    memcpy(dst, args ? args : "", n);
+    memcpy(dst, args, n);
     return true;
 }
 
@@ -756,9 +764,8 @@ static bool x86_linux_boot(Machine *m, Error *err)
  * file name, a space, then /chosen/bootargs (--append). */
 static bool mb_cmdline(Machine *m, Error *err)
 {
-    int len = 0, chosen = fdt_path_offset(m->fdt, "/chosen");
-    const char *args = chosen >= 0 ? fdt_getprop(m->fdt, chosen, "bootargs", &len) : NULL;
-    size_t n = args && len > 0 ? strnlen(args, (size_t)len) : 0, k = strlen(m->image.path);
+    size_t n, k = strlen(m->image.path);
+    const char *args = chosen_bootargs(m, &n);
     if (k + 1 + n > X86_CMDLINE_MAX)
         return err_set(err, "--append: the multiboot command line (the kernel's name, a space, the arguments) is %zu "
                        "characters; pmusim's page for it holds %u", k + 1 + n, X86_CMDLINE_MAX);
@@ -766,7 +773,7 @@ static bool mb_cmdline(Machine *m, Error *err)
     memset(dst, 0, X86_CMDLINE_MAX + 1);
     memcpy(dst, m->image.path, k);
     dst[k] = ' ';
-    memcpy(dst + k + 1, args ? args : "", n);
+    memcpy(dst + k + 1, args, n);
     return true;
 }
 
