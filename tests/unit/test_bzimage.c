@@ -216,6 +216,39 @@ START_TEST(machine_boots_bzimage)
 }
 END_TEST
 
+/* A "kernel" whose 64-bit entry prints Linux's last panic line on the 16550 (port 0x3f8):
+ * the run ends as for any Linux image (sim/linuxwatch.c), status 8. */
+START_TEST(machine_bzimage_panic_ends_the_run)
+{
+    static const uint8_t code[] = {
+        0x48, 0x8d, 0x35, 0x0d, 0x00, 0x00, 0x00,  /* lea msg(%rip), %rsi */
+        0x66, 0xba, 0xf8, 0x03,                    /* mov $0x3f8, %dx */
+        0xac,                                      /* 1: lodsb */
+        0x84, 0xc0,                                /* test %al, %al */
+        0x74, 0x03,                                /* jz 2f */
+        0xee,                                      /* out %al, (%dx) */
+        0xeb, 0xf8,                                /* jmp 1b */
+        0xf4,                                      /* 2: hlt */
+    };
+    static const char msg[] = "---[ end Kernel panic - not syncing: VFS: Unable to mount root fs ]---\n";
+    uint8_t *b = bz();
+    memcpy(b + PM_OFF + 0x200, code, sizeof code);
+    memcpy(b + PM_OFF + 0x200 + sizeof code, msg, sizeof msg);
+    MachineConfig cfg = { .kernel = testutil_temp_file(b, LEN, ".bzImage"), .console_file = "/dev/null",
+                          .max_insns = 100000 };
+    Machine *m = calloc(1, sizeof *m);
+    Error err = { { 0 } };
+    ck_assert_msg(mach_create(m, &cfg, &err), "%s", err.msg);
+    ck_assert(m->linuxwatch.on);
+    ck_assert_msg(mach_open_outputs(m, &err), "%s", err.msg);
+    mach_boot(m);
+    ck_assert_int_eq(mach_run(m), EXIT_PANIC);
+    ck_assert_str_eq(m->exit_reason, "linux-panic");
+    mach_destroy(m);
+    free(m);
+}
+END_TEST
+
 static const char *machine_error(MachineConfig *cfg)
 {
     static Error err;
@@ -277,6 +310,7 @@ int main(void)
     tcase_add_test(t, zero_page_fields);
     tcase_add_test(t, machine_boots_bzimage);
     tcase_add_test(t, machine_placement_and_refusals);
+    tcase_add_test(t, machine_bzimage_panic_ends_the_run);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }
