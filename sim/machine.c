@@ -431,8 +431,10 @@ static bool load_initrd(Machine *m, Error *err)
 {
     const char *path = m->cfg.initrd_file;
     RamBlock *b = boot_ram(m);
-    /* multiboot: the first page above the kernel, as QEMU puts its modules */
-    uint64_t at = m->image.boot == BOOT_MULTIBOOT ? align_up(m->image_end, GUEST_PAGE) : initrd_start(b, m->image_end);
+    /* multiboot: the first page above the kernel, as QEMU puts its modules (and above the first
+     * MiB, clear of the boot structures) */
+    uint64_t mb_at = align_up(m->image_end > PC_HIGH_MEM ? m->image_end : PC_HIGH_MEM, GUEST_PAGE);
+    uint64_t at = m->image.boot == BOOT_MULTIBOOT ? mb_at : initrd_start(b, m->image_end);
     uint64_t end = b->base + b->size, len;
     uint64_t room = at < end ? end - at : 0;
     char ram[64];
