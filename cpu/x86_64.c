@@ -843,11 +843,9 @@ static bool x86_init(Cpu *c, Error *err)
  * the code segment is a long-mode one (L = 1).  Multiboot (0.6.96 §3.2, "Machine state"): a
  * 32-bit read/execute code segment and read/write data segments, offset 0, limit 4 GiB, at
  * the selectors QEMU's multiboot loader gives (0x08 and 0x10: measured, tests/e2e/test_multiboot.sh). */
-enum {
-    DESC_CODE64 = 0x00af9a000000ffffull,    /* P, DPL 0, code execute/read, L, G */
-    DESC_CODE32 = 0x00cf9a000000ffffull,    /* P, DPL 0, code execute/read, D, G */
-    DESC_DATA = 0x00cf92000000ffffull,      /* P, DPL 0, data read/write, B, G */
-};
+#define DESC_CODE64 0x00af9a000000ffffull    /* P, DPL 0, code execute/read, L, G */
+#define DESC_CODE32 0x00cf9a000000ffffull    /* P, DPL 0, code execute/read, D, G */
+#define DESC_DATA 0x00cf92000000ffffull      /* P, DPL 0, data read/write, B, G */
 typedef struct BootSegs {
     uint16_t cs, ds;
     unsigned n;                             /* descriptors, the null one included */
