@@ -6,7 +6,9 @@
 # the command line pmusim gave (--append), the e820 map pmusim built (the board's RAM, the
 # boot structures, DTB and zero page, and the PC's legacy area reserved), the initrd where
 # pmusim put it (above the kernel's init_size window), the console switch to ttyS0; then the run
-# ends at --max-insns with every CPU's PC.  Twice: the same bytes.
+# ends at --max-insns with every CPU's PC (it waits in calibrate_delay for a timer tick the board
+# cannot give yet).  Twice: the same bytes.  Then, with the delay loop and the TSC rate given on
+# the command line, to the root-mount panic.
 . "$(dirname "$0")/lib.sh" "$@"
 need_linux_image amd64
 INSNS=1200000000
@@ -48,4 +50,18 @@ check "every CPU's PC reported at the limit" grep -q "pmusim: cpu0: pc 0xfffffff
 boot b
 check "deterministic: the same console" cmp -s "$T/a.con" "$T/b.con"
 check "deterministic: the same end (PC, counts)" cmp -s "$T/a.err" "$T/b.err"
+
+# Past calibrate_delay without a timer tick: the delay loop preset (lpj) and the TSC's rate given
+# (tsc_early_khz: the board's 2 GHz CPU clock), the kernel boots to the root-mount panic, which
+# ends the run (status 8, sim/linuxwatch.c), its perf driver on pmusim's PMU and its NMI watchdog
+# enabled on the way.  (Once the board has its timers, the first boot above gets there too.)
+RUN_TIMEOUT=900 run "$T/p" run --kernel "$LINUX_IMAGE" --append "$APPEND lpj=4000000 tsc_early_khz=2000000" \
+    --max-insns 8000000000 --stats --console "$T/p.con"
+tr -d '\r' <"$T/p.con" >"$T/p.txt"
+check "with lpj and tsc_early_khz: the root-mount panic ends the run (status $(cat "$T/p.status"))" \
+    [ "$(cat "$T/p.status")" = 8 ]
+check "with lpj: the panic's last line" grep -q "end Kernel panic - not syncing: VFS: Unable to mount root fs" "$T/p.txt"
+check "with lpj: the delay loop skipped" grep -q "Calibrating delay loop (skipped) preset value" "$T/p.txt"
+check "with lpj: Linux's Intel PMU driver on pmusim's PMU" grep -q "Performance Events: .*Intel PMU driver" "$T/p.txt"
+check "with lpj: the NMI watchdog enabled" grep -q "NMI watchdog: Enabled. Permanently consumes one hw-PMU counter" "$T/p.txt"
 finish
