@@ -1,7 +1,9 @@
 /* loader.c — ELF and raw image parsing (see loader.h). */
 #include "base/loader.h"
 
+#include "base/bzimage.h"
 #include "base/linux_image.h"
+#include "base/multiboot.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -227,7 +229,9 @@ static bool load_symbols(Image *im, Reader *r, uint64_t shoff, uint64_t shentsiz
     return r->ok;
 }
 
-bool image_load_elf(Image *im, const char *path, Error *err)
+/* An ELF; i386: an ELF32 for EM_386 is taken too, as an x86_64 image of 32-bit code (a
+ * multiboot kernel, entered in protected mode). */
+static bool load_elf(Image *im, const char *path, bool i386, Error *err)
 {
     memset(im, 0, sizeof *im);
     im->path = xstrdup(path);
@@ -260,10 +264,12 @@ bool image_load_elf(Image *im, const char *path, Error *err)
     uint64_t shstrndx = EF(&r, 0, Ehdr, e_shstrndx, "ELF header");
     if (type != ET_EXEC && type != ET_DYN)
         return err_set(err, "%s: offset 0x10: ELF type %" PRIu64 " is not an executable", path, type);
-    im->arch = arch_of_machine((unsigned)machine);
+    bool is386 = i386 && machine == EM_386;
+    im->arch = is386 ? ARCH_X86_64 : arch_of_machine((unsigned)machine);
     if (im->arch == ARCH_NONE)
-        return err_set(err, "%s: offset 0x12: ELF machine %" PRIu64 " is not x86_64, aarch64 or ppc", path, machine);
-    bool want64 = im->arch != ARCH_PPC32;
+        return err_set(err, "%s: offset 0x12: ELF machine %" PRIu64 " is not x86_64, aarch64 or ppc%s", path, machine,
+                       machine == EM_386 ? " (an i386 ELF boots by its multiboot header)" : "");
+    bool want64 = im->arch != ARCH_PPC32 && !is386;
     if (im->is64 != want64 || im->big_endian != isa_big_endian(im->arch))
         return err_set(err, "%s: a %s ELF must be %s %s-endian", path, isa_name(im->arch),
                          want64 ? "64-bit" : "32-bit", isa_big_endian(im->arch) ? "big" : "little");
@@ -345,6 +351,11 @@ bool image_load_elf(Image *im, const char *path, Error *err)
             }
         }
     return true;
+}
+
+bool image_load_elf(Image *im, const char *path, Error *err)
+{
+    return load_elf(im, path, false, err);
 }
 
 /* An arm64 Linux Image, loaded raw (--load-addr) or as a kernel (--kernel). */
@@ -615,12 +626,83 @@ static bool load_a64_image(Image *im, Error *err)
     im->arch = ARCH_ARM64;
     im->is64 = true;
     im->linux_image = true;
+    im->boot = BOOT_A64_IMAGE;
     im->segs = xcalloc(1, sizeof *im->segs);
     im->segs[0] = (Segment){ h.text_offset, h.text_offset, 0, im->size, h.image_size, PF_R | PF_W | PF_X };
     im->nsegs = 1;
     im->entry = h.text_offset;
     image_linux_symbols(im);
     return true;
+}
+
+/* An x86 bzImage: one segment, the protected-mode kernel, taking init_size bytes from the base
+ * (its decompressor unpacks the kernel there), entered at startup_64, base + 0x200.  Its
+ * kallsyms are in the compressed payload, out of reach. */
+static bool load_bzimage(Image *im, Error *err)
+{
+    BzHeader h;
+    if (!bzimage_header(im->data, im->size, im->path, &h, err))
+        return false;
+    im->arch = ARCH_X86_64;
+    im->is64 = true;
+    im->linux_image = true;
+    im->boot = BOOT_BZIMAGE;
+    im->segs = xcalloc(1, sizeof *im->segs);
+    im->segs[0] = (Segment){ 0, 0, h.pm_offset, h.pm_size, h.init_size, PF_R | PF_W | PF_X };
+    im->nsegs = 1;
+    im->entry = BZ_ENTRY64_OFF;
+    im->nosyms = xstrdup("an x86 bzImage's kallsyms are inside its compressed kernel; give --symbols with the "
+                         "vmlinux or System.map");
+    return true;
+}
+
+/* The a.out kludge (multiboot flags bit 16): one segment of the file's bytes at load_addr,
+ * code whole, entered at entry_addr (an ELF's own headers are not used, its symbols are kept). */
+static bool multiboot_aout(Image *im, const MbHeader *h, Error *err)
+{
+    MbLoad ld;
+    if (!multiboot_aout_load(h, im->size, im->path, &ld, err))
+        return false;
+    free(im->segs);
+    free(im->code);
+    im->segs = xcalloc(1, sizeof *im->segs);
+    im->segs[0] = (Segment){ h->load_addr, h->load_addr, ld.file_offset, ld.filesz, ld.memsz, PF_R | PF_W | PF_X };
+    im->nsegs = 1;
+    im->code = xcalloc(1, sizeof *im->code);
+    im->code[0] = (Range){ h->load_addr, h->load_addr + ld.filesz };
+    im->ncode = 1;
+    im->entry = h->entry_addr;
+    return true;
+}
+
+/* A multiboot kernel (Multiboot 0.6.96): an i386 ELF, loaded by its program headers, or any
+ * file whose header has the a.out kludge's addresses; entered in 32-bit protected mode. */
+static bool load_multiboot(Image *im, const char *path, uint8_t *data, size_t size, bool elf, Error *err)
+{
+    MbHeader h;
+    bool ok = multiboot_header(data, size, path, &h, err);
+    if (ok && !elf && !(h.flags & MB_FLAG_AOUT))
+        ok = err_set(err, "%s: offset 0x%zx: multiboot flags 0x%08x: without the address fields (bit 16) the image "
+                     "must be an ELF", path, h.offset + 4, h.flags);
+    if (!ok || (elf && !load_elf(im, path, true, err))) {
+        free(data);
+        return false;
+    }
+    if (elf) {
+        free(data);                 /* load_elf read the file again */
+    } else {                        /* image_load_kernel named it */
+        im->data = data;
+        im->size = size;
+        im->arch = ARCH_X86_64;
+    }
+    im->boot = BOOT_MULTIBOOT;
+    return !(h.flags & MB_FLAG_AOUT) || multiboot_aout(im, &h, err);
+}
+
+static bool elf_i386(const uint8_t *data, size_t size)
+{
+    return size >= sizeof(Elf32_Ehdr) && data[EI_CLASS] == ELFCLASS32 && data[EI_DATA] == ELFDATA2LSB &&
+           load_le(data + offsetof(Elf32_Ehdr, e_machine), 2) == EM_386;
 }
 
 bool image_load_kernel(Image *im, const char *path, Error *err)
@@ -631,10 +713,17 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
     if (!read_file(path, &data, &size, err))
         return false;
     if (size >= SELFMAG && !memcmp(data, ELFMAG, SELFMAG)) {
+        if (elf_i386(data, size))
+            return load_multiboot(im, path, data, size, true, err);
         free(data);
         return image_load_elf(im, path, err);
     }
     im->path = xstrdup(path);
+    if (bzimage_is(data, size)) {
+        im->data = data;
+        im->size = size;
+        return load_bzimage(im, err);
+    }
     if (linux_image_is_gzip(data, size)) {
         bool ok = linux_image_gunzip(data, size, LINUX_IMAGE_MAX, path, &im->data, &im->size, err);
         free(data);
@@ -644,10 +733,13 @@ bool image_load_kernel(Image *im, const char *path, Error *err)
         /* an arm64 Image starts "MZ" for its EFI stub: anything else so is refused by its header */
         im->data = data;
         im->size = size;
+    } else if (multiboot_find(data, size, &(size_t){ 0 })) {
+        return load_multiboot(im, path, data, size, false, err);
     } else {
         free(data);
-        return err_set(err, "%s: offset 0: not an ELF file (bad magic), nor an arm64 Linux Image (plain or gzip'd); "
-                       "a raw binary needs --load-addr and --arch", path);
+        return err_set(err, "%s: offset 0: not an ELF file (bad magic), nor an arm64 Linux Image (plain or gzip'd), "
+                       "nor an x86 bzImage (\"HdrS\" at 0x202), nor a multiboot image; a raw binary needs --load-addr "
+                       "and --arch", path);
     }
     return load_a64_image(im, err);
 }
@@ -684,6 +776,8 @@ static void linux_code_ranges(Image *im)
 void image_place_linux(Image *im, uint64_t base)
 {
     im->segs[0].paddr += base;
+    if (im->boot == BOOT_BZIMAGE)
+        im->segs[0].vaddr = im->segs[0].paddr;
     im->entry += base;
     free(im->code);
     im->code = NULL;

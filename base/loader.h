@@ -34,8 +34,15 @@ typedef struct Section {
     bool nobits, alloc;
 } Section;
 
+/* How the image is started: pmusim's own entry state (an ELF, a raw binary), or a boot
+ * protocol (docs/guest-abi.md, "Booting Linux", "Multiboot"). */
+typedef enum BootProto {
+    BOOT_NATIVE, BOOT_A64_IMAGE, BOOT_BZIMAGE, BOOT_MULTIBOOT,
+} BootProto;
+
 typedef struct Image {
     char *path;
+    BootProto boot;
     Arch arch;
     bool is64, big_endian, raw;
     bool linux_image;           /* a Linux kernel image as boot loaders take it (base/linux_image.h) */
@@ -57,11 +64,15 @@ typedef struct Image {
 
 bool image_load_elf(Image *im, const char *path, Error *err);
 /* A kernel file: an ELF (image_load_elf), or a Linux kernel image (an arm64 Image, plain or
- * gzip'd; Documentation/arch/arm64/booting.rst), whose segment and entry are placed relative to
- * a base of 0 until image_place_linux moves them to the base in RAM. */
+ * gzip'd; Documentation/arch/arm64/booting.rst; an x86 bzImage, Documentation/arch/x86/boot.rst:
+ * its protected-mode kernel, init_size bytes of memory, entered at its 64-bit entry), whose
+ * segment and entry are placed relative to a base of 0 until image_place_linux moves them to
+ * the base in RAM. */
 bool image_load_kernel(Image *im, const char *path, Error *err);
-/* Place a Linux image at base (its segment's paddr and entry move by base) and make its code
- * ranges: the kernel's text sections as its symbols bound them, else the whole file. */
+/* Place a Linux image at base (its segment's paddr and entry move by base; a bzImage's link
+ * address too) and make its code ranges: the kernel's text sections as its symbols bound them,
+ * else the whole file (a bzImage: the whole protected-mode kernel, whose kallsyms are inside
+ * its compressed payload). */
 void image_place_linux(Image *im, uint64_t base);
 /* A raw binary: one segment of the whole file at load_addr; for an arm64 Linux Image (the
  * header's magic) the segment's memsz is the header's image_size, which covers the kernel's

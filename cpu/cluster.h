@@ -29,6 +29,11 @@ typedef struct Gic Gic;
 
 typedef enum EnableMethod { ENABLE_BOOT, ENABLE_PSCI, ENABLE_SPIN_TABLE } EnableMethod;
 
+/* x86: the entry state every CPU starts in (cpu/x86_64.c x86_reset; docs/guest-abi.md, "Entry
+ * state"): pmusim's own (long mode), Linux's 64-bit boot protocol (long mode, its GDT
+ * selectors), multiboot's (32-bit protected mode, paging off). */
+typedef enum X86Entry { X86_ENTRY_LONG, X86_ENTRY_LINUX64, X86_ENTRY_MULTIBOOT } X86Entry;
+
 /* A cpu node of the device tree (sim/fdt.c parses it). */
 typedef struct CpuDesc {
     char path[128];
@@ -92,6 +97,7 @@ typedef struct Cluster {
     bool psci;                      /* arm64: a psci node with method "hvc" */
     uint64_t timer_hz;              /* arm64: the generic counter's frequency */
     uint64_t lapic_hz;              /* x86: the local APIC timer's bus clock (0: no APIC node) */
+    X86Entry x86_entry;             /* x86: the entry state (the boot protocol of the image) */
     Gic *gic;                       /* arm64: the interrupt controller (gic/gic.h), or NULL */
     unsigned timer_intid[2];        /* arm64: the PPIs of the physical and virtual timers (0: none) */
     unsigned pmu_intid;             /* arm64: the PMU's PPI (0: none) */

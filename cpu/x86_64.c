@@ -837,7 +837,68 @@ static bool x86_init(Cpu *c, Error *err)
     return true;
 }
 
-/* docs/guest-abi.md "Entry state": long mode, identity paging from the boot structures. */
+/* The boot GDTs (docs/guest-abi.md "Entry state").  pmusim's own: 0x08 64-bit code, 0x10 data.
+ * Linux's 64-bit boot protocol (Documentation/arch/x86/boot.rst, "64-bit Boot Protocol"):
+ * __BOOT_CS 0x10 and __BOOT_DS 0x18, "4G flat", execute/read and read/write; in 64-bit mode
+ * the code segment is a long-mode one (L = 1).  Multiboot (0.6.96 §3.2, "Machine state"): a
+ * 32-bit read/execute code segment and read/write data segments, offset 0, limit 4 GiB, at
+ * the selectors QEMU's multiboot loader gives (0x08 and 0x10: measured, tests/e2e/test_multiboot.sh). */
+#define DESC_CODE64 0x00af9a000000ffffull    /* P, DPL 0, code execute/read, L, G */
+#define DESC_CODE32 0x00cf9a000000ffffull    /* P, DPL 0, code execute/read, D, G */
+#define DESC_DATA 0x00cf92000000ffffull      /* P, DPL 0, data read/write, B, G */
+typedef struct BootSegs {
+    uint16_t cs, ds;
+    unsigned n;                             /* descriptors, the null one included */
+    uint64_t desc[X86_BOOT_GDT_MAX / 8];
+} BootSegs;
+
+static const BootSegs boot_segs[] = {
+    [X86_ENTRY_LONG] = { 0x08, 0x10, 3, { 0, DESC_CODE64, DESC_DATA } },
+    [X86_ENTRY_LINUX64] = { 0x10, 0x18, 4, { 0, 0, DESC_CODE64, DESC_DATA } },
+    [X86_ENTRY_MULTIBOOT] = { 0x08, 0x10, 3, { 0, DESC_CODE32, DESC_DATA } },
+};
+
+unsigned vcpu_x86_boot_gdt(X86Entry entry, uint8_t *gdt)
+{
+    const BootSegs *b = &boot_segs[entry];
+    for (unsigned i = 0; i < b->n; i++)
+        store_le(gdt + 8 * i, 8, b->desc[i]);
+    return 8 * b->n;
+}
+
+/* Entry states: long mode with the identity map of the boot structures (CR3 0x9000), or
+ * 32-bit protected mode with paging off (multiboot: CR0 = PE|ET, EFER 0). */
+enum {
+    BOOT_CR3 = 0x9000, BOOT_CR4_LONG = 0x20, BOOT_EFER_LONG = 0x500, BOOT_CR0_LONG = 0x80010033,
+    BOOT_CR0_PROT32 = 0x11,
+};
+
+static void load_boot_segs(Cpu *c, const BootSegs *b)
+{
+    uc_x86_mmr gdtr = { 0, X86_BOOT_GDT_BASE, (uint16_t)(8 * b->n - 1), 0 }, idtr = { 0, 0, 0, 0 };
+    uc_reg_write(c->uc, UC_X86_REG_GDTR, &gdtr);
+    uc_reg_write(c->uc, UC_X86_REG_IDTR, &idtr);
+    vcpu_reg_write(c, UC_X86_REG_CR3, BOOT_CR3);
+    vcpu_reg_write(c, UC_X86_REG_CR4, BOOT_CR4_LONG);
+    msr_engine_write(c, MSR_EFER, BOOT_EFER_LONG);
+    vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_LONG);
+    if (c->cl->x86_entry == X86_ENTRY_MULTIBOOT) {
+        /* Out of IA-32e mode the only way the engine knows: clearing CR0.PG (which clears
+         * EFER.LMA: WRMSR cannot, LMA is read-only, and the engine's reset state has LMA set
+         * with paging off, so it must be turned on first).  Then LME, PAE and CR3 go. */
+        vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_PROT32);
+        msr_engine_write(c, MSR_EFER, 0);
+        vcpu_reg_write(c, UC_X86_REG_CR4, 0);
+        vcpu_reg_write(c, UC_X86_REG_CR3, 0);
+    }
+    vcpu_reg_write(c, UC_X86_REG_CS, b->cs);
+    static const int data_segs[] = { UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_SS, UC_X86_REG_FS, UC_X86_REG_GS };
+    for (size_t i = 0; i < ARRAY_SIZE(data_segs); i++)
+        vcpu_reg_write(c, data_segs[i], b->ds);
+}
+
+/* docs/guest-abi.md "Entry state".  arg0 and arg1: RDI and RSI (pmusim's own, Linux's: RSI =
+ * the zero page), EAX and EBX for multiboot (the magic and the information structure). */
 static void x86_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
 {
     static const int gprs[] = { UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
@@ -846,23 +907,15 @@ static void x86_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
                                 UC_X86_REG_R15 };
     for (size_t i = 0; i < ARRAY_SIZE(gprs); i++)
         vcpu_reg_write(c, gprs[i], 0);
-    uc_x86_mmr gdtr = { 0, 0x8000, 23, 0 }, idtr = { 0, 0, 0, 0 };
-    uc_reg_write(c->uc, UC_X86_REG_GDTR, &gdtr);
-    uc_reg_write(c->uc, UC_X86_REG_IDTR, &idtr);
-    vcpu_reg_write(c, UC_X86_REG_CR3, 0x9000);
-    vcpu_reg_write(c, UC_X86_REG_CR4, 0x20);
-    msr_engine_write(c, MSR_EFER, 0x500);
-    vcpu_reg_write(c, UC_X86_REG_CR0, 0x80010033);
-    vcpu_reg_write(c, UC_X86_REG_CS, 0x08);
-    static const int data_segs[] = { UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_SS, UC_X86_REG_FS, UC_X86_REG_GS };
-    for (size_t i = 0; i < ARRAY_SIZE(data_segs); i++)
-        vcpu_reg_write(c, data_segs[i], 0x10);
+    load_boot_segs(c, &boot_segs[c->cl->x86_entry]);
     vcpu_reg_write(c, UC_X86_REG_RFLAGS, 0x2);
-    vcpu_reg_write(c, UC_X86_REG_RDI, arg0);
-    vcpu_reg_write(c, UC_X86_REG_RSI, arg1);
+    bool mb = c->cl->x86_entry == X86_ENTRY_MULTIBOOT;
+    vcpu_reg_write(c, mb ? UC_X86_REG_RAX : UC_X86_REG_RDI, arg0);
+    vcpu_reg_write(c, mb ? UC_X86_REG_RBX : UC_X86_REG_RSI, arg1);
     vcpu_reg_write(c, UC_X86_REG_RIP, entry);
     X86(c)->nmi_blocked = false;
     lapic_reset(&X86(c)->apic);
+    vcpu_sync_decode_mode(c);           /* Capstone decodes 32-bit code for multiboot */
 }
 
 static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)

@@ -1,11 +1,12 @@
 #!/bin/sh
 # fetch-kernel.sh — Debian's own Linux 6.12 kernel for the tests, from the archive into a cache.
 #
-#   sh scripts/fetch-kernel.sh ARCH CACHE_DIR        ARCH: arm64 (amd64, powerpc: see KERNELS)
+#   sh scripts/fetch-kernel.sh ARCH CACHE_DIR        ARCH: arm64, amd64 (powerpc: see KERNELS)
 #
 # Picks the newest linux-image-6.12.<n>+deb13-<flavour>[-unsigned] the machine's apt lists hold
 # for ARCH's Debian architecture (foreign ones too: APT::Architectures is given on the command
-# line, nothing is added to dpkg), `apt-get download`s it, unpacks it with `dpkg-deb -x` (never
+# line, nothing is added to dpkg), the name matched whole (for amd64 never the -rt-amd64 or
+# -cloud-amd64 flavours), `apt-get download`s it, unpacks it with `dpkg-deb -x` (never
 # installed) and keeps, in CACHE_DIR/ARCH/:
 #
 #   file            what

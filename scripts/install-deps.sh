@@ -16,7 +16,8 @@
 # repository names no mirror.
 #
 # The Linux tests boot Debian 13's own kernels (scripts/fetch-kernel.sh downloads
-# linux-image-6.12.<n>+deb13-arm64-unsigned with `apt-get download`, never installing it): apt
+# linux-image-6.12.<n>+deb13-arm64-unsigned and -amd64-unsigned with `apt-get download`, never
+# installing them): apt
 # must list trixie's packages for KERNEL_ARCHES, foreign ones included.  So the trixie suite is a
 # source (the same pinned one) and, once, `apt-get update` runs with APT::Architectures naming
 # them (no `dpkg --add-architecture`: nothing foreign is ever installed).  Every update here
@@ -29,7 +30,7 @@ clang libclang-rt-14-dev llvm trace-cmd libtracecmd-dev libtraceevent-dev python
 if [ "${1:-}" = "--bench" ]; then
     PKGS="$PKGS qemu-system-x86 qemu-system-arm qemu-system-ppc time linux-perf"
 fi
-KERNEL_ARCHES="arm64"
+KERNEL_ARCHES="arm64 amd64"
 APT_ARCHES="-o APT::Architectures::=$(dpkg --print-architecture)"
 for a in $KERNEL_ARCHES; do APT_ARCHES="$APT_ARCHES -o APT::Architectures::=$a"; done
 SOURCE=/etc/apt/sources.list.d/pmusim-trixie.sources

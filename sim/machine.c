@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/bzimage.h"
 #include "base/cpio.h"
+#include "base/multiboot.h"
 #include "base/linux_image.h"
 #include "base/tunables.h"
 #include "sim/acpi.h"
@@ -23,6 +25,7 @@
 #include "sim/devices.h"
 #include "sim/dev/uart_rx.h"
 #include "sim/intc.h"
+#include "cpu/x86_64.h"
 
 /* x86 boot structures (docs/machines.md). */
 #define X86_BOOT_BASE 0x8000ull
@@ -32,6 +35,26 @@
 #define X86_PD 0xb000ull
 #define SPIN_PAGE 0xf000ull
 #define LOW_DTB 0x10000ull          /* x86_64 and ppc32 */
+/* Linux/x86's boot (docs/guest-abi.md, "Booting Linux"): the zero page and the command line,
+ * above the DTB's room, reserved. */
+#define X86_ZERO_PAGE 0x20000ull
+#define X86_CMDLINE 0x21000ull
+#define X86_CMDLINE_MAX 4095u
+#define X86_LINUX_AREA 0x2000ull
+/* Multiboot's information structure and what it points to, in the same reserved pages: the
+ * memory map (128 entries at most), the module, its string, the loader's name; the command
+ * line at X86_CMDLINE (docs/guest-abi.md, "Multiboot"). */
+#define MB_INFO 0x20000ull
+#define MB_MMAP 0x20100ull
+#define MB_MODS 0x20e00ull
+#define MB_MOD_STRING 0x20e10ull
+#define MB_MOD_STRING_MAX 0xefu
+#define MB_LOADER_NAME 0x20f00ull
+#define MB_LOADER_NAME_TEXT "pmusim " PMUSIM_VERSION
+/* What a PC BIOS reports reserved below 1 MiB: the EBDA (the last KiB of 640), the VGA window
+ * and the BIOS area (0xe0000-0xfffff: the ACPI tables) up to the first MiB. */
+#define PC_LOW_RAM_END 0x9fc00ull
+#define PC_HIGH_MEM 0x100000ull
 
 /* ePAPR magic and spin-table layout (ePAPR 1.1 §5.5.2). */
 #define EPAPR_MAGIC 0x45504150ull
@@ -390,12 +413,31 @@ static const char *ram_text(const RamBlock *b, char *buf, size_t len)
     return buf;
 }
 
+/* A bzImage's initrd must lie below its initrd_addr_max (boot.rst: the highest byte it may
+ * occupy); pmusim puts it above the kernel's init_size window (initrd_start). */
+static bool bz_initrd_fits(Machine *m, Error *err)
+{
+    BzHeader h;
+    if (!bzimage_header(m->image.data, m->image.size, m->image.path, &h, err))
+        return false;
+    uint64_t last = m->initrd_addr + (m->initrd_size ? m->initrd_size - 1 : 0);
+    if (last > h.initrd_addr_max)
+        return err_set(err, "--initrd %s: it goes at 0x%" PRIx64 "-0x%" PRIx64 ", above the kernel's initrd_addr_max "
+                       "0x%x (%s, setup header offset 0x22c)", m->cfg.initrd_file, m->initrd_addr, last,
+                       h.initrd_addr_max, m->image.path);
+    return true;
+}
+
 /* --initrd: into RAM (initrd_start), then /chosen/linux,initrd-start and -end. */
 static bool load_initrd(Machine *m, Error *err)
 {
     const char *path = m->cfg.initrd_file;
     RamBlock *b = boot_ram(m);
-    uint64_t at = initrd_start(b, m->image_end), end = b->base + b->size, len;
+    /* multiboot: the first page above the kernel, as QEMU puts its modules (and above the first
+     * MiB, clear of the boot structures) */
+    uint64_t mb_at = align_up(m->image_end > PC_HIGH_MEM ? m->image_end : PC_HIGH_MEM, GUEST_PAGE);
+    uint64_t at = m->image.boot == BOOT_MULTIBOOT ? mb_at : initrd_start(b, m->image_end);
+    uint64_t end = b->base + b->size, len;
     uint64_t room = at < end ? end - at : 0;
     char ram[64];
     Error e = { { 0 } };
@@ -406,6 +448,8 @@ static bool load_initrd(Machine *m, Error *err)
         return err_set(err, "--initrd %.480s", e.msg);
     m->initrd_addr = at;
     m->initrd_size = len;
+    if (m->image.boot == BOOT_BZIMAGE && !bz_initrd_fits(m, err))
+        return false;
     return dt_set_initrd(m->fdt, at, at + len, err);
 }
 
@@ -492,6 +536,53 @@ static bool mach_check_patching(Machine *m, Error *err)
     return true;
 }
 
+/* Is [at, at + size) inside one RAM range, above the PC's first MiB and clear of the tree's
+ * reserved ranges? */
+static bool bz_window_free(Machine *m, uint64_t at, uint64_t size)
+{
+    const RamBlock *b = mem_block(&m->mem, at);
+    if (!b || b->rom || at < PC_HIGH_MEM || size > b->base + b->size - at)
+        return false;
+    int n = fdt_num_mem_rsv(m->fdt);
+    for (int i = 0; i < n; i++) {
+        uint64_t a, sz;
+        fdt_get_mem_rsv(m->fdt, i, &a, &sz);
+        if (overlaps(at, size, a, sz))
+            return false;
+    }
+    return true;
+}
+
+/* An x86 bzImage (boot.rst, pref_address and init_size): its protected-mode kernel at
+ * pref_address, with init_size bytes of RAM free from there (the decompressor unpacks the
+ * kernel in that window); a relocatable kernel for which that is taken goes to the lowest
+ * kernel_alignment multiple above it that is free (a relocatable kernel loaded above its
+ * pref_address runs where it was loaded). */
+static bool place_bzimage(Machine *m, Error *err)
+{
+    BzHeader h;
+    if (!bzimage_header(m->image.data, m->image.size, m->image.path, &h, err))
+        return false;
+    uint64_t at = h.pref_address < PC_HIGH_MEM ? PC_HIGH_MEM : h.pref_address, top = 0;
+    for (int i = 0; i < m->mem.n; i++)
+        if (m->mem.blk[i].base + m->mem.blk[i].size > top)
+            top = m->mem.blk[i].base + m->mem.blk[i].size;
+    if (h.relocatable && at <= UINT64_MAX - h.kernel_alignment)
+        at = align_up(at, h.kernel_alignment);
+    while (!bz_window_free(m, at, h.init_size)) {
+        if (!h.relocatable || at >= top) {
+            char ram[64];
+            return err_set(err, "%s: the kernel needs 0x%x bytes (init_size) of free RAM at 0x%" PRIx64
+                           " (pref_address%s) and the RAM is %s: too big for memory (--mem sets the RAM size)",
+                           m->image.path, h.init_size, h.pref_address, h.relocatable ? " or above" : "",
+                           ram_text(boot_ram(m), ram, sizeof ram));
+        }
+        at += h.kernel_alignment;
+    }
+    image_place_linux(&m->image, at);
+    return true;
+}
+
 /* A Linux kernel image goes text_offset above the 2 MiB aligned base of the lowest RAM range
  * (Documentation/arch/arm64/booting.rst: "placed text_offset bytes from a 2MB aligned base
  * address anywhere in usable system RAM"; as close as possible to the start of RAM, which the
@@ -499,6 +590,8 @@ static bool mach_check_patching(Machine *m, Error *err)
  * image_size bytes (its BSS included). */
 static bool place_linux_image(Machine *m, Error *err)
 {
+    if (m->image.boot == BOOT_BZIMAGE)
+        return place_bzimage(m, err);
     const MemDesc *ram = NULL;
     for (int i = 0; i < m->desc.nmem; i++)
         if (!m->desc.mem[i].rom && (!ram || m->desc.mem[i].base < ram->base))
@@ -540,8 +633,7 @@ static bool write_x86_boot(Machine *m, Error *err)
     if (!p)
         return err_set(err, "x86_64 boards need RAM at 0x8000-0xffff for the boot structures");
     memset(p, 0, 0x7000);
-    store_le(p + 0x08, 8, 0x00af9a000000ffffull);          /* 0x08: 64-bit code */
-    store_le(p + 0x10, 8, 0x00cf92000000ffffull);          /* 0x10: data */
+    vcpu_x86_boot_gdt(m->cl.x86_entry, p + (X86_GDT - X86_BOOT_BASE));   /* the selectors of the entry state */
     store_le(p + (X86_PML4 - X86_BOOT_BASE), 8, X86_PDPT | 3);
     for (unsigned g = 0; g < 4; g++) {
         store_le(p + (X86_PDPT - X86_BOOT_BASE) + 8 * g, 8, (X86_PD + 0x1000 * g) | 3);
@@ -591,6 +683,9 @@ static bool reserve_regions(Machine *m, Error *err)
         }
         if (!have && !dt_reserve(m->fdt, X86_BOOT_BASE, 0x8000, err))
             return false;
+        if ((m->image.boot == BOOT_BZIMAGE || m->image.boot == BOOT_MULTIBOOT) &&
+            !dt_reserve(m->fdt, X86_ZERO_PAGE, X86_LINUX_AREA, err))
+            return false;
     } else if (m->arch == ARCH_PPC32) {
         for (int i = 0; i < m->desc.ncpus; i++)
             if (m->desc.cpus[i].enable == ENABLE_SPIN_TABLE) {
@@ -602,8 +697,9 @@ static bool reserve_regions(Machine *m, Error *err)
     return dt_reserve(m->fdt, m->fdt_addr, DTB_MAX_SIZE, err);
 }
 
-/* x86_64: the ACPI tables (sim/acpi.h) of a tree with an ACPI PM node, in the BIOS area,
- * which nothing loaded may occupy, reserved in the tree the guest gets. */
+/* x86_64: the ACPI tables (sim/acpi.h) of a tree with an ACPI PM node, at the start of the BIOS
+ * area, where nothing loaded may be, reserved in the tree the guest gets.  Only the pages they
+ * use count: a multiboot ELF's first segment often starts a page below 1 MiB, at 0xff000. */
 static bool write_acpi(Machine *m, Error *err)
 {
     const char *file = m->cfg.machine_file ? m->cfg.machine_file : "built-in board";
@@ -611,23 +707,145 @@ static bool write_acpi(Machine *m, Error *err)
     AcpiInfo info;
     Error e = { { 0 } };
     bool ok = acpi_build(m->fdt, area, ACPI_AREA_SIZE, &info, &e);
-    bool clash = overlaps(m->initrd_addr, m->initrd_size, ACPI_AREA_BASE, ACPI_AREA_SIZE) ||
-                 overlaps(m->fdt_addr, DTB_MAX_SIZE, ACPI_AREA_BASE, ACPI_AREA_SIZE);
+    uint64_t used = ok ? (info.used + GUEST_PAGE - 1) & ~(uint64_t)(GUEST_PAGE - 1) : 0;
+    bool clash = overlaps(m->initrd_addr, m->initrd_size, ACPI_AREA_BASE, used) ||
+                 overlaps(m->fdt_addr, DTB_MAX_SIZE, ACPI_AREA_BASE, used);
     for (int i = 0; i < m->image.nsegs; i++)
-        clash |= overlaps(m->image.segs[i].paddr, m->image.segs[i].memsz, ACPI_AREA_BASE, ACPI_AREA_SIZE);
+        clash |= overlaps(m->image.segs[i].paddr, m->image.segs[i].memsz, ACPI_AREA_BASE, used);
     if (!ok)
         err_set(err, "%s: %.460s", file, e.msg);
     else if (info.present && (!ram || (RamBlock *)mem_block(&m->mem, ACPI_AREA_BASE)->rom || clash))
         ok = err_set(err, "%s: the ACPI tables (for its node \"%s\") go in RAM at 0x%llx-0x%llx, %s", file,
-                     ACPI_PM_COMPATIBLE, ACPI_AREA_BASE, ACPI_AREA_BASE + ACPI_AREA_SIZE - 1,
+                     ACPI_PM_COMPATIBLE, ACPI_AREA_BASE, ACPI_AREA_BASE + used - 1,
                      clash ? "where the image, the initrd or the DTB is"
                            : "which the tree's memory does not cover (--mem sets the RAM size)");
     else if (info.present) {
-        memcpy(ram, area, ACPI_AREA_SIZE);
-        ok = dt_reserve(m->fdt, ACPI_AREA_BASE, ACPI_AREA_SIZE, err);
+        memcpy(ram, area, used);
+        ok = dt_reserve(m->fdt, ACPI_AREA_BASE, used, err);
     }
     free(area);
     return ok;
+}
+
+/* The e820 map Linux gets (zero-page.rst, e820_table): the tree's RAM usable, its ROM, the
+ * PC's legacy area below 1 MiB as a BIOS reports it, and the tree's /memreserve/ ranges (the
+ * boot structures, the DTB, the zero page) reserved. */
+static bool x86_e820(Machine *m, E820Entry *out, unsigned *n, Error *err)
+{
+    int nrsv = fdt_num_mem_rsv(m->fdt);
+    E820Entry ram[DESC_MAX_MEM], *resv = xcalloc((size_t)(nrsv > 0 ? nrsv : 0) + DESC_MAX_MEM + 1, sizeof *resv);
+    unsigned nram = 0, nresv = 0;
+    for (int i = 0; i < m->desc.nmem; i++) {
+        const MemDesc *md = &m->desc.mem[i];
+        if (md->rom)
+            resv[nresv++] = (E820Entry){ md->base, md->size, E820_RESERVED };
+        else
+            ram[nram++] = (E820Entry){ md->base, md->size, E820_RAM };
+    }
+    resv[nresv++] = (E820Entry){ PC_LOW_RAM_END, PC_HIGH_MEM - PC_LOW_RAM_END, E820_RESERVED };
+    for (int i = 0; i < nrsv; i++, nresv++)
+        fdt_get_mem_rsv(m->fdt, i, &resv[nresv].addr, &resv[nresv].size);
+    bool ok = e820_build(ram, nram, resv, nresv, out, BZ_E820_MAX, n, err);
+    free(resv);
+    return ok;
+}
+
+/* The kernel command line: /chosen/bootargs (--append, --bootargs or the tree's), its length in *n. */
+static const char *chosen_bootargs(Machine *m, size_t *n)
+{
+    int len = 0, chosen = fdt_path_offset(m->fdt, "/chosen");
+    const char *args = chosen >= 0 ? fdt_getprop(m->fdt, chosen, "bootargs", &len) : NULL;
+    *n = args && len > 0 ? strnlen(args, (size_t)len) : 0;
+    return args ? args : "";
+}
+
+/* The command line at X86_CMDLINE, at most the kernel's cmdline_size. */
+static bool x86_cmdline(Machine *m, const BzHeader *h, Error *err)
+{
+    size_t n;
+    const char *args = chosen_bootargs(m, &n);
+    uint32_t room = h->cmdline_size < X86_CMDLINE_MAX ? h->cmdline_size : X86_CMDLINE_MAX;
+    if (n > room)
+        return err_set(err, "--append: the command line is %zu characters; %s takes at most %u (cmdline_size, setup "
+                       "header offset 0x238%s)", n, m->image.path, room,
+                       room < h->cmdline_size ? ", and pmusim's page for it" : "");
+    char *dst = (char *)mem_ptr(&m->mem, X86_CMDLINE, X86_CMDLINE_MAX + 1);
+    memset(dst, 0, X86_CMDLINE_MAX + 1);
+    memcpy(dst, args, n);
+    return true;
+}
+
+/* Linux/x86's boot (Documentation/arch/x86/boot.rst, "64-bit Boot Protocol"): the zero page at
+ * X86_ZERO_PAGE with the command line, the initrd and the e820 map, once the tree's reserved
+ * ranges are final. */
+static bool x86_linux_boot(Machine *m, Error *err)
+{
+    BzHeader h;
+    E820Entry e820[BZ_E820_MAX];
+    unsigned n;
+    if (!mem_ptr(&m->mem, X86_ZERO_PAGE, X86_LINUX_AREA))
+        return err_set(err, "x86_64 boards need RAM at 0x%llx-0x%llx for Linux's zero page and command line",
+                       X86_ZERO_PAGE, X86_ZERO_PAGE + X86_LINUX_AREA - 1);
+    if (!bzimage_header(m->image.data, m->image.size, m->image.path, &h, err) || !x86_cmdline(m, &h, err) ||
+        !x86_e820(m, e820, &n, err))
+        return false;
+    BzBoot b = { m->image.segs[0].paddr, X86_CMDLINE, m->initrd_addr, m->initrd_size, e820, n };
+    bzimage_zero_page(mem_ptr(&m->mem, X86_ZERO_PAGE, BZ_ZERO_PAGE_SIZE), m->image.data, &h, &b);
+    return true;
+}
+
+/* Multiboot's command line, as QEMU's -kernel gives it (hw/i386/multiboot.c): the kernel's
+ * file name, a space, then /chosen/bootargs (--append). */
+static bool mb_cmdline(Machine *m, Error *err)
+{
+    size_t n, k = strlen(m->image.path);
+    const char *args = chosen_bootargs(m, &n);
+    if (k + 1 + n > X86_CMDLINE_MAX)
+        return err_set(err, "--append: the multiboot command line (the kernel's name, a space, the arguments) is %zu "
+                       "characters; pmusim's page for it holds %u", k + 1 + n, X86_CMDLINE_MAX);
+    char *dst = (char *)mem_ptr(&m->mem, X86_CMDLINE, X86_CMDLINE_MAX + 1);
+    memset(dst, 0, X86_CMDLINE_MAX + 1);
+    memcpy(dst, m->image.path, k);
+    dst[k] = ' ';
+    memcpy(dst + k + 1, args, n);
+    return true;
+}
+
+/* --initrd as multiboot's one module (QEMU: -initrd's files are the modules), its string the
+ * file's name (cut to its room). */
+static uint32_t mb_module(Machine *m)
+{
+    if (!m->initrd_size)
+        return 0;
+    uint8_t *mod = mem_ptr(&m->mem, MB_MODS, MB_MODULE_SIZE);
+    store_le(mod, 4, m->initrd_addr);
+    store_le(mod + 4, 4, m->initrd_addr + m->initrd_size);
+    store_le(mod + 8, 4, MB_MOD_STRING);
+    const char *name = strrchr(m->cfg.initrd_file, '/') ? strrchr(m->cfg.initrd_file, '/') + 1 : m->cfg.initrd_file;
+    snprintf((char *)mem_ptr(&m->mem, MB_MOD_STRING, MB_MOD_STRING_MAX + 1), MB_MOD_STRING_MAX + 1, "%s", name);
+    return 1;
+}
+
+/* Multiboot (0.6.96 §3.3): the information structure at MB_INFO, once the tree's reserved
+ * ranges are final; EAX and EBX are set at the entry (mach_boot). */
+static bool x86_multiboot_boot(Machine *m, Error *err)
+{
+    E820Entry e820[BZ_E820_MAX];
+    unsigned n;
+    if (!mem_ptr(&m->mem, MB_INFO, X86_LINUX_AREA))
+        return err_set(err, "x86_64 boards need RAM at 0x%llx-0x%llx for the multiboot information",
+                       MB_INFO, MB_INFO + X86_LINUX_AREA - 1);
+    if (m->initrd_addr + m->initrd_size > UINT32_MAX)
+        return err_set(err, "--initrd %s: at 0x%" PRIx64 ", above the 4 GiB a multiboot module's 32-bit address "
+                       "reaches", m->cfg.initrd_file, m->initrd_addr);
+    if (!mb_cmdline(m, err) || !x86_e820(m, e820, &n, err))
+        return false;
+    memset(mem_ptr(&m->mem, MB_INFO, X86_CMDLINE - MB_INFO), 0, X86_CMDLINE - MB_INFO);
+    multiboot_mmap(mem_ptr(&m->mem, MB_MMAP, MB_MMAP_ENTRY_SIZE * n), e820, n);
+    memcpy(mem_ptr(&m->mem, MB_LOADER_NAME, sizeof MB_LOADER_NAME_TEXT), MB_LOADER_NAME_TEXT, sizeof MB_LOADER_NAME_TEXT);
+    MbBoot b = { e820, n, MB_MMAP, X86_CMDLINE, MB_MODS, MB_LOADER_NAME, mb_module(m) };
+    multiboot_info(mem_ptr(&m->mem, MB_INFO, MB_INFO_SIZE), &b);
+    return true;
 }
 
 /* ------------------------------------------------------------------ what the CPUs see */
@@ -707,6 +925,8 @@ static void cluster_wire(Machine *m)
     cl->timer_intid[1] = m->desc.timer_intid[1];
     cl->pmu_intid = m->desc.pmu_intid;
     cl->lapic_hz = lapic_hz(&m->desc);
+    cl->x86_entry = m->image.boot == BOOT_BZIMAGE ? X86_ENTRY_LINUX64
+                  : m->image.boot == BOOT_MULTIBOOT ? X86_ENTRY_MULTIBOOT : X86_ENTRY_LONG;
     cl->host = (ClusterHost){
         .opaque = m, .exit = cl_exit, .console_out = cl_putc, .map_devices = cl_map_devices,
         .io_read = cl_io_read, .io_write = cl_io_write, .profile_retired = cl_profile_block,
@@ -947,6 +1167,10 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         return false;
     if (m->arch == ARCH_X86_64 && !write_acpi(m, err))
         return false;
+    if (m->image.boot == BOOT_BZIMAGE && !x86_linux_boot(m, err))
+        return false;
+    if (m->image.boot == BOOT_MULTIBOOT && !x86_multiboot_boot(m, err))
+        return false;
     m->fdt_size = dt_finish(m->fdt);
     if (m->fdt_size > DTB_MAX_SIZE)
         return err_set(err, "%s: the device tree the guest gets (with --cpus, --bootargs and the reserved regions) is "
@@ -1132,6 +1356,14 @@ static void write_samples(Machine *m)
 void mach_boot(Machine *m)
 {
     Cpu *boot = m->cl.cpus[0];
+    if (m->image.boot == BOOT_BZIMAGE) {        /* RSI = the zero page (boot.rst, 64-bit protocol) */
+        vcpu_start(boot, m->image.entry, 0, X86_ZERO_PAGE, 0, "boot");
+        return;
+    }
+    if (m->image.boot == BOOT_MULTIBOOT) {      /* EAX = the magic, EBX = the information */
+        vcpu_start(boot, m->image.entry, MB_BOOT_MAGIC, MB_INFO, 0, "boot");
+        return;
+    }
     /* second argument register: x86 RSI = APIC ID; ppc32 r6 = the ePAPR magic (docs/guest-abi.md) */
     vcpu_start(boot, m->image.entry, m->fdt_addr, m->arch == ARCH_PPC32 ? EPAPR_MAGIC : boot->hwid, 0, "boot");
 }

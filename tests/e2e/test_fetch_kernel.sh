@@ -5,25 +5,35 @@
 # what is checked is the script's own work: the newest <n> picked (numerically: 100 > 99 > 9),
 # the kept files and nothing else, VERSION/RELEASE/PACKAGE, reuse of a complete cache without
 # any apt call, a failed download leaving no cache and no temporary directory but the message
-# in ARCH.error, leftovers of an interrupted fetch removed, bad usage refused with status 2.
+# in ARCH.error, leftovers of an interrupted fetch removed, bad usage refused with status 2;
+# amd64: the generic flavour's newest -unsigned package of deb13, never the -rt or -cloud ones
+# (nor deb12's, nor -dbg), kept as bzImage.  The stub apt-cache filters its list with the
+# script's own pattern (an ERE, as apt-cache search takes it).
 . "$(dirname "$0")/lib.sh" "$@"
 FETCH=$SRC/scripts/fetch-kernel.sh
 REL=6.12.100+deb13-arm64
 PKG=linux-image-$REL-unsigned
 VER=6.12.100-1
 
-# the package: what Debian's linux-image-*-unsigned holds, in miniature
+# mkpkg DIR ARCH REL PKG VER KERNEL-BYTES DEB: what Debian's linux-image-*-unsigned holds, in miniature
+mkpkg() {
+    mkdir -p "$1/DEBIAN" "$1/boot" "$1/usr/lib/modules/$3/kernel/drivers" "$1/usr/share/doc/$4"
+    printf '%s' "$6" >"$1/boot/vmlinuz-$3"
+    echo "CONFIG_KALLSYMS_ALL=y" >"$1/boot/config-$3"
+    echo "ffffffffffffffff B The real System.map is in the linux-image-$3-dbg package" >"$1/boot/System.map-$3"
+    echo "kernel/drivers/x.ko.xz:" >"$1/usr/lib/modules/$3/modules.dep"
+    printf 'xz' >"$1/usr/lib/modules/$3/kernel/drivers/x.ko.xz"
+    echo copyright >"$1/usr/share/doc/$4/copyright"
+    printf 'Package: %s\nVersion: %s\nArchitecture: %s\nMaintainer: t <t@t>\nDescription: t\n' \
+        "$4" "$5" "$2" >"$1/DEBIAN/control"
+    dpkg-deb -b -Zgzip "$1" "$7" >/dev/null
+}
 P=$T/pkgroot
-mkdir -p "$P/DEBIAN" "$P/boot" "$P/usr/lib/modules/$REL/kernel/drivers" "$P/usr/share/doc/$PKG"
-printf 'ARMd-image' >"$P/boot/vmlinuz-$REL"
-echo "CONFIG_KALLSYMS_ALL=y" >"$P/boot/config-$REL"
-echo "ffffffffffffffff B The real System.map is in the linux-image-$REL-dbg package" >"$P/boot/System.map-$REL"
-echo "kernel/drivers/x.ko.xz:" >"$P/usr/lib/modules/$REL/modules.dep"
-printf 'xz' >"$P/usr/lib/modules/$REL/kernel/drivers/x.ko.xz"
-echo copyright >"$P/usr/share/doc/$PKG/copyright"
-printf 'Package: %s\nVersion: %s\nArchitecture: arm64\nMaintainer: t <t@t>\nDescription: t\n' \
-    "$PKG" "$VER" >"$P/DEBIAN/control"
-dpkg-deb -b -Zgzip "$P" "$T/pkg.deb" >/dev/null
+mkpkg "$P" arm64 "$REL" "$PKG" "$VER" ARMd-image "$T/pkg.deb"
+AREL=6.12.100+deb13-amd64
+APKG=linux-image-$AREL-unsigned
+AP=$T/pkgroot-amd64
+mkpkg "$AP" amd64 "$AREL" "$APKG" "$VER" "bzImage-HdrS" "$T/pkg-amd64.deb"
 
 # the stubs: apt-cache lists three <n>, apt-get download copies the package (or fails when
 # $T/offline exists); every call is logged
@@ -32,15 +42,25 @@ cat >"$T/bin/apt-cache" <<EOF
 #!/bin/sh
 echo "apt-cache \$*" >>"$T/apt.log"
 case "\$*" in
-*search*) printf '%s - Linux\n' linux-image-6.12.9+deb13-arm64-unsigned $PKG linux-image-6.12.99+deb13-arm64-unsigned ;;
+*search*)
+    for pat; do :; done             # the last argument: the pattern
+    printf '%s\n' linux-image-6.12.9+deb13-arm64-unsigned $PKG linux-image-6.12.99+deb13-arm64-unsigned \
+        linux-image-6.12.99+deb13-amd64-unsigned $APKG linux-image-6.12.101+deb13-rt-amd64-unsigned \
+        linux-image-6.12.102+deb13-cloud-amd64-unsigned linux-image-6.12.103+deb12-amd64-unsigned \
+        linux-image-6.12.104+deb13-amd64-dbg linux-image-6.12.105+deb13-amd64 | grep -E "\$pat" | sed 's/\$/ - Linux/' ;;
 *policy*$PKG:arm64*) printf '%s:\n  Installed: (none)\n  Candidate: %s\n' $PKG $VER ;;
+*policy*$APKG:amd64*) printf '%s:\n  Installed: (none)\n  Candidate: %s\n' $APKG $VER ;;
 esac
 EOF
 cat >"$T/bin/apt-get" <<EOF
 #!/bin/sh
 echo "apt-get \$*" >>"$T/apt.log"
 [ -e "$T/offline" ] && { echo "E: Failed to fetch (stub offline)" >&2; exit 100; }
-case "\$*" in *"download $PKG:arm64=$VER"*) cp "$T/pkg.deb" "./${PKG}_${VER}_arm64.deb" ;; *) exit 100 ;; esac
+case "\$*" in
+*"download $PKG:arm64=$VER"*) cp "$T/pkg.deb" "./${PKG}_${VER}_arm64.deb" ;;
+*"download $APKG:amd64=$VER"*) cp "$T/pkg-amd64.deb" "./${APKG}_${VER}_amd64.deb" ;;
+*) exit 100 ;;
+esac
 EOF
 chmod +x "$T/bin/apt-cache" "$T/bin/apt-get"
 fetch() { PATH=$T/bin:$PATH sh "$FETCH" "$@"; }
@@ -96,6 +116,24 @@ check "back online: fetched, arm64.error removed" [ -f "$C2/arm64/.complete" ] &
 rm "$C2/arm64/.complete" "$C2/arm64/Image"
 fetch arm64 "$C2" >/dev/null 2>&1
 check "a cache without its stamp is fetched again" cmp -s "$C2/arm64/Image" "$P/boot/vmlinuz-$REL"
+
+# amd64: the generic flavour, newest <n> of deb13 (not 101-rt, 102-cloud, 103 of deb12, 104-dbg,
+# 105 without -unsigned), kept as bzImage beside arm64's cache
+: >"$T/apt.log"
+fetch amd64 "$C" >"$T/a1.out" 2>"$T/a1.err"
+check "amd64 fetch succeeds ($(cat "$T/a1.err"))" [ $? -eq 0 ]
+check "amd64: prints arch, package, version, release, path" \
+    [ "$(cat "$T/a1.out")" = "amd64 $APKG $VER $AREL $C/amd64/bzImage" ]
+check "amd64: downloads 6.12.100+deb13-amd64-unsigned, no other flavour" \
+    [ "$(grep -c download "$T/apt.log")" = 1 ] && grep -q "download $APKG:amd64=$VER" "$T/apt.log"
+check "amd64: bzImage is the package's vmlinuz" cmp -s "$C/amd64/bzImage" "$AP/boot/vmlinuz-$AREL"
+check "amd64: config, RELEASE, PACKAGE kept" cmp -s "$C/amd64/config" "$AP/boot/config-$AREL" &&
+    [ "$(cat "$C/amd64/RELEASE")" = "$AREL" ] && [ "$(cat "$C/amd64/PACKAGE")" = "$APKG" ]
+check "amd64: the modules tree kept" [ -f "$C/amd64/modules/$AREL/modules.dep" ]
+check "amd64: arm64's cache untouched" cmp -s "$D/Image" "$P/boot/vmlinuz-$REL"
+: >"$T/apt.log"
+fetch amd64 "$C" >"$T/a2.out" 2>&1
+check "amd64: reused without apt" [ ! -s "$T/apt.log" ] && cmp -s "$T/a1.out" "$T/a2.out"
 
 # bad usage
 fetch sparc "$C" >/dev/null 2>"$T/u.err"

@@ -129,6 +129,46 @@ static void images(void)
         }
 }
 
+/* fuzz_x86boot: a bzImage of Linux 6.12's header layout (protocol 2.15) that fits the harness's
+ * 4 MiB machine, its e820 input bytes first; a multiboot image with the a.out kludge; the tiny
+ * x86_64 ELF. */
+#define SEED_BZ_SETUP_SECTS 1
+#define SEED_BZ_PM (2 * 512)
+#define SEED_BZ_PM_SIZE 0x400
+static void x86_boot_images(void)
+{
+    static uint8_t bz[SEED_BZ_PM + SEED_BZ_PM_SIZE];
+    store_le(bz, 8, 0x100000);                      /* read as e820 ranges too */
+    store_le(bz + 8, 8, 0x300000);
+    bz[0x1f1] = SEED_BZ_SETUP_SECTS;
+    store_le(bz + 0x1f4, 4, SEED_BZ_PM_SIZE / 16);
+    store_le(bz + 0x1fe, 2, 0xaa55);
+    bz[0x201] = 0x6a;
+    memcpy(bz + 0x202, "HdrS", 4);
+    store_le(bz + 0x206, 2, 0x020f);
+    bz[0x211] = 1;
+    store_le(bz + 0x22c, 4, 0x7fffffff);
+    store_le(bz + 0x230, 4, 0x200000);
+    bz[0x234] = 1;
+    store_le(bz + 0x236, 2, 0x7f);
+    store_le(bz + 0x238, 4, 2047);
+    store_le(bz + 0x258, 8, 0x200000);
+    store_le(bz + 0x260, 4, 0x100000);
+    bz[SEED_BZ_PM + 0x200] = 0xf4;                  /* hlt at startup_64 */
+    seed("x86boot", "bzimage", bz, sizeof bz);
+    static uint8_t mb[0x200];
+    uint32_t magic = 0x1badb002, flags = 0x10003;
+    uint32_t words[] = { magic, flags, -(magic + flags), 0x100010, 0x100000, 0x100100, 0x101000, 0x100040 };
+    for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+        store_le(mb + 0x10 + 4 * i, 4, words[i]);
+    mb[0x40] = 0xf4;                                /* hlt at entry_addr */
+    seed("x86boot", "multiboot-aout", mb, sizeof mb);
+    size_t len;
+    uint8_t *elf = fz_tiny_elf(ARCH_X86_64, false, &len);
+    seed("x86boot", "tiny-x86_64.elf", elf, len);
+    free(elf);
+}
+
 /* fuzz_kallsyms: tables of every flavour (the flags byte first, fuzz_kallsyms.c), 300 symbols
  * (two markers) with a long name. */
 #define KS_SEED_SYMS 300
@@ -302,6 +342,7 @@ int main(int argc, char **argv)
     out = argv[1];
     mkdir(out, 0755);
     images();
+    x86_boot_images();
     kallsyms_tables();
     linux_tables();
     trees(argv[2]);
