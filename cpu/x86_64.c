@@ -58,6 +58,7 @@ typedef struct X86Cpu {
     uint64_t apic_base;
     uint64_t misc_enable;       /* IA32_MISC_ENABLE */
     uint64_t debugctl;          /* IA32_DEBUGCTL */
+    const struct X86Profile *prof;  /* what CPUID and the model-specific MSRs describe */
     bool nmi_blocked;           /* from NMI delivery until the next IRET */
     Lapic apic;
     X86Pmu pmu;
@@ -332,9 +333,36 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
 /* Deliver, escalating as the SDM prescribes (§6.15, "Interrupt 8"): a fault while delivering
  * raises that fault; a fault while delivering it raises #DF; a fault while delivering #DF is a
  * triple fault (the CPU shuts down; the run ends). */
+/* A vector's name for messages: "#PF", or "vector 0x80". */
+static const char *vector_name(unsigned vec, char *buf, size_t len)
+{
+    if (vec < 32 && x86_exc_names[vec] && x86_exc_names[vec][0])
+        return x86_exc_names[vec];
+    snprintf(buf, len, "vector %u", vec);
+    return buf;
+}
+
+/* The diagnostic of a triple fault: the faults in the order they came, and the state a kernel
+ * developer looks at first (where it ran, its stack, its mode and its tables). */
+static void triple_fault_diag(Cpu *c, unsigned first, unsigned second)
+{
+    uc_x86_mmr idtr = { 0 };
+    uc_reg_read(c->uc, UC_X86_REG_IDTR, &idtr);
+    char b1[16], b2[16];
+    vcpu_diag(c, c->ops->get_pc(c), "triple-fault",
+              "fault while delivering a double fault (%s, then %s, then #DF): rip=0x%" PRIx64 " rsp=0x%" PRIx64
+              " rflags=0x%" PRIx64 " cs=0x%" PRIx64 " ss=0x%" PRIx64 " cr0=0x%" PRIx64 " cr2=0x%" PRIx64
+              " cr3=0x%" PRIx64 " cr4=0x%" PRIx64 " efer=0x%" PRIx64 " idtr=0x%" PRIx64 "+0x%x",
+              vector_name(first, b1, sizeof b1), vector_name(second, b2, sizeof b2),
+              vcpu_reg_read(c, UC_X86_REG_RIP), vcpu_reg_read(c, UC_X86_REG_RSP),
+              vcpu_reg_read(c, UC_X86_REG_RFLAGS), vcpu_reg_read(c, UC_X86_REG_CS), vcpu_reg_read(c, UC_X86_REG_SS),
+              vcpu_reg_read(c, UC_X86_REG_CR0), vcpu_reg_read(c, UC_X86_REG_CR2), vcpu_reg_read(c, UC_X86_REG_CR3),
+              vcpu_reg_read(c, UC_X86_REG_CR4), msr_engine_read(c, MSR_EFER), idtr.base, idtr.limit);
+}
+
 static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, TraceKind kind)
 {
-    unsigned fvec;
+    unsigned fvec, chain[2] = { vec, vec };
     uint64_t ferr;
     for (int depth = 0;; depth++) {
         if (x86_try_deliver(c, vec, soft, has_err, err, kind, &fvec, &ferr))
@@ -343,7 +371,7 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
             /* Shutdown: the processor executes nothing more (SDM vol. 3A §6.15 "Interrupt 8",
              * "Exception Class: Abort").  x86_intr also stops the engine (a faulting fetch
              * reaches no block boundary, where the requested stop takes effect). */
-            vcpu_diag(c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
+            triple_fault_diag(c, chain[0], chain[1]);
             vcpu_stop(c, CPU_DEAD, "triple-fault");
             vcpu_exit(c, EXIT_HUNG, "triple-fault");
             return;
@@ -352,7 +380,7 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
         kind = TK_EXCEPTION;
         has_err = true;
         if (depth == 0) {
-            vec = fvec;
+            vec = chain[1] = fvec;
             err = ferr;
             if (vec == X86_PF)
                 set_cr2(c, X86(c)->lin_fault_va);
@@ -366,6 +394,112 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
 static void x86_fault(Cpu *c, unsigned vec, uint64_t err)
 {
     x86_deliver(c, vec, false, has_error_code(vec), err, TK_EXCEPTION);
+}
+
+/* ------------------------------------------------------------------ CPU profiles
+ *
+ * What CPUID and the model-specific MSRs describe, per engine CPU model (the --cpu-model's
+ * `uc_model`): `generic` is a Skylake-client core (family 6, model 0x5E, stepping 3: the
+ * engine's own Skylake-Client model, UC_CPU_X86_SKYLAKE_CLIENT), `core2duo` a Core 2 Duo
+ * (06_0FH stepping 6, UC_CPU_X86_CORE2DUO), each with the features both the engine (its TCG
+ * feature words for that model) and pmusim execute correctly -- the Pentium and Celeron parts
+ * of the Skylake core lack AVX too.  Every choice and the reason for it is in docs/machines.md,
+ * "CPU models"; the bits are SDM vol. 2A CPUID, tables 3-8 and 3-17. */
+enum {
+    CPUID_MAX_BASIC_LIMITED = 2, CPUID_MAX_EXT = 0x80000008,
+    /* leaf 1 ECX */
+    F1C_SSE3 = 1u << 0, F1C_PCLMULQDQ = 1u << 1, F1C_SSSE3 = 1u << 9, F1C_CX16 = 1u << 13,
+    F1C_SSE41 = 1u << 19, F1C_SSE42 = 1u << 20, F1C_X2APIC = 1u << 21, F1C_MOVBE = 1u << 22,
+    F1C_POPCNT = 1u << 23, F1C_TSC_DEADLINE = 1u << 24,
+    /* leaf 1 EDX */
+    F1D_FPU = 1u << 0, F1D_DE = 1u << 2, F1D_PSE = 1u << 3, F1D_TSC = 1u << 4, F1D_MSR = 1u << 5,
+    F1D_PAE = 1u << 6, F1D_CX8 = 1u << 8, F1D_APIC = 1u << 9, F1D_SEP = 1u << 11, F1D_PGE = 1u << 13,
+    F1D_CMOV = 1u << 15, F1D_PAT = 1u << 16, F1D_PSE36 = 1u << 17, F1D_CLFSH = 1u << 19,
+    F1D_MMX = 1u << 23, F1D_FXSR = 1u << 24, F1D_SSE = 1u << 25, F1D_SSE2 = 1u << 26, F1D_SS = 1u << 27,
+    F1D_HTT = 1u << 28,
+    CLFLUSH_LINE_QWORDS = 8,                /* EBX[15:8]: 64-byte lines */
+    /* leaf 6 EAX: the APIC timer runs at a constant rate in every state */
+    F6A_ARAT = 1u << 2,
+    /* leaf 7 EBX */
+    F7B_FSGSBASE = 1u << 0, F7B_TSC_ADJUST = 1u << 1, F7B_SMEP = 1u << 7, F7B_SMAP = 1u << 20,
+    /* leaf 0x80000001 */
+    FX1C_LAHF = 1u << 0,
+    FX1D_SYSCALL = 1u << 11, FX1D_NX = 1u << 20, FX1D_RDTSCP = 1u << 27, FX1D_LM = 1u << 29,
+    /* leaf 0x80000007 EDX: invariant TSC */
+    FX7D_INVARIANT_TSC = 1u << 8,
+    /* leaf 0x80000008 EAX: 40 physical and 48 linear address bits */
+    ADDR_SIZES = 48u << 8 | 40u,
+    /* leaf 2: one iteration; descriptor 0xFF: "use leaf 4" */
+    LEAF2_EAX = 0xff01,
+    /* leaf 0xB ECX[15:8] level types */
+    TOPO_SMT = 1, TOPO_CORE = 2,
+};
+
+#define LEAF1_EDX (F1D_FPU | F1D_DE | F1D_PSE | F1D_TSC | F1D_MSR | F1D_PAE | F1D_CX8 | F1D_SEP | F1D_PGE | \
+                   F1D_CMOV | F1D_PAT | F1D_PSE36 | F1D_CLFSH | F1D_MMX | F1D_FXSR | F1D_SSE | F1D_SSE2 | \
+                   F1D_SS | F1D_HTT)
+
+/* A cache of leaf 4 (descriptive: pmusim's cycle model has no caches, docs/cycle-model.md):
+ * type (1 data, 2 instruction, 3 unified), level, ways, sets of 64-byte lines, shared by every
+ * core or per core. */
+typedef struct CacheDesc {
+    uint8_t type, level, ways;
+    uint32_t sets;
+    bool shared;
+} CacheDesc;
+
+typedef struct X86Profile {
+    int uc_model;                   /* the engine's CPU model this describes */
+    const char *name;               /* in the brand string */
+    uint32_t max_leaf;              /* CPUID.0:EAX */
+    uint32_t leaf1_ecx, leaf7_ebx, ext1_edx, ext7_edx;
+    bool apic_extras;               /* x2APIC and the TSC-deadline timer (pmusim's APIC has both) */
+    const CacheDesc *caches;
+    unsigned ncaches;
+    uint32_t lbr_from, lbr_to, lbr_info;    /* the LBR stack's MSRs (lbr_info 0: none) */
+    uint32_t lbr_depth;
+    bool nehalem_msrs;              /* MSR_PLATFORM_INFO, MSR_SMI_COUNT, MSR_LBR_SELECT */
+} X86Profile;
+
+static const CacheDesc skylake_caches[] = {
+    { 1, 1, 8, 64, false },             /* L1d: 32 KiB */
+    { 2, 1, 8, 64, false },             /* L1i: 32 KiB */
+    { 3, 2, 4, 1024, false },           /* L2: 256 KiB */
+    { 3, 3, 16, 8192, true },           /* L3: 8 MiB */
+};
+static const CacheDesc core2_caches[] = {
+    { 1, 1, 8, 64, false },             /* L1d: 32 KiB */
+    { 2, 1, 8, 64, false },             /* L1i: 32 KiB */
+    { 3, 2, 16, 4096, true },           /* L2: 4 MiB, shared */
+};
+
+static const X86Profile profiles[] = {
+    {
+        .uc_model = UC_CPU_X86_SKYLAKE_CLIENT, .name = "Skylake-client", .max_leaf = 0x16,
+        .leaf1_ecx = F1C_SSE3 | F1C_PCLMULQDQ | F1C_SSSE3 | F1C_CX16 | F1C_SSE41 | F1C_SSE42 | F1C_MOVBE |
+                     F1C_POPCNT,
+        .leaf7_ebx = F7B_FSGSBASE | F7B_TSC_ADJUST | F7B_SMEP | F7B_SMAP,
+        .ext1_edx = FX1D_SYSCALL | FX1D_NX | FX1D_RDTSCP | FX1D_LM, .ext7_edx = FX7D_INVARIANT_TSC,
+        .apic_extras = true, .caches = skylake_caches, .ncaches = ARRAY_SIZE(skylake_caches),
+        /* SDM vol. 4 table 2-x (06_4EH/06_5EH): 32 entries, FROM_IP 0x680, TO_IP 0x6C0, LBR_INFO 0xDC0 */
+        .lbr_from = 0x680, .lbr_to = 0x6c0, .lbr_info = 0xdc0, .lbr_depth = 32, .nehalem_msrs = true,
+    },
+    {
+        .uc_model = UC_CPU_X86_CORE2DUO, .name = "Core 2", .max_leaf = 0xa,
+        .leaf1_ecx = F1C_SSE3 | F1C_SSSE3 | F1C_CX16,
+        .ext1_edx = FX1D_SYSCALL | FX1D_NX | FX1D_LM,
+        .caches = core2_caches, .ncaches = ARRAY_SIZE(core2_caches),
+        /* SDM vol. 4 table 2-3: 4 entries, MSR_LASTBRANCH_0_FROM_IP 0x40, _TO_IP 0x60 */
+        .lbr_from = 0x40, .lbr_to = 0x60, .lbr_depth = 4,
+    },
+};
+
+static const X86Profile *profile_find(int uc_model)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(profiles); i++)
+        if (profiles[i].uc_model == uc_model)
+            return &profiles[i];
+    return &profiles[0];
 }
 
 /* ------------------------------------------------------------------ MSRs
@@ -422,8 +556,6 @@ typedef struct MsrDef {
  * that would record branches or change single-stepping (LBR, BTF, TR, BTS) are not modelled. */
 #define DEBUGCTL_RESERVED (~0xffc3ull)
 #define DEBUGCTL_UNMODELLED 0xc3ull
-/* The LBR stack of the model (32 entries: FROM_IP 0x680, TO_IP 0x6c0, LBR_INFO 0xdc0). */
-#define LBR_DEPTH 32u
 /* EFER.NXE, which IA32_MISC_ENABLE.XD_DISABLE takes away. */
 #define EFER_NXE_BIT (1ull << 11)
 /* MSR_PLATFORM_INFO's bus clock (the ratios count 100 MHz), and its maximum non-turbo ratio
@@ -446,7 +578,7 @@ static const MsrDef msr_table[] = {
     { MSR_MCG_CAP, "IA32_MCG_CAP", MSR_RO, 0, 0 },
     { MSR_MISC_ENABLE, "IA32_MISC_ENABLE", MSR_SIM, 0, ~(MISC_RW | MISC_RO) },
     { MSR_LBR_SELECT, "MSR_LBR_SELECT", MSR_LBR, 0, ~0x3ffull },
-    { MSR_LBR_TOS, "MSR_LASTBRANCH_TOS", MSR_LBR, 0, ~(uint64_t)(LBR_DEPTH - 1) },
+    { MSR_LBR_TOS, "MSR_LASTBRANCH_TOS", MSR_LBR, 0, 0 },      /* (the stack's depth - 1: msr_reserved) */
     { MSR_DEBUGCTL, "IA32_DEBUGCTL", MSR_SIM, 0, DEBUGCTL_RESERVED },
     { MSR_PAT, "IA32_PAT", MSR_ENGINE, 0, 0 },
     { MSR_EFER, "IA32_EFER", MSR_ENGINE, 0, ~0xd01ull },    /* SCE, LME, LMA, NXE */
@@ -461,22 +593,47 @@ static const MsrDef msr_table[] = {
     { MSR_TSC_DEADLINE, "IA32_TSC_DEADLINE", MSR_SIM, 0, 0 },
 };
 
-/* The LBR stack's three banks of LBR_DEPTH MSRs each. */
-static const MsrDef lbr_banks[] = {
-    { MSR_LBR_FROM, "MSR_LASTBRANCH_FROM_IP", MSR_LBR, 0, 0 },
-    { MSR_LBR_TO, "MSR_LASTBRANCH_TO_IP", MSR_LBR, 0, 0 },
-    { MSR_LBR_INFO, "MSR_LBR_INFO", MSR_LBR, 0, 0 },
-};
+/* The LBR stack's banks (at the profile's addresses, lbr_depth MSRs each). */
+static const MsrDef lbr_from = { 0, "MSR_LASTBRANCH_FROM_IP", MSR_LBR, 0, 0 };
+static const MsrDef lbr_to = { 0, "MSR_LASTBRANCH_TO_IP", MSR_LBR, 0, 0 };
+static const MsrDef lbr_info = { 0, "MSR_LBR_INFO", MSR_LBR, 0, 0 };
 
-static const MsrDef *msr_find(uint32_t index)
+/* Does the CPU's profile have this MSR of the table? */
+static bool msr_in_profile(const X86Profile *pr, uint32_t index)
 {
+    switch (index) {
+    case MSR_PLATFORM_INFO: case MSR_SMI_COUNT: case MSR_LBR_SELECT: return pr->nehalem_msrs;
+    case MSR_TSC_ADJUST: return pr->leaf7_ebx & F7B_TSC_ADJUST;
+    case MSR_TSC_DEADLINE: return pr->apic_extras;
+    case MSR_TSC_AUX: return pr->ext1_edx & FX1D_RDTSCP;
+    default: return true;
+    }
+}
+
+static const MsrDef *msr_find(Cpu *c, uint32_t index)
+{
+    const X86Profile *pr = X86(c)->prof;
     for (size_t i = 0; i < ARRAY_SIZE(msr_table); i++)
         if (msr_table[i].index == index)
-            return &msr_table[i];
-    for (size_t i = 0; i < ARRAY_SIZE(lbr_banks); i++)
-        if (index - lbr_banks[i].index < LBR_DEPTH)
-            return &lbr_banks[i];
+            return msr_in_profile(pr, index) ? &msr_table[i] : NULL;
+    if (index - pr->lbr_from < pr->lbr_depth)
+        return &lbr_from;
+    if (index - pr->lbr_to < pr->lbr_depth)
+        return &lbr_to;
+    if (pr->lbr_info && index - pr->lbr_info < pr->lbr_depth)
+        return &lbr_info;
     return NULL;
+}
+
+/* The bits a write must leave 0: the table's, and those that depend on the profile. */
+static uint64_t msr_reserved(Cpu *c, const MsrDef *d)
+{
+    const X86Profile *pr = X86(c)->prof;
+    if (d->index == MSR_LBR_TOS && d->kind == MSR_LBR)
+        return ~(uint64_t)(pr->lbr_depth - 1);
+    if (d->index == MSR_APIC_BASE && !pr->apic_extras)
+        return d->reserved | APIC_BASE_EXTD;             /* no x2APIC */
+    return d->reserved;
 }
 
 static uint64_t msr_engine_read(Cpu *c, uint32_t index)
@@ -527,7 +684,7 @@ static bool msr_sim_read(Cpu *c, uint32_t index, uint64_t *v)
 /* false: #GP */
 static bool msr_read(Cpu *c, uint32_t index, uint64_t *v)
 {
-    const MsrDef *d = msr_find(index);
+    const MsrDef *d = msr_find(c, index);
     if (!d)
         return false;
     switch (d->kind) {
@@ -632,8 +789,8 @@ static bool msr_engine_checked_write(Cpu *c, uint32_t index, uint64_t v)
 
 static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
 {
-    const MsrDef *d = msr_find(index);
-    if (!d || (v & d->reserved))
+    const MsrDef *d = msr_find(c, index);
+    if (!d || (v & msr_reserved(c, d)))
         return false;
     switch (d->kind) {
     case MSR_CONST:
@@ -656,7 +813,7 @@ static bool is_x2apic_msr(uint32_t index)
 
 static const char *msr_name(Cpu *c, uint32_t index)
 {
-    const MsrDef *d = msr_find(index);
+    const MsrDef *d = msr_find(c, index);
     const char *pmu = x86pmu_msr_name(&X86(c)->pmu, index);
     const char *x2 = is_x2apic_msr(index) ? lapic_x2apic_msr_name(index) : NULL;
     return d ? d->name : pmu ? pmu : x2 ? x2 : "unknown";
@@ -875,61 +1032,10 @@ static void x86_destroy(Cpu *c)
 
 /* ------------------------------------------------------------------ CPUID
  *
- * The model: a Skylake-client core (family 6, model 0x5E, stepping 3: the engine's own
- * Skylake-Client CPU model, UC_CPU_X86_SKYLAKE_CLIENT) with the features the engine and pmusim
- * execute correctly, as the Pentium and Celeron parts of this core lack AVX too.  Every choice
- * and the reason for it is in docs/machines.md, "CPU models".  CPUID reports (SDM vol. 2A
- * CPUID, tables 3-8 and 3-17): */
-enum {
-    CPUID_MAX_BASIC = 0x16, CPUID_MAX_BASIC_LIMITED = 2, CPUID_MAX_EXT = 0x80000008,
-    /* leaf 1 ECX */
-    F1C_SSE3 = 1u << 0, F1C_PCLMULQDQ = 1u << 1, F1C_SSSE3 = 1u << 9, F1C_CX16 = 1u << 13,
-    F1C_SSE41 = 1u << 19, F1C_SSE42 = 1u << 20, F1C_X2APIC = 1u << 21, F1C_MOVBE = 1u << 22,
-    F1C_POPCNT = 1u << 23, F1C_TSC_DEADLINE = 1u << 24,
-    /* leaf 1 EDX */
-    F1D_FPU = 1u << 0, F1D_DE = 1u << 2, F1D_PSE = 1u << 3, F1D_TSC = 1u << 4, F1D_MSR = 1u << 5,
-    F1D_PAE = 1u << 6, F1D_CX8 = 1u << 8, F1D_APIC = 1u << 9, F1D_SEP = 1u << 11, F1D_PGE = 1u << 13,
-    F1D_CMOV = 1u << 15, F1D_PAT = 1u << 16, F1D_PSE36 = 1u << 17, F1D_CLFSH = 1u << 19,
-    F1D_MMX = 1u << 23, F1D_FXSR = 1u << 24, F1D_SSE = 1u << 25, F1D_SSE2 = 1u << 26, F1D_SS = 1u << 27,
-    F1D_HTT = 1u << 28,
-    CLFLUSH_LINE_QWORDS = 8,                /* EBX[15:8]: 64-byte lines */
-    /* leaf 6 EAX: the APIC timer runs at a constant rate in every state */
-    F6A_ARAT = 1u << 2,
-    /* leaf 7 EBX */
-    F7B_FSGSBASE = 1u << 0, F7B_TSC_ADJUST = 1u << 1, F7B_SMEP = 1u << 7, F7B_SMAP = 1u << 20,
-    /* leaf 0x80000001 */
-    FX1C_LAHF = 1u << 0,
-    FX1D_SYSCALL = 1u << 11, FX1D_NX = 1u << 20, FX1D_RDTSCP = 1u << 27, FX1D_LM = 1u << 29,
-    /* leaf 0x80000007 EDX: invariant TSC */
-    FX7D_INVARIANT_TSC = 1u << 8,
-    /* leaf 0x80000008 EAX: 40 physical and 48 linear address bits */
-    ADDR_SIZES = 48u << 8 | 40u,
-    /* leaf 2: one iteration; descriptor 0xFF: "use leaf 4" */
-    LEAF2_EAX = 0xff01,
-    /* leaf 0xB ECX[15:8] level types */
-    TOPO_SMT = 1, TOPO_CORE = 2,
-};
-
-static const uint32_t leaf1_ecx = F1C_SSE3 | F1C_PCLMULQDQ | F1C_SSSE3 | F1C_CX16 | F1C_SSE41 | F1C_SSE42 |
-                                  F1C_MOVBE | F1C_POPCNT;
-static const uint32_t leaf1_edx = F1D_FPU | F1D_DE | F1D_PSE | F1D_TSC | F1D_MSR | F1D_PAE | F1D_CX8 | F1D_SEP |
-                                  F1D_PGE | F1D_CMOV | F1D_PAT | F1D_PSE36 | F1D_CLFSH | F1D_MMX | F1D_FXSR |
-                                  F1D_SSE | F1D_SSE2 | F1D_SS | F1D_HTT;
-
-/* Leaf 4, the deterministic cache parameters of the model (descriptive: pmusim's cycle model
- * has no caches, docs/cycle-model.md): type (1 data, 2 instruction, 3 unified), level, ways,
- * sets, 64-byte lines; the L3 is shared by every core, the others are per core. */
-static const struct {
-    uint8_t type, level, ways;
-    uint32_t sets;
-    bool shared;
-} caches[] = {
-    { 1, 1, 8, 64, false },             /* L1d: 32 KiB */
-    { 2, 1, 8, 64, false },             /* L1i: 32 KiB */
-    { 3, 2, 4, 1024, false },           /* L2: 256 KiB */
-    { 3, 3, 16, 8192, true },           /* L3: 8 MiB */
-};
-enum { CACHE_LINE = 64, CACHE_SELF_INIT = 1u << 8, CACHE_INCLUSIVE = 1u << 1 };
+ * The leaves of the CPU's profile (above); a leaf beyond the last one gives the highest basic
+ * leaf's data, as Intel's processors do (SDM vol. 2A CPUID: "If a value entered for CPUID.EAX
+ * is higher than the maximum input value for basic or extended function for that processor
+ * then the data for the highest basic information leaf is returned"). */
 
 /* log2 of the APIC IDs a package spans: one core per CPU, one thread per core. */
 static unsigned core_shift(Cpu *c)
@@ -940,16 +1046,20 @@ static unsigned core_shift(Cpu *c)
     return shift;
 }
 
+enum { CACHE_LINE = 64, CACHE_SELF_INIT = 1u << 8, CACHE_INCLUSIVE = 1u << 1 };
+
+/* Leaf 4: the profile's caches; a shared one is shared by every core of the package. */
 static void cpuid_cache(Cpu *c, uint32_t sub, uint32_t r[4])
 {
-    if (sub >= ARRAY_SIZE(caches))
+    const X86Profile *pr = X86(c)->prof;
+    if (sub >= pr->ncaches)
         return;                         /* type 0: no more caches */
+    const CacheDesc *d = &pr->caches[sub];
     uint32_t cores = (1u << core_shift(c)) - 1;
-    r[0] = caches[sub].type | caches[sub].level << 5 | CACHE_SELF_INIT |
-           (caches[sub].shared ? cores : 0) << 14 | cores << 26;
-    r[1] = (uint32_t)(caches[sub].ways - 1) << 22 | (CACHE_LINE - 1);
-    r[2] = caches[sub].sets - 1;
-    r[3] = caches[sub].level == 3 ? CACHE_INCLUSIVE : 0;
+    r[0] = d->type | d->level << 5 | CACHE_SELF_INIT | (d->shared ? cores : 0) << 14 | cores << 26;
+    r[1] = (uint32_t)(d->ways - 1) << 22 | (CACHE_LINE - 1);
+    r[2] = d->sets - 1;
+    r[3] = d->shared ? CACHE_INCLUSIVE : 0;
 }
 
 /* Leaf 0xB: level 0 the threads of a core (one), level 1 the cores of the package (the CPUs). */
@@ -1005,8 +1115,8 @@ static void cpuid_brand(Cpu *c, uint32_t leaf, uint32_t r[4])
 {
     char brand[48] = { 0 };
     uint64_t mhz = c->cl->clock->freq_hz / 1000000;
-    snprintf(brand, sizeof brand, "pmusim Skylake-client CPU @ %" PRIu64 ".%02" PRIu64 "GHz", mhz / 1000,
-             mhz % 1000 / 10);
+    snprintf(brand, sizeof brand, "pmusim %s CPU @ %" PRIu64 ".%02" PRIu64 "GHz", X86(c)->prof->name,
+             mhz / 1000, mhz % 1000 / 10);
     memcpy(r, brand + 16 * (leaf - 0x80000002), 16);
 }
 
@@ -1015,10 +1125,11 @@ static void cpuid_leaf1(Cpu *c, uint32_t r[4])
     X86Cpu *x = X86(c);
     r[0] = (uint32_t)c->model->id;
     r[1] = (uint32_t)(c->hwid & 0xff) << 24 | (1u << core_shift(c) & 0xff) << 16 | CLFLUSH_LINE_QWORDS << 8;
-    r[2] = leaf1_ecx;
-    r[3] = leaf1_edx;
-    if (x->apic.present) {
+    r[2] = x->prof->leaf1_ecx;
+    r[3] = LEAF1_EDX;
+    if (x->apic.present && x->prof->apic_extras)
         r[2] |= F1C_X2APIC | F1C_TSC_DEADLINE;
+    if (x->apic.present) {
         if (x->apic_base & APIC_BASE_EN)
             r[3] |= F1D_APIC;           /* cleared while the APIC is disabled (SDM 11.4.3) */
     }
@@ -1030,12 +1141,11 @@ static void cpuid_extended(Cpu *c, uint32_t leaf, uint32_t r[4])
     case 0x80000000: r[0] = CPUID_MAX_EXT; break;
     case 0x80000001:
         r[2] = FX1C_LAHF;
-        r[3] = FX1D_SYSCALL | FX1D_RDTSCP | FX1D_LM |
-               (X86(c)->misc_enable & MISC_XD_DISABLE ? 0 : FX1D_NX);
+        r[3] = X86(c)->prof->ext1_edx & ~(X86(c)->misc_enable & MISC_XD_DISABLE ? FX1D_NX : 0u);
         break;
     case 0x80000002: case 0x80000003: case 0x80000004: cpuid_brand(c, leaf, r); break;
     case 0x80000006: r[2] = 256u << 16 | 4u << 12 | CACHE_LINE; break;   /* L2: 256 KiB, 4-way */
-    case 0x80000007: r[3] = FX7D_INVARIANT_TSC; break;
+    case 0x80000007: r[3] = X86(c)->prof->ext7_edx; break;
     case 0x80000008: r[0] = ADDR_SIZES; break;
     }
 }
@@ -1043,7 +1153,8 @@ static void cpuid_extended(Cpu *c, uint32_t leaf, uint32_t r[4])
 void vcpu_x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
     memset(r, 0, 4 * sizeof r[0]);
-    uint32_t max = X86(c)->misc_enable & MISC_LIMIT_CPUID ? CPUID_MAX_BASIC_LIMITED : CPUID_MAX_BASIC;
+    const X86Profile *pr = X86(c)->prof;
+    uint32_t max = X86(c)->misc_enable & MISC_LIMIT_CPUID ? CPUID_MAX_BASIC_LIMITED : pr->max_leaf;
     if (leaf >= 0x80000000u) {
         if (leaf <= CPUID_MAX_EXT) {
             cpuid_extended(c, leaf, r);
@@ -1066,7 +1177,7 @@ void vcpu_x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
     case 6: r[0] = F6A_ARAT; break;
     case 7:
         if (sub == 0)
-            r[1] = F7B_FSGSBASE | F7B_TSC_ADJUST | F7B_SMEP | F7B_SMAP;
+            r[1] = pr->leaf7_ebx;
         break;
     case 0xa: x86pmu_cpuid(&X86(c)->pmu, r); break;
     case 0xb: cpuid_topology(c, sub, r); break;
@@ -1129,6 +1240,7 @@ static bool x86_init(Cpu *c, Error *err)
     X86Cpu *x = X86(c);
     x->apic_base = APIC_DEFAULT_BASE | APIC_BASE_EN | (c->index == 0 ? APIC_BASE_BSP : 0);
     x->misc_enable = MISC_POWER_UP;
+    x->prof = profile_find(c->model->uc_model);
     LapicBus bus = { c->cl, apic_bus_count, apic_bus_peer };
     lapic_init(&x->apic, &c->port, bus, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_NMI), c->cl->lapic_hz,
                &x->tsc_offset);
@@ -1326,6 +1438,11 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
     switch (t->kind) {
     case T_RDTSC:
     case T_RDTSCP: {
+        if (t->kind == T_RDTSCP && !(x->prof->ext1_edx & FX1D_RDTSCP)) {
+            vcpu_reg_write(c, UC_X86_REG_RIP, pc);      /* not advertised: #UD (SDM vol. 2B RDTSCP) */
+            x86_fault(c, X86_UD, 0);
+            return TRAP_FAULTED;
+        }
         uint64_t cr4 = vcpu_reg_read(c, UC_X86_REG_CR4);
         if (cpl && (cr4 & CR4_TSD))
             goto gp;

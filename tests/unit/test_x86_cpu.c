@@ -4,7 +4,9 @@
  * Skylake-client model of docs/machines.md, leaf 0xA describing the PMU, the TSC and crystal
  * clocks of leaves 0x15/0x16, the topology of leaf 0xB) and the MSRs Linux reads at boot. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu/x86_64.h"
 #include "testutil.h"
@@ -14,15 +16,36 @@
 
 enum { V_UD = 6, V_SS = 12, V_GP = 13, V_PF = 14, V_MC = 18 };
 
-static Machine *fixture(uint64_t entry, int ncpus)
+/* The fixture on a machine of `ncpus` CPUs of `model` (NULL: the default). */
+static Machine *fixture_model(uint64_t entry, int ncpus, const char *model)
 {
-    Machine *m = tm_create(ARCH_X86_64, blob_x86_64_cpu, blob_x86_64_cpu_len, 0x100000, 0x100000 + entry, 0, ncpus);
+    MachineConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.kernel = testutil_temp_file(blob_x86_64_cpu, blob_x86_64_cpu_len, ".bin");
+    cfg.arch = ARCH_X86_64;
+    cfg.raw = true;
+    cfg.load_addr = 0x100000;
+    cfg.entry = 0x100000 + entry;
+    cfg.entry_set = true;
+    cfg.ncpus = ncpus;
+    cfg.cpu_model = model;
+    cfg.console_file = "/dev/null";
+    Machine *m = calloc(1, sizeof *m);
+    Error err = { { 0 } };
+    if (!mach_create(m, &cfg, &err))
+        ck_abort_msg("mach_create: %s", err.msg);
+    unlink(cfg.kernel);
     static const unsigned vecs[] = { V_UD, V_SS, V_GP, V_PF, V_MC };
     for (unsigned i = 0; i < ARRAY_SIZE(vecs); i++)
         tm_x86_gate(m, IDT, vecs[i], HANDLERS + 0x20 * i, 0);
     tm_write(m, 0x201000, 2, 16 * 32 - 1);
     tm_write(m, 0x201002, 8, IDT);
     return m;
+}
+
+static Machine *fixture(uint64_t entry, int ncpus)
+{
+    return fixture_model(entry, ncpus, NULL);
 }
 
 static uint64_t reg(Machine *m, int r)
@@ -269,6 +292,124 @@ START_TEST(linux_boot_msrs_answer)
 }
 END_TEST
 
+/* No feature is advertised that the engine would not execute: every bit of leaves 1, 7 and
+ * 0x80000001 that pmusim sets is set by the engine's own CPUID for the same engine CPU model
+ * (its TCG-filtered feature words), except those pmusim itself provides: the local APIC, x2APIC
+ * and the TSC-deadline timer, the topology (HTT), self-snoop (no caches), IA32_TSC_ADJUST and
+ * RDTSCP (trap sites). */
+static void engine_cpuid(int uc_model, uint32_t leaf, uint32_t r[4])
+{
+    uc_engine *uc;
+    ck_assert_int_eq(uc_open(UC_ARCH_X86, UC_MODE_64, &uc), UC_ERR_OK);
+    ck_assert_int_eq(uc_ctl_set_cpu_model(uc, uc_model), UC_ERR_OK);
+    ck_assert_int_eq(uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_ALL), UC_ERR_OK);
+    static const uint8_t insn[] = { 0x0f, 0xa2 };
+    uc_mem_write(uc, 0x1000, insn, sizeof insn);
+    uint64_t a = leaf, zero = 0, v;
+    uc_reg_write(uc, UC_X86_REG_RAX, &a);
+    uc_reg_write(uc, UC_X86_REG_RCX, &zero);
+    ck_assert_int_eq(uc_emu_start(uc, 0x1000, 0x1000 + sizeof insn, 0, 1), UC_ERR_OK);
+    static const int regs[4] = { UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX };
+    for (int i = 0; i < 4; i++) {
+        uc_reg_read(uc, regs[i], &v);
+        r[i] = (uint32_t)v;
+    }
+    uc_close(uc);
+}
+
+static void check_model_features(const char *model)
+{
+    static const struct { uint32_t leaf; int reg; uint32_t pmusim_own; } words[] = {
+        { 1, 2, 1u << 21 | 1u << 24 },              /* ECX: x2APIC, TSC-deadline */
+        { 1, 3, 1u << 9 | 1u << 27 | 1u << 28 },    /* EDX: APIC, SS, HTT */
+        { 7, 1, 1u << 1 },                          /* EBX: IA32_TSC_ADJUST */
+        { 0x80000001, 2, 0 },
+        { 0x80000001, 3, 1u << 27 },                /* EDX: RDTSCP */
+    };
+    Machine *m = fixture_model(0, 1, model);
+    Cpu *c = m->cl.cpus[0];
+    const CpuModel *md = c->model;
+    for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+        uint32_t ours[4], engine[4];
+        vcpu_x86_cpuid_values(c, words[i].leaf, 0, ours);
+        engine_cpuid(md->uc_model, words[i].leaf, engine);
+        uint32_t extra = ours[words[i].reg] & ~engine[words[i].reg] & ~words[i].pmusim_own;
+        ck_assert_msg(extra == 0, "%s: leaf 0x%x register %d: bits 0x%x advertised, not in the engine's model",
+                      model, words[i].leaf, words[i].reg, extra);
+    }
+    tm_destroy(m);
+}
+
+START_TEST(cpuid_advertises_only_what_the_engine_executes)
+{
+    check_model_features("generic");
+    check_model_features("core2duo");
+}
+END_TEST
+
+/* `core2duo` is a Core 2 (06_0FH stepping 6): max leaf 0xA, no SSE4, no x2APIC, no RDTSCP (its
+ * trap site #UDs), no IA32_TSC_ADJUST or MSR_PLATFORM_INFO (#GP), a 4-deep LBR at 0x40/0x60. */
+START_TEST(core2duo_is_a_core2)
+{
+    Machine *m = fixture_model(0, 1, "core2duo");
+    uint32_t r[4];
+    cpuid(m, 0, 0, 0, r);
+    ck_assert_uint_eq(r[0], 0xa);
+    cpuid(m, 0, 1, 0, r);
+    ck_assert_uint_eq(r[0], 0x6f6);
+    ck_assert_uint_eq(r[2], 1u << 0 | 1u << 9 | 1u << 13);
+    cpuid(m, 0, 0x80000001, 0, r);
+    ck_assert_uint_eq(r[3] & (1u << 27), 0);
+    tm_destroy(m);
+    m = fixture_model(0x980, 1, "core2duo");
+    uint64_t rip;
+    ck_assert_uint_eq(run_entry(m, &rip), V_GP);
+    ck_assert_uint_eq(tm_read(m, rip, 2), 0x320f);                      /* rdmsr of 0x3b */
+    ck_assert_uint_eq(reg(m, UC_X86_REG_R8), 0);                        /* LBR FROM_IP 3 */
+    ck_assert_uint_eq(reg(m, UC_X86_REG_R9), 0xf0ull << 32);
+    tm_destroy(m);
+    m = fixture_model(0xa00, 1, "core2duo");
+    static const uint8_t rdtscp[] = { 0x0f, 0x01, 0xf9 };
+    ck_assert_uint_eq(run_entry(m, &rip), V_UD);
+    for (unsigned i = 0; i < sizeof rdtscp; i++)
+        ck_assert_uint_eq(tm_read(m, rip + i, 1), rdtscp[i]);
+    tm_destroy(m);
+}
+END_TEST
+
+/* A triple fault ends the run (exit=triple-fault) with the faults and the CPU state in its
+ * diagnostic: here a non-canonical load with an IDT of limit 0 (#GP, whose delivery #GPs, then
+ * #DF). */
+START_TEST(triple_fault_reports_the_cpu_state)
+{
+    Machine *m = fixture(0x000, 1);
+    tm_write(m, 0x201000, 2, 0);                        /* IDT limit 0 */
+    const char *trace = testutil_temp_file("", 0, ".trace");
+    Error err = { { 0 } };
+    TraceSink *sink = trace_text_sink_open(trace, 0, &err);
+    ck_assert_ptr_nonnull(sink);
+    trace_add_sink(&m->trace, sink);
+    ck_assert_int_eq(tm_run(m), EXIT_HUNG);
+    ck_assert_str_eq(m->exit_reason, "triple-fault");
+    ck_assert_int_eq(m->cl.cpus[0]->state, CPU_DEAD);
+    tm_destroy(m);
+    FILE *f = fopen(trace, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[1024];
+    bool found = false;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, "what=triple-fault")) {
+            found = true;
+            ck_assert_msg(strstr(line, "(#GP, then #GP, then #DF)") && strstr(line, "rsp=0x300000") &&
+                              strstr(line, "cr3=0x9000") && strstr(line, "idtr=0x200000+0x0"),
+                          "%s", line);
+        }
+    fclose(f);
+    unlink(trace);
+    ck_assert(found);
+}
+END_TEST
+
 Suite *x86_cpu_suite(void);
 
 Suite *x86_cpu_suite(void)
@@ -287,6 +428,9 @@ Suite *x86_cpu_suite(void)
     tcase_add_test(t, cpuid_tsc_and_crystal_clocks_are_exact);
     tcase_add_test(t, cpuid_topology_follows_the_cpus);
     tcase_add_test(t, linux_boot_msrs_answer);
+    tcase_add_test(t, cpuid_advertises_only_what_the_engine_executes);
+    tcase_add_test(t, core2duo_is_a_core2);
+    tcase_add_test(t, triple_fault_reports_the_cpu_state);
     suite_add_tcase(s, t);
     return s;
 }

@@ -246,6 +246,23 @@ invalid_x2:
     rdmsr64 0x1d9, %rbp
     hlt
 
+# ---- 0x980 (core2duo): the LBR stack at 0x40/0x60 (r8: FROM_IP 3 after a write), the
+# microcode revision (r9), then IA32_TSC_ADJUST, which a Core 2 does not have: #GP(0).
+    .org 0x980
+    setup
+    wrmsr64 0x43, 0
+    rdmsr64 0x43, %r8
+    rdmsr64 0x8b, %r9
+    mov $0x3b, %ecx
+    rdmsr
+    hlt
+
+# ---- 0xa00 (core2duo): RDTSCP, which a Core 2 does not have: #UD.
+    .org 0xa00
+    setup
+    rdtscp
+    hlt
+
 # ---- handlers: 0x100f00 + 0x20 * (#UD 0, #SS 1, #GP 2, #PF 3, #MC 4)
     .org 0xf00
     mov $6, %r15
