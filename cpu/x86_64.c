@@ -1402,9 +1402,10 @@ static TrapResult x86_syscall(Cpu *c, uint64_t pc, uint64_t next)
     return TRAP_DONE;
 }
 
-/* IRET's operand size (SDM vol. 2A, IRET/IRETD/IRETQ): 66h makes it 2 bytes, REX.W 8, else 4
- * (CF alone is IRETD in 64-bit mode too). */
-static unsigned iret_size(const TrapSite *t)
+/* The operand size of IRET or SYSRET (SDM vol. 2A IRET/IRETD/IRETQ, vol. 2B SYSRET): 66h makes
+ * it 2 bytes, REX.W 8, else 4 (CF alone is IRETD in 64-bit mode too; 0F 07 alone returns to
+ * compatibility mode). */
+static unsigned insn_operand_size(const TrapSite *t)
 {
     for (unsigned i = 0; i + 1 < t->len; i++) {
         if (t->bytes[i] == PREFIX_OPSIZE)
@@ -1422,7 +1423,7 @@ static void trace_iret(Cpu *c, uint64_t pc, const TrapSite *t)
     if (!trace_on(c->cl->trace))
         return;
     uint64_t pa, to = 0;
-    unsigned size = iret_size(t);
+    unsigned size = insn_operand_size(t);
     uint8_t b[sizeof to];
     bool ok = vcpu_data_pa(c, vcpu_reg_read(c, UC_X86_REG_RSP), &pa) && vcpu_mem_read(c, pa, b, size);
     for (unsigned i = 0; ok && i < size; i++)
@@ -1507,6 +1508,12 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         vcpu_request_stop(c);
         return TRAP_NATIVE;
     case T_SYSRET:
+        /* A return to 64-bit mode with a non-canonical RCX is #GP(0) at CPL 0 (SDM vol. 2B
+         * SYSRET), which the engine does not check; its other checks (#UD without EFER.SCE,
+         * #GP outside CPL 0) are the engine's. */
+        if (cpl == 0 && (msr_engine_read(c, MSR_EFER) & EFER_SCE_BIT) && insn_operand_size(t) == 8 &&
+            !is_canonical(vcpu_reg_read(c, UC_X86_REG_RCX)))
+            goto gp;
         x->mode_dirty = true;
         vcpu_request_stop(c);        /* back to CPL 3: see T_IRETQ */
         return TRAP_NATIVE;

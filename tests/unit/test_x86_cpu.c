@@ -4,7 +4,6 @@
  * Skylake-client model of docs/machines.md, leaf 0xA describing the PMU, the TSC and crystal
  * clocks of leaves 0x15/0x16, the topology of leaf 0xB) and the MSRs Linux reads at boot. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,22 +18,8 @@ enum { V_UD = 6, V_SS = 12, V_GP = 13, V_PF = 14, V_MC = 18 };
 /* The fixture on a machine of `ncpus` CPUs of `model` (NULL: the default). */
 static Machine *fixture_model(uint64_t entry, int ncpus, const char *model)
 {
-    MachineConfig cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.kernel = testutil_temp_file(blob_x86_64_cpu, blob_x86_64_cpu_len, ".bin");
-    cfg.arch = ARCH_X86_64;
-    cfg.raw = true;
-    cfg.load_addr = 0x100000;
-    cfg.entry = 0x100000 + entry;
-    cfg.entry_set = true;
-    cfg.ncpus = ncpus;
-    cfg.cpu_model = model;
-    cfg.console_file = "/dev/null";
-    Machine *m = calloc(1, sizeof *m);
-    Error err = { { 0 } };
-    if (!mach_create(m, &cfg, &err))
-        ck_abort_msg("mach_create: %s", err.msg);
-    unlink(cfg.kernel);
+    Machine *m = tm_create_model(ARCH_X86_64, blob_x86_64_cpu, blob_x86_64_cpu_len, 0x100000, 0x100000 + entry, 0,
+                                 ncpus, model);
     static const unsigned vecs[] = { V_UD, V_SS, V_GP, V_PF, V_MC };
     for (unsigned i = 0; i < ARRAY_SIZE(vecs); i++)
         tm_x86_gate(m, IDT, vecs[i], HANDLERS + 0x20 * i, 0);
@@ -410,6 +395,15 @@ START_TEST(triple_fault_reports_the_cpu_state)
 }
 END_TEST
 
+/* SYSRET is consistent with what CPUID advertises (SYSCALL/SYSRET, 0x80000001:EDX[11]): a
+ * return to a non-canonical RIP is #GP(0) in ring 0, as on Intel parts. */
+START_TEST(sysret_to_non_canonical_rcx_is_gp)
+{
+    static const uint8_t sysretq[] = { 0x48, 0x0f, 0x07 };
+    expect_fault_at(0xa80, V_GP, sysretq, sizeof sysretq);
+}
+END_TEST
+
 Suite *x86_cpu_suite(void);
 
 Suite *x86_cpu_suite(void)
@@ -431,6 +425,7 @@ Suite *x86_cpu_suite(void)
     tcase_add_test(t, cpuid_advertises_only_what_the_engine_executes);
     tcase_add_test(t, core2duo_is_a_core2);
     tcase_add_test(t, triple_fault_reports_the_cpu_state);
+    tcase_add_test(t, sysret_to_non_canonical_rcx_is_gp);
     suite_add_tcase(s, t);
     return s;
 }

@@ -15,22 +15,7 @@
     xor %r15, %r15
     .endm
 
-# wrmsr64 MSR, VALUE (clobbers rax, rcx, rdx)
-    .macro wrmsr64 msr, val
-    mov $\msr, %ecx
-    mov $(\val & 0xffffffff), %eax
-    mov $(\val >> 32), %edx
-    wrmsr
-    .endm
-
-# rdmsr64 MSR, REG: REG = the 64-bit MSR (clobbers rax, rcx, rdx)
-    .macro rdmsr64 msr, reg
-    mov $\msr, %ecx
-    rdmsr
-    shl $32, %rdx
-    or %rdx, %rax
-    mov %rax, \reg
-    .endm
+    .include "x86_64_msr.inc"
 
 # ---- 0x000: a load from a non-canonical address: #GP(0) (SDM vol. 3A 6.15 "Interrupt 13").
 _start:
@@ -261,6 +246,23 @@ invalid_x2:
     .org 0xa00
     setup
     rdtscp
+    hlt
+
+# ---- 0xa80: SYSRETQ to a non-canonical RCX: #GP(0) at the SYSRET, in ring 0 (SDM vol. 2B
+# SYSRET: the Intel behaviour).
+    .org 0xa80
+    setup
+    rdmsr64 0xc0000080, %rax
+    or $1, %eax                     # EFER.SCE
+    mov %rax, %rdx
+    shr $32, %rdx
+    mov $0xc0000080, %ecx
+    wrmsr
+    wrmsr64 0xc0000081, 0x0013000800000000
+    movabs $0x0000800000000000, %rcx
+    mov $2, %r11d
+sysret_bad:
+    sysretq
     hlt
 
 # ---- handlers: 0x100f00 + 0x20 * (#UD 0, #SS 1, #GP 2, #PF 3, #MC 4)
