@@ -41,7 +41,7 @@ enum {
     MSR_FEATURE_CONTROL = 0x3a, MSR_TSC_ADJUST = 0x3b, MSR_BIOS_SIGN_ID = 0x8b, MSR_PLATFORM_INFO = 0xce,
     MSR_MTRRCAP = 0xfe, MSR_SYSENTER_CS = 0x174, MSR_SYSENTER_ESP = 0x175, MSR_SYSENTER_EIP = 0x176,
     MSR_MCG_CAP = 0x179, MSR_MISC_ENABLE = 0x1a0, MSR_LBR_SELECT = 0x1c8, MSR_LBR_TOS = 0x1c9,
-    MSR_DEBUGCTL = 0x1d9, MSR_PAT = 0x277, MSR_LBR_FROM = 0x680, MSR_LBR_TO = 0x6c0, MSR_LBR_INFO = 0xdc0,
+    MSR_DEBUGCTL = 0x1d9, MSR_OFFCORE_RSP_0 = 0x1a6, MSR_OFFCORE_RSP_1 = 0x1a7, MSR_PAT = 0x277, MSR_LBR_FROM = 0x680, MSR_LBR_TO = 0x6c0, MSR_LBR_INFO = 0xdc0,
     MSR_EFER = 0xc0000080,
     MSR_STAR = 0xc0000081, MSR_LSTAR = 0xc0000082, MSR_CSTAR = 0xc0000083, MSR_FMASK = 0xc0000084,
     MSR_FS_BASE = 0xc0000100, MSR_GS_BASE = 0xc0000101, MSR_KERNEL_GS_BASE = 0xc0000102,
@@ -58,6 +58,7 @@ typedef struct X86Cpu {
     uint64_t apic_base;
     uint64_t misc_enable;       /* IA32_MISC_ENABLE */
     uint64_t debugctl;          /* IA32_DEBUGCTL */
+    uint64_t offcore_rsp[2];    /* MSR_OFFCORE_RSP_0/1 (their event counts nothing) */
     const struct X86Profile *prof;  /* what CPUID and the model-specific MSRs describe */
     bool nmi_blocked;           /* from NMI delivery until the next IRET */
     Lapic apic;
@@ -556,6 +557,10 @@ typedef struct MsrDef {
  * that would record branches or change single-stepping (LBR, BTF, TR, BTS) are not modelled. */
 #define DEBUGCTL_RESERVED (~0xffc3ull)
 #define DEBUGCTL_UNMODELLED 0xc3ull
+/* MSR_OFFCORE_RSP_0/1 (06_5EH): the request and response types of the OFFCORE_RESPONSE events
+ * (0xB7/0xBB), whose mask Linux uses (arch/x86/events/intel/core.c intel_skl_extra_regs); the
+ * events themselves are not modelled (they count nothing, with a `pmu-event` diagnostic). */
+#define OFFCORE_RSP_RESERVED (~0x3fffff8fffull)
 /* EFER.NXE, which IA32_MISC_ENABLE.XD_DISABLE takes away. */
 #define EFER_NXE_BIT (1ull << 11)
 /* MSR_PLATFORM_INFO's bus clock (the ratios count 100 MHz), and its maximum non-turbo ratio
@@ -577,6 +582,8 @@ static const MsrDef msr_table[] = {
     { MSR_SYSENTER_EIP, "IA32_SYSENTER_EIP", MSR_ENGINE, 0, 0 },
     { MSR_MCG_CAP, "IA32_MCG_CAP", MSR_RO, 0, 0 },
     { MSR_MISC_ENABLE, "IA32_MISC_ENABLE", MSR_SIM, 0, ~(MISC_RW | MISC_RO) },
+    { MSR_OFFCORE_RSP_0, "MSR_OFFCORE_RSP_0", MSR_SIM, 0, OFFCORE_RSP_RESERVED },
+    { MSR_OFFCORE_RSP_1, "MSR_OFFCORE_RSP_1", MSR_SIM, 0, OFFCORE_RSP_RESERVED },
     { MSR_LBR_SELECT, "MSR_LBR_SELECT", MSR_LBR, 0, ~0x3ffull },
     { MSR_LBR_TOS, "MSR_LASTBRANCH_TOS", MSR_LBR, 0, 0 },      /* (the stack's depth - 1: msr_reserved) */
     { MSR_DEBUGCTL, "IA32_DEBUGCTL", MSR_SIM, 0, DEBUGCTL_RESERVED },
@@ -602,7 +609,9 @@ static const MsrDef lbr_info = { 0, "MSR_LBR_INFO", MSR_LBR, 0, 0 };
 static bool msr_in_profile(const X86Profile *pr, uint32_t index)
 {
     switch (index) {
-    case MSR_PLATFORM_INFO: case MSR_SMI_COUNT: case MSR_LBR_SELECT: return pr->nehalem_msrs;
+    case MSR_PLATFORM_INFO: case MSR_SMI_COUNT: case MSR_LBR_SELECT: case MSR_OFFCORE_RSP_0:
+    case MSR_OFFCORE_RSP_1:
+        return pr->nehalem_msrs;
     case MSR_TSC_ADJUST: return pr->leaf7_ebx & F7B_TSC_ADJUST;
     case MSR_TSC_DEADLINE: return pr->apic_extras;
     case MSR_TSC_AUX: return pr->ext1_edx & FX1D_RDTSCP;
@@ -675,6 +684,7 @@ static bool msr_sim_read(Cpu *c, uint32_t index, uint64_t *v)
     case MSR_PLATFORM_INFO: *v = platform_info(c); return true;
     case MSR_MISC_ENABLE: *v = x->misc_enable; return true;
     case MSR_DEBUGCTL: *v = x->debugctl; return true;
+    case MSR_OFFCORE_RSP_0: case MSR_OFFCORE_RSP_1: *v = x->offcore_rsp[index - MSR_OFFCORE_RSP_0]; return true;
     case MSR_TSC_AUX: *v = x->tsc_aux; return true;
     case MSR_TSC_DEADLINE: *v = lapic_tsc_deadline(&x->apic); return true;
     default: return false;
@@ -759,6 +769,7 @@ static bool msr_sim_write(Cpu *c, uint32_t index, uint64_t v)
                       "IA32_DEBUGCTL = 0x%" PRIx64 ": branch recording (LBR, BTS, TR) and BTF are not modelled", v);
         x->debugctl = v;
         return true;
+    case MSR_OFFCORE_RSP_0: case MSR_OFFCORE_RSP_1: x->offcore_rsp[index - MSR_OFFCORE_RSP_0] = v; return true;
     case MSR_TSC_AUX: x->tsc_aux = v; return true;
     case MSR_TSC_DEADLINE: lapic_set_tsc_deadline(&x->apic, v); return true;
     default: return false;
@@ -1862,7 +1873,7 @@ static void load_mmr(BlobReader *r, Cpu *c, int reg)
 }
 
 /* Raise when a field is added (base/state.h).  2: the x87 state; 3: IA32_TSC_ADJUST,
- * IA32_MISC_ENABLE, IA32_DEBUGCTL. */
+ * IA32_MISC_ENABLE, IA32_DEBUGCTL, MSR_OFFCORE_RSP_0/1. */
 #define X86_STATE_VERSION 3u
 
 /* The x87 (and MMX) state, saved since version 2 (a checkpoint of version 1 leaves the freshly
@@ -1947,6 +1958,7 @@ static const StateField x86_fields[] = {
     STATE_FIELD_V(X86Cpu, tsc_adjust, 3),
     STATE_FIELD_V(X86Cpu, misc_enable, 3),
     STATE_FIELD_V(X86Cpu, debugctl, 3),
+    STATE_ARRAY_V(X86Cpu, offcore_rsp, 3),
 };
 
 static void x86_save(Cpu *c, Blob *b)

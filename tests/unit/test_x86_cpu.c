@@ -273,6 +273,7 @@ START_TEST(linux_boot_msrs_answer)
     ck_assert_uint_ge(reg(m, UC_X86_REG_RSI), (uint64_t)-adjust);
     ck_assert_uint_eq(reg(m, UC_X86_REG_RDI), 0);
     ck_assert_uint_eq(reg(m, UC_X86_REG_RBP), 0x1000);
+    ck_assert_uint_eq(reg(m, UC_X86_REG_R12), 0x3f80408fffull);
     tm_destroy(m);
 }
 END_TEST

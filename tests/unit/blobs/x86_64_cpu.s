@@ -202,7 +202,7 @@ invalid_x2:
 # IA32_PLATFORM_ID; r10: IA32_FEATURE_CONTROL; r11: MSR_PLATFORM_INFO; rbx: IA32_TSC_ADJUST
 # after writing 0 to the TSC; rsi: the TSC after TSC_ADJUST is written back to 0; rdi: the
 # LBR stack (TOS, an entry) after Linux's reset writes; rbp: IA32_DEBUGCTL after a write of
-# FREEZE_PERFMON_ON_PMI (bit 12).
+# FREEZE_PERFMON_ON_PMI (bit 12); r12: MSR_OFFCORE_RSP_0 after a write.
     .org 0x780
     setup
     wrmsr64 0x8b, 0
@@ -229,6 +229,8 @@ invalid_x2:
     or %rax, %rdi
     wrmsr64 0x1d9, 0x1000
     rdmsr64 0x1d9, %rbp
+    wrmsr64 0x1a6, 0x3f80408fff
+    rdmsr64 0x1a6, %r12
     hlt
 
 # ---- 0x980 (core2duo): the LBR stack at 0x40/0x60 (r8: FROM_IP 3 after a write), the
