@@ -537,6 +537,7 @@ typedef struct MsrDef {
 #define APIC_BASE_BSP (1ull << 8)
 #define APIC_BASE_EXTD (1ull << 10)
 #define APIC_BASE_EN (1ull << 11)
+#define APIC_BASE_ADDR 0xfffffff000ull
 /* IA32_MISC_ENABLE (SDM vol. 4 table 2-2, 06_5EH): fast strings (0, R/W), automatic thermal
  * control (3, R/W), performance monitoring available (7, RO 1), BTS unavailable (11, RO 1) and
  * PEBS unavailable (12, RO 1) -- pmusim has no debug store --, limit CPUID maxval (22, R/W),
@@ -728,7 +729,7 @@ static bool apic_base_write(Cpu *c, uint64_t v)
         return false;
     if ((was_extd && en && !extd) || (!was_en && extd))
         return false;
-    if ((v & 0xfffff000ull) != (x->apic_base & 0xfffff000ull))
+    if ((v & APIC_BASE_ADDR) != (x->apic_base & APIC_BASE_ADDR))
         vcpu_diag(c, c->ops->get_pc(c), "unsupported",
                   "IA32_APIC_BASE = 0x%" PRIx64 ": relocating the APIC is not modelled", v);
     if (x->apic.present && was_en && !en)
