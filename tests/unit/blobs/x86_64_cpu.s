@@ -169,19 +169,27 @@ misc_bad:
     rdmsr64 0x802, %r12
     hlt
 
-# ---- 0x600: x2APIC -> xAPIC directly: #GP(0) at the second WRMSR.
+# ---- 0x600: x2APIC -> xAPIC directly: #GP(0) at the second WRMSR (r8: IA32_APIC_BASE after
+# the first).
     .org 0x600
     setup
     wrmsr64 0x1b, 0xfee00d00
+    rdmsr64 0x1b, %r8
+    mov $0x1b, %ecx
+    xor %edx, %edx
     mov $0xfee00900, %eax
 x2_to_x:
     wrmsr
     hlt
 
-# ---- 0x680: disabled -> x2APIC directly: #GP(0) at the second WRMSR.
+# ---- 0x680: xAPIC -> disabled, then disabled -> x2APIC directly: #GP(0) at the second WRMSR
+# (r8: IA32_APIC_BASE after the first).
     .org 0x680
     setup
     wrmsr64 0x1b, 0xfee00100
+    rdmsr64 0x1b, %r8
+    mov $0x1b, %ecx
+    xor %edx, %edx
     mov $0xfee00d00, %eax
 off_to_x2:
     wrmsr
