@@ -102,7 +102,8 @@ void lapic_write(Lapic *l, uint64_t pc, uint64_t off, unsigned size, uint32_t va
  * register, a read of a write-only one, a non-zero EOI or reserved bits. */
 bool lapic_x2apic_read(Lapic *l, uint32_t msr, uint64_t *v, uint64_t pc);
 bool lapic_x2apic_write(Lapic *l, uint32_t msr, uint64_t v, uint64_t pc);
-/* Switch between xAPIC and x2APIC mode (IA32_APIC_BASE.EXTD); false for x2APIC -> xAPIC. */
+/* Switch between xAPIC and x2APIC mode (IA32_APIC_BASE.EXTD); false for x2APIC -> xAPIC, which
+ * only a disable (lapic_reset) does: the backend keeps the transitions of SDM 11.12.5. */
 bool lapic_set_x2apic(Lapic *l, bool on);
 const char *lapic_x2apic_msr_name(uint32_t msr);
 

@@ -7,7 +7,7 @@
 static const CpuModel cpu_models[] = {
     /* x86: PMU version 2 with 4 + 3 counters of 48 bits (the default), and a Core 2 Duo (E6x00:
      * version 2, 2 + 3 counters of 40 bits; SDM vol. 3B 20.2.2). */
-    { "generic", ARCH_X86_64, "pmusim,x86-64-generic", UC_CPU_X86_SKYLAKE_CLIENT, 0x00050654, 0, 2, 4, 48, 3, 48 },
+    { "generic", ARCH_X86_64, "pmusim,x86-64-generic", UC_CPU_X86_SKYLAKE_CLIENT, 0x000506e3, 0, 2, 4, 48, 3, 48 },
     { "core2duo", ARCH_X86_64, "intel,core2duo", UC_CPU_X86_CORE2DUO, 0x000006f6, 0, 2, 2, 40, 3, 40 },
     { "cortex-a57", ARCH_ARM64, "arm,cortex-a57", UC_CPU_ARM64_A57, 0x411fd070, 0x01, 0, 0, 0, 0, 0 },
     { "cortex-a53", ARCH_ARM64, "arm,cortex-a53", UC_CPU_ARM64_A53, 0x410fd034, 0x03, 0, 0, 0, 0, 0 },

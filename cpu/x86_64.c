@@ -33,25 +33,33 @@ enum { PREFIX_OPSIZE = 0x66, REX_MASK = 0xf0, REX_BASE = 0x40, REX_W = 0x08 };
 
 /* Trap-site kinds. */
 enum { T_RDTSC = 1, T_RDTSCP, T_RDMSR, T_WRMSR, T_RDPMC, T_HLT, T_MWAIT, T_IRETQ, T_RDRAND, T_STI, T_POPF, T_SYSRET,
-       T_FAR, T_MOVCR0, T_SYSCALL };
+       T_FAR, T_MOVCR0, T_SYSCALL, T_WRBASE };
 
 /* MSRs. @see Intel SDM vol. 4 */
 enum {
-    MSR_TSC = 0x10, MSR_APIC_BASE = 0x1b, MSR_FEATURE_CONTROL = 0x3a, MSR_BIOS_SIGN_ID = 0x8b,
+    MSR_TSC = 0x10, MSR_PLATFORM_ID = 0x17, MSR_APIC_BASE = 0x1b, MSR_SMI_COUNT = 0x34,
+    MSR_FEATURE_CONTROL = 0x3a, MSR_TSC_ADJUST = 0x3b, MSR_BIOS_SIGN_ID = 0x8b, MSR_PLATFORM_INFO = 0xce,
     MSR_MTRRCAP = 0xfe, MSR_SYSENTER_CS = 0x174, MSR_SYSENTER_ESP = 0x175, MSR_SYSENTER_EIP = 0x176,
-    MSR_MCG_CAP = 0x179, MSR_MISC_ENABLE = 0x1a0, MSR_PAT = 0x277, MSR_EFER = 0xc0000080,
+    MSR_MCG_CAP = 0x179, MSR_MISC_ENABLE = 0x1a0, MSR_LBR_SELECT = 0x1c8, MSR_LBR_TOS = 0x1c9,
+    MSR_DEBUGCTL = 0x1d9, MSR_OFFCORE_RSP_0 = 0x1a6, MSR_OFFCORE_RSP_1 = 0x1a7, MSR_PAT = 0x277,
+    MSR_EFER = 0xc0000080,
     MSR_STAR = 0xc0000081, MSR_LSTAR = 0xc0000082, MSR_CSTAR = 0xc0000083, MSR_FMASK = 0xc0000084,
     MSR_FS_BASE = 0xc0000100, MSR_GS_BASE = 0xc0000101, MSR_KERNEL_GS_BASE = 0xc0000102,
     MSR_TSC_AUX = 0xc0000103, MSR_TSC_DEADLINE = 0x6e0,
 };
 
-enum { CR4_PCE = 1u << 8, CR4_TSD = 1u << 2 };
+enum { CR4_PCE = 1u << 8, CR4_TSD = 1u << 2, CR4_FSGSBASE = 1u << 16 };
 
 typedef struct X86Cpu {
     Cpu c;
     uint64_t tsc_offset;        /* IA32_TSC = cycles + offset */
     uint64_t tsc_aux;
+    uint64_t tsc_adjust;        /* IA32_TSC_ADJUST: what writes to IA32_TSC and to it added */
     uint64_t apic_base;
+    uint64_t misc_enable;       /* IA32_MISC_ENABLE */
+    uint64_t debugctl;          /* IA32_DEBUGCTL */
+    uint64_t offcore_rsp[2];    /* MSR_OFFCORE_RSP_0/1 (their event counts nothing) */
+    const struct X86Profile *prof;  /* what CPUID and the model-specific MSRs describe */
     bool nmi_blocked;           /* from NMI delivery until the next IRET */
     Lapic apic;
     X86Pmu pmu;
@@ -326,9 +334,36 @@ static bool x86_try_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint6
 /* Deliver, escalating as the SDM prescribes (§6.15, "Interrupt 8"): a fault while delivering
  * raises that fault; a fault while delivering it raises #DF; a fault while delivering #DF is a
  * triple fault (the CPU shuts down; the run ends). */
+/* A vector's name for messages: "#PF", or "vector 0x80". */
+static const char *vector_name(unsigned vec, char *buf, size_t len)
+{
+    if (vec < 32 && x86_exc_names[vec] && x86_exc_names[vec][0])
+        return x86_exc_names[vec];
+    snprintf(buf, len, "vector %u", vec);
+    return buf;
+}
+
+/* The diagnostic of a triple fault: the faults in the order they came, and the state a kernel
+ * developer looks at first (where it ran, its stack, its mode and its tables). */
+static void triple_fault_diag(Cpu *c, unsigned first, unsigned second)
+{
+    uc_x86_mmr idtr = { 0 };
+    uc_reg_read(c->uc, UC_X86_REG_IDTR, &idtr);
+    char b1[16], b2[16];
+    vcpu_diag(c, c->ops->get_pc(c), "triple-fault",
+              "fault while delivering a double fault (%s, then %s, then #DF): rip=0x%" PRIx64 " rsp=0x%" PRIx64
+              " rflags=0x%" PRIx64 " cs=0x%" PRIx64 " ss=0x%" PRIx64 " cr0=0x%" PRIx64 " cr2=0x%" PRIx64
+              " cr3=0x%" PRIx64 " cr4=0x%" PRIx64 " efer=0x%" PRIx64 " idtr=0x%" PRIx64 "+0x%x",
+              vector_name(first, b1, sizeof b1), vector_name(second, b2, sizeof b2),
+              vcpu_reg_read(c, UC_X86_REG_RIP), vcpu_reg_read(c, UC_X86_REG_RSP),
+              vcpu_reg_read(c, UC_X86_REG_RFLAGS), vcpu_reg_read(c, UC_X86_REG_CS), vcpu_reg_read(c, UC_X86_REG_SS),
+              vcpu_reg_read(c, UC_X86_REG_CR0), vcpu_reg_read(c, UC_X86_REG_CR2), vcpu_reg_read(c, UC_X86_REG_CR3),
+              vcpu_reg_read(c, UC_X86_REG_CR4), msr_engine_read(c, MSR_EFER), idtr.base, idtr.limit);
+}
+
 static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t err, TraceKind kind)
 {
-    unsigned fvec;
+    unsigned fvec, chain[2] = { vec, vec };
     uint64_t ferr;
     for (int depth = 0;; depth++) {
         if (x86_try_deliver(c, vec, soft, has_err, err, kind, &fvec, &ferr))
@@ -337,7 +372,7 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
             /* Shutdown: the processor executes nothing more (SDM vol. 3A §6.15 "Interrupt 8",
              * "Exception Class: Abort").  x86_intr also stops the engine (a faulting fetch
              * reaches no block boundary, where the requested stop takes effect). */
-            vcpu_diag(c, c->ops->get_pc(c), "triple-fault", "fault while delivering a double fault");
+            triple_fault_diag(c, chain[0], chain[1]);
             vcpu_stop(c, CPU_DEAD, "triple-fault");
             vcpu_exit(c, EXIT_HUNG, "triple-fault");
             return;
@@ -346,7 +381,7 @@ static void x86_deliver(Cpu *c, unsigned vec, bool soft, bool has_err, uint64_t 
         kind = TK_EXCEPTION;
         has_err = true;
         if (depth == 0) {
-            vec = fvec;
+            vec = chain[1] = fvec;
             err = ferr;
             if (vec == X86_PF)
                 set_cr2(c, X86(c)->lin_fault_va);
@@ -362,29 +397,197 @@ static void x86_fault(Cpu *c, unsigned vec, uint64_t err)
     x86_deliver(c, vec, false, has_error_code(vec), err, TK_EXCEPTION);
 }
 
-/* ------------------------------------------------------------------ MSRs */
+/* ------------------------------------------------------------------ CPU profiles
+ *
+ * What CPUID and the model-specific MSRs describe, per engine CPU model (the --cpu-model's
+ * `uc_model`): `generic` is a Skylake-client core (family 6, model 0x5E, stepping 3: the
+ * engine's own Skylake-Client model, UC_CPU_X86_SKYLAKE_CLIENT), `core2duo` a Core 2 Duo
+ * (06_0FH stepping 6, UC_CPU_X86_CORE2DUO), each with the features both the engine (its TCG
+ * feature words for that model) and pmusim execute correctly -- the Pentium and Celeron parts
+ * of the Skylake core lack AVX too.  Every choice and the reason for it is in docs/machines.md,
+ * "CPU models"; the bits are SDM vol. 2A CPUID, tables 3-8 and 3-17. */
+enum {
+    CPUID_MAX_BASIC_LIMITED = 2, CPUID_MAX_EXT = 0x80000008,
+    /* leaf 1 ECX */
+    F1C_SSE3 = 1u << 0, F1C_PCLMULQDQ = 1u << 1, F1C_SSSE3 = 1u << 9, F1C_CX16 = 1u << 13,
+    F1C_SSE41 = 1u << 19, F1C_SSE42 = 1u << 20, F1C_X2APIC = 1u << 21, F1C_MOVBE = 1u << 22,
+    F1C_POPCNT = 1u << 23, F1C_TSC_DEADLINE = 1u << 24,
+    /* leaf 1 EDX */
+    F1D_FPU = 1u << 0, F1D_DE = 1u << 2, F1D_PSE = 1u << 3, F1D_TSC = 1u << 4, F1D_MSR = 1u << 5,
+    F1D_PAE = 1u << 6, F1D_CX8 = 1u << 8, F1D_APIC = 1u << 9, F1D_SEP = 1u << 11, F1D_PGE = 1u << 13,
+    F1D_CMOV = 1u << 15, F1D_PAT = 1u << 16, F1D_PSE36 = 1u << 17, F1D_CLFSH = 1u << 19,
+    F1D_MMX = 1u << 23, F1D_FXSR = 1u << 24, F1D_SSE = 1u << 25, F1D_SSE2 = 1u << 26, F1D_SS = 1u << 27,
+    F1D_HTT = 1u << 28,
+    CLFLUSH_LINE_QWORDS = 8,                /* EBX[15:8]: 64-byte lines */
+    /* leaf 6 EAX: the APIC timer runs at a constant rate in every state */
+    F6A_ARAT = 1u << 2,
+    /* leaf 7 EBX */
+    F7B_FSGSBASE = 1u << 0, F7B_TSC_ADJUST = 1u << 1, F7B_SMEP = 1u << 7, F7B_SMAP = 1u << 20,
+    /* leaf 0x80000001 */
+    FX1C_LAHF = 1u << 0,
+    FX1D_SYSCALL = 1u << 11, FX1D_NX = 1u << 20, FX1D_RDTSCP = 1u << 27, FX1D_LM = 1u << 29,
+    /* leaf 0x80000007 EDX: invariant TSC */
+    FX7D_INVARIANT_TSC = 1u << 8,
+    /* leaf 0x80000008 EAX: 40 physical and 48 linear address bits */
+    ADDR_SIZES = 48u << 8 | 40u,
+    /* leaf 2: one iteration; descriptor 0xFF: "use leaf 4" */
+    LEAF2_EAX = 0xff01,
+    /* leaf 0xB ECX[15:8] level types */
+    TOPO_SMT = 1, TOPO_CORE = 2,
+};
 
-typedef enum MsrKind { MSR_ENGINE, MSR_CONST, MSR_SIM } MsrKind;
+#define LEAF1_EDX (F1D_FPU | F1D_DE | F1D_PSE | F1D_TSC | F1D_MSR | F1D_PAE | F1D_CX8 | F1D_SEP | F1D_PGE | \
+                   F1D_CMOV | F1D_PAT | F1D_PSE36 | F1D_CLFSH | F1D_MMX | F1D_FXSR | F1D_SSE | F1D_SSE2 | \
+                   F1D_SS | F1D_HTT)
+
+/* A cache of leaf 4 (descriptive: pmusim's cycle model has no caches, docs/cycle-model.md):
+ * type (1 data, 2 instruction, 3 unified), level, ways, sets of 64-byte lines, shared by every
+ * core or per core. */
+typedef struct CacheDesc {
+    uint8_t type, level, ways;
+    uint32_t sets;
+    bool shared;
+} CacheDesc;
+
+typedef struct X86Profile {
+    int uc_model;                   /* the engine's CPU model this describes */
+    const char *name;               /* in the brand string */
+    uint32_t max_leaf;              /* CPUID.0:EAX */
+    uint32_t leaf1_ecx, leaf7_ebx, ext1_edx, ext7_edx;
+    bool apic_extras;               /* x2APIC and the TSC-deadline timer (pmusim's APIC has both) */
+    const CacheDesc *caches;
+    unsigned ncaches;
+    uint32_t lbr_from, lbr_to, lbr_info;    /* the LBR stack's MSRs (lbr_info 0: none) */
+    uint32_t lbr_depth;
+    bool nehalem_msrs;              /* MSR_PLATFORM_INFO, MSR_SMI_COUNT, MSR_LBR_SELECT */
+} X86Profile;
+
+static const CacheDesc skylake_caches[] = {
+    { 1, 1, 8, 64, false },             /* L1d: 32 KiB */
+    { 2, 1, 8, 64, false },             /* L1i: 32 KiB */
+    { 3, 2, 4, 1024, false },           /* L2: 256 KiB */
+    { 3, 3, 16, 8192, true },           /* L3: 8 MiB */
+};
+static const CacheDesc core2_caches[] = {
+    { 1, 1, 8, 64, false },             /* L1d: 32 KiB */
+    { 2, 1, 8, 64, false },             /* L1i: 32 KiB */
+    { 3, 2, 16, 4096, true },           /* L2: 4 MiB, shared */
+};
+
+static const X86Profile profiles[] = {
+    {
+        .uc_model = UC_CPU_X86_SKYLAKE_CLIENT, .name = "Skylake-client", .max_leaf = 0x16,
+        .leaf1_ecx = F1C_SSE3 | F1C_PCLMULQDQ | F1C_SSSE3 | F1C_CX16 | F1C_SSE41 | F1C_SSE42 | F1C_MOVBE |
+                     F1C_POPCNT,
+        .leaf7_ebx = F7B_FSGSBASE | F7B_TSC_ADJUST | F7B_SMEP | F7B_SMAP,
+        .ext1_edx = FX1D_SYSCALL | FX1D_NX | FX1D_RDTSCP | FX1D_LM, .ext7_edx = FX7D_INVARIANT_TSC,
+        .apic_extras = true, .caches = skylake_caches, .ncaches = ARRAY_SIZE(skylake_caches),
+        /* SDM vol. 4 table 2-x (06_4EH/06_5EH): 32 entries, FROM_IP 0x680, TO_IP 0x6C0, LBR_INFO 0xDC0 */
+        .lbr_from = 0x680, .lbr_to = 0x6c0, .lbr_info = 0xdc0, .lbr_depth = 32, .nehalem_msrs = true,
+    },
+    {
+        .uc_model = UC_CPU_X86_CORE2DUO, .name = "Core 2", .max_leaf = 0xa,
+        .leaf1_ecx = F1C_SSE3 | F1C_SSSE3 | F1C_CX16,
+        .ext1_edx = FX1D_SYSCALL | FX1D_NX | FX1D_LM,
+        .caches = core2_caches, .ncaches = ARRAY_SIZE(core2_caches),
+        /* SDM vol. 4 table 2-3: 4 entries, MSR_LASTBRANCH_0_FROM_IP 0x40, _TO_IP 0x60 */
+        .lbr_from = 0x40, .lbr_to = 0x60, .lbr_depth = 4,
+    },
+};
+
+static const X86Profile *profile_find(int uc_model)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(profiles); i++)
+        if (profiles[i].uc_model == uc_model)
+            return &profiles[i];
+    return &profiles[0];
+}
+
+/* ------------------------------------------------------------------ MSRs
+ *
+ * The MSRs of the modelled Skylake-client core (Intel SDM vol. 4, table 2-2 and the tables of
+ * 06_4EH/06_5EH) that Linux touches at boot; docs/guest-abi.md "Model-specific registers"
+ * lists each with what it answers and which Linux code reads or writes it.  Unknown MSRs #GP,
+ * as on the real part for an unimplemented index. */
+
+/* MSR_CONST: reads `value`, writes ignored (IA32_BIOS_SIGN_ID: the microcode loader writes 0
+ * before reading the revision, SDM vol. 3A 10.11.7.1); MSR_RO: reads `value`, writes #GP;
+ * MSR_LBR: the last-branch-record stack, which pmusim does not record (reads 0, writes
+ * ignored); MSR_SIM: pmusim's state. */
+typedef enum MsrKind { MSR_ENGINE, MSR_CONST, MSR_RO, MSR_LBR, MSR_SIM } MsrKind;
 
 typedef struct MsrDef {
     uint32_t index;
     const char *name;
     MsrKind kind;
-    uint64_t value;             /* MSR_CONST */
+    uint64_t value;             /* MSR_CONST, MSR_RO */
     uint64_t reserved;          /* bits that must be written as 0 (#GP otherwise) */
 } MsrDef;
 
+/* The microcode revision (IA32_BIOS_SIGN_ID[63:32]): the last one Intel released for 06_5EH
+ * stepping 3.  Linux keeps the TSC-deadline timer on this model only from revision 0xb2 on
+ * (arch/x86/kernel/apic/apic.c deadline_match). */
+#define X86_UCODE_REV 0xf0ull
+/* IA32_FEATURE_CONTROL as firmware leaves it: locked, VMX and SGX off (Linux's
+ * init_ia32_feat_ctl then leaves it alone; a write to it #GPs, SDM vol. 4 table 2-2). */
+#define FEATURE_CONTROL_LOCKED 1ull
+/* IA32_APIC_BASE: BSP (8), EXTD (10), EN (11), the base up to MAXPHYADDR (40 bits, CPUID
+ * 0x80000008) writable. */
+#define APIC_BASE_RESERVED 0xffffff00000002ffull
+#define APIC_BASE_BSP (1ull << 8)
+#define APIC_BASE_EXTD (1ull << 10)
+#define APIC_BASE_EN (1ull << 11)
+#define APIC_BASE_ADDR 0xfffffff000ull
+/* IA32_MISC_ENABLE (SDM vol. 4 table 2-2, 06_5EH): fast strings (0, R/W), automatic thermal
+ * control (3, R/W), performance monitoring available (7, RO 1), BTS unavailable (11, RO 1) and
+ * PEBS unavailable (12, RO 1) -- pmusim has no debug store --, limit CPUID maxval (22, R/W),
+ * xTPR message disable (23, R/W), XD bit disable (34, R/W).  Enhanced SpeedStep (16), MONITOR
+ * FSM (18) and turbo disable (38) are reserved here: CPUID reports none of those features. */
+#define MISC_FAST_STRINGS (1ull << 0)
+#define MISC_PERFMON (1ull << 7)
+#define MISC_BTS_UNAVAIL (1ull << 11)
+#define MISC_PEBS_UNAVAIL (1ull << 12)
+#define MISC_LIMIT_CPUID (1ull << 22)
+#define MISC_XD_DISABLE (1ull << 34)
+#define MISC_RW (MISC_FAST_STRINGS | 1ull << 3 | MISC_LIMIT_CPUID | 1ull << 23 | MISC_XD_DISABLE)
+#define MISC_RO (MISC_PERFMON | MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL)
+#define MISC_POWER_UP (MISC_FAST_STRINGS | MISC_RO)
+/* IA32_DEBUGCTL (SDM vol. 3B 18.4.1 and table 18-x, 06_5EH): LBR 0, BTF 1, TR 6, BTS 7, BTINT 8,
+ * BTS_OFF_OS 9, BTS_OFF_USR 10, FREEZE_LBRS_ON_PMI 11, FREEZE_PERFMON_ON_PMI 12,
+ * ENABLE_UNCORE_PMI 13, FREEZE_WHILE_SMM 14, RTM_DEBUG 15.  pmusim keeps the value; the bits
+ * that would record branches or change single-stepping (LBR, BTF, TR, BTS) are not modelled. */
+#define DEBUGCTL_RESERVED (~0xffc3ull)
+#define DEBUGCTL_UNMODELLED 0xc3ull
+/* MSR_OFFCORE_RSP_0/1 (06_5EH): the request and response types of the OFFCORE_RESPONSE events
+ * (0xB7/0xBB), whose mask Linux uses (arch/x86/events/intel/core.c intel_skl_extra_regs); the
+ * events themselves are not modelled (they count nothing, with a `pmu-event` diagnostic). */
+#define OFFCORE_RSP_RESERVED (~0x3fffff8fffull)
+/* EFER.NXE, which IA32_MISC_ENABLE.XD_DISABLE takes away. */
+#define EFER_NXE_BIT (1ull << 11)
+/* MSR_PLATFORM_INFO's bus clock (the ratios count 100 MHz), and its maximum non-turbo ratio
+ * (15:8) and maximum efficiency ratio (47:40) fields. */
+#define PLATFORM_BCLK_HZ 100000000ull
+
 static const MsrDef msr_table[] = {
     { MSR_TSC, "IA32_TSC", MSR_SIM, 0, 0 },
-    { MSR_APIC_BASE, "IA32_APIC_BASE", MSR_SIM, 0, 0xfffffff0000002ffull },
-    { MSR_FEATURE_CONTROL, "IA32_FEATURE_CONTROL", MSR_CONST, 0, 0 },
-    { MSR_BIOS_SIGN_ID, "IA32_BIOS_SIGN_ID", MSR_CONST, 0, 0 },
-    { MSR_MTRRCAP, "IA32_MTRRCAP", MSR_CONST, 0, 0 },
+    { MSR_PLATFORM_ID, "IA32_PLATFORM_ID", MSR_RO, 0, 0 },
+    { MSR_APIC_BASE, "IA32_APIC_BASE", MSR_SIM, 0, APIC_BASE_RESERVED },
+    { MSR_SMI_COUNT, "MSR_SMI_COUNT", MSR_RO, 0, 0 },
+    { MSR_FEATURE_CONTROL, "IA32_FEATURE_CONTROL", MSR_RO, FEATURE_CONTROL_LOCKED, 0 },
+    { MSR_TSC_ADJUST, "IA32_TSC_ADJUST", MSR_SIM, 0, 0 },
+    { MSR_BIOS_SIGN_ID, "IA32_BIOS_SIGN_ID", MSR_CONST, X86_UCODE_REV << 32, 0 },
+    { MSR_PLATFORM_INFO, "MSR_PLATFORM_INFO", MSR_SIM, 0, 0 },
+    { MSR_MTRRCAP, "IA32_MTRRCAP", MSR_RO, 0, 0 },
     { MSR_SYSENTER_CS, "IA32_SYSENTER_CS", MSR_ENGINE, 0, 0 },
     { MSR_SYSENTER_ESP, "IA32_SYSENTER_ESP", MSR_ENGINE, 0, 0 },
     { MSR_SYSENTER_EIP, "IA32_SYSENTER_EIP", MSR_ENGINE, 0, 0 },
-    { MSR_MCG_CAP, "IA32_MCG_CAP", MSR_CONST, 0, 0 },
-    { MSR_MISC_ENABLE, "IA32_MISC_ENABLE", MSR_CONST, 1, 0 },
+    { MSR_MCG_CAP, "IA32_MCG_CAP", MSR_RO, 0, 0 },
+    { MSR_MISC_ENABLE, "IA32_MISC_ENABLE", MSR_SIM, 0, ~(MISC_RW | MISC_RO) },
+    { MSR_OFFCORE_RSP_0, "MSR_OFFCORE_RSP_0", MSR_SIM, 0, OFFCORE_RSP_RESERVED },
+    { MSR_OFFCORE_RSP_1, "MSR_OFFCORE_RSP_1", MSR_SIM, 0, OFFCORE_RSP_RESERVED },
+    { MSR_LBR_SELECT, "MSR_LBR_SELECT", MSR_LBR, 0, ~0x3ffull },
+    { MSR_LBR_TOS, "MSR_LASTBRANCH_TOS", MSR_LBR, 0, 0 },      /* (the stack's depth - 1: msr_reserved) */
+    { MSR_DEBUGCTL, "IA32_DEBUGCTL", MSR_SIM, 0, DEBUGCTL_RESERVED },
     { MSR_PAT, "IA32_PAT", MSR_ENGINE, 0, 0 },
     { MSR_EFER, "IA32_EFER", MSR_ENGINE, 0, ~0xd01ull },    /* SCE, LME, LMA, NXE */
     { MSR_STAR, "IA32_STAR", MSR_ENGINE, 0, 0 },
@@ -398,12 +601,49 @@ static const MsrDef msr_table[] = {
     { MSR_TSC_DEADLINE, "IA32_TSC_DEADLINE", MSR_SIM, 0, 0 },
 };
 
-static const MsrDef *msr_find(uint32_t index)
+/* The LBR stack's banks (at the profile's addresses, lbr_depth MSRs each). */
+static const MsrDef lbr_from = { 0, "MSR_LASTBRANCH_FROM_IP", MSR_LBR, 0, 0 };
+static const MsrDef lbr_to = { 0, "MSR_LASTBRANCH_TO_IP", MSR_LBR, 0, 0 };
+static const MsrDef lbr_info = { 0, "MSR_LBR_INFO", MSR_LBR, 0, 0 };
+
+/* Does the CPU's profile have this MSR of the table? */
+static bool msr_in_profile(const X86Profile *pr, uint32_t index)
 {
+    switch (index) {
+    case MSR_PLATFORM_INFO: case MSR_SMI_COUNT: case MSR_LBR_SELECT: case MSR_OFFCORE_RSP_0:
+    case MSR_OFFCORE_RSP_1:
+        return pr->nehalem_msrs;
+    case MSR_TSC_ADJUST: return pr->leaf7_ebx & F7B_TSC_ADJUST;
+    case MSR_TSC_DEADLINE: return pr->apic_extras;
+    case MSR_TSC_AUX: return pr->ext1_edx & FX1D_RDTSCP;
+    default: return true;
+    }
+}
+
+static const MsrDef *msr_find(Cpu *c, uint32_t index)
+{
+    const X86Profile *pr = X86(c)->prof;
     for (size_t i = 0; i < ARRAY_SIZE(msr_table); i++)
         if (msr_table[i].index == index)
-            return &msr_table[i];
+            return msr_in_profile(pr, index) ? &msr_table[i] : NULL;
+    if (index - pr->lbr_from < pr->lbr_depth)
+        return &lbr_from;
+    if (index - pr->lbr_to < pr->lbr_depth)
+        return &lbr_to;
+    if (pr->lbr_info && index - pr->lbr_info < pr->lbr_depth)
+        return &lbr_info;
     return NULL;
+}
+
+/* The bits a write must leave 0: the table's, and those that depend on the profile. */
+static uint64_t msr_reserved(Cpu *c, const MsrDef *d)
+{
+    const X86Profile *pr = X86(c)->prof;
+    if (d->index == MSR_LBR_TOS && d->kind == MSR_LBR)
+        return ~(uint64_t)(pr->lbr_depth - 1);
+    if (d->index == MSR_APIC_BASE && !pr->apic_extras)
+        return d->reserved | APIC_BASE_EXTD;             /* no x2APIC */
+    return d->reserved;
 }
 
 static uint64_t msr_engine_read(Cpu *c, uint32_t index)
@@ -419,59 +659,161 @@ static void msr_engine_write(Cpu *c, uint32_t index, uint64_t v)
     uc_reg_write(c->uc, UC_X86_REG_MSR, &msr);
 }
 
+/* A canonical linear address of the 4-level (48-bit) paging modelled: bits 63:47 all equal
+ * (SDM vol. 3A 3.3.7.1). */
+static bool is_canonical(uint64_t va)
+{
+    return (int64_t)va >> 47 == 0 || (int64_t)va >> 47 == -1;
+}
+
+/* MSR_PLATFORM_INFO (SDM vol. 4, 06_5EH): the maximum non-turbo ratio (15:8) and the maximum
+ * efficiency ratio (47:40) of the core clock to the 100 MHz bus clock, both the one clock
+ * pmusim runs at; no programmable ratio or TDP limits, no CPUID faulting. */
+static uint64_t platform_info(Cpu *c)
+{
+    uint64_t ratio = c->cl->clock->freq_hz / PLATFORM_BCLK_HZ & 0xff;
+    return ratio << 8 | ratio << 40;
+}
+
+static bool msr_sim_read(Cpu *c, uint32_t index, uint64_t *v)
+{
+    X86Cpu *x = X86(c);
+    switch (index) {
+    case MSR_TSC: *v = c->cycles + x->tsc_offset; return true;
+    case MSR_APIC_BASE: *v = x->apic_base; return true;
+    case MSR_TSC_ADJUST: *v = x->tsc_adjust; return true;
+    case MSR_PLATFORM_INFO: *v = platform_info(c); return true;
+    case MSR_MISC_ENABLE: *v = x->misc_enable; return true;
+    case MSR_DEBUGCTL: *v = x->debugctl; return true;
+    case MSR_OFFCORE_RSP_0: case MSR_OFFCORE_RSP_1: *v = x->offcore_rsp[index - MSR_OFFCORE_RSP_0]; return true;
+    case MSR_TSC_AUX: *v = x->tsc_aux; return true;
+    case MSR_TSC_DEADLINE: *v = lapic_tsc_deadline(&x->apic); return true;
+    default: return false;
+    }
+}
+
 /* false: #GP */
 static bool msr_read(Cpu *c, uint32_t index, uint64_t *v)
 {
-    X86Cpu *x = X86(c);
-    const MsrDef *d = msr_find(index);
+    const MsrDef *d = msr_find(c, index);
     if (!d)
         return false;
     switch (d->kind) {
     case MSR_CONST:
+    case MSR_RO:
         *v = d->value;
+        return true;
+    case MSR_LBR:
+        *v = 0;
         return true;
     case MSR_ENGINE:
         *v = msr_engine_read(c, index);
         return true;
     case MSR_SIM:
-        switch (index) {
-        case MSR_TSC: *v = c->cycles + x->tsc_offset; return true;
-        case MSR_APIC_BASE: *v = x->apic_base; return true;
-        case MSR_TSC_AUX: *v = x->tsc_aux; return true;
-        case MSR_TSC_DEADLINE: *v = lapic_tsc_deadline(&x->apic); return true;
-        }
+        return msr_sim_read(c, index, v);
     }
     return false;
 }
 
-static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
+/* The x2APIC state machine of IA32_APIC_BASE's EN and EXTD (SDM vol. 3A 11.12.5, figure 11-27):
+ * disabled (EN=0 EXTD=0), xAPIC (EN=1), x2APIC (EN=1 EXTD=1); EXTD without EN is invalid,
+ * x2APIC -> xAPIC and disabled -> x2APIC are not transitions: all three #GP.  Disabling
+ * (EN=0) puts the APIC in its power-up state (SDM 11.4.3: "the APIC may return to the state
+ * ... after power-up"), xAPIC mode included. */
+static bool apic_base_write(Cpu *c, uint64_t v)
 {
     X86Cpu *x = X86(c);
-    const MsrDef *d = msr_find(index);
-    if (!d || (v & d->reserved))
+    bool en = v & APIC_BASE_EN, extd = v & APIC_BASE_EXTD;
+    bool was_en = x->apic_base & APIC_BASE_EN, was_extd = x->apic_base & APIC_BASE_EXTD;
+    if (extd && !en)
+        return false;
+    if ((was_extd && en && !extd) || (!was_en && extd))
+        return false;
+    if ((v & APIC_BASE_ADDR) != (x->apic_base & APIC_BASE_ADDR))
+        vcpu_diag(c, c->ops->get_pc(c), "unsupported",
+                  "IA32_APIC_BASE = 0x%" PRIx64 ": relocating the APIC is not modelled", v);
+    if (x->apic.present && was_en && !en)
+        lapic_reset(&x->apic);
+    if (x->apic.present && extd && !was_extd)
+        lapic_set_x2apic(&x->apic, true);
+    x->apic_base = (x->apic_base & APIC_BASE_BSP) | (v & ~APIC_BASE_BSP);
+    return true;
+}
+
+/* IA32_MISC_ENABLE: the R/W bits take the value written, the read-only ones keep theirs. */
+static void misc_enable_write(Cpu *c, uint64_t v)
+{
+    X86Cpu *x = X86(c);
+    x->misc_enable = (x->misc_enable & MISC_RO) | (v & MISC_RW);
+}
+
+static bool msr_sim_write(Cpu *c, uint32_t index, uint64_t v)
+{
+    X86Cpu *x = X86(c);
+    uint64_t tsc = c->cycles + x->tsc_offset;
+    switch (index) {
+    case MSR_TSC:
+        /* A write to the TSC adds the same difference to IA32_TSC_ADJUST (SDM vol. 3B 18.17.3). */
+        x->tsc_adjust += v - tsc;
+        x->tsc_offset = v - c->cycles;
+        return true;
+    case MSR_TSC_ADJUST:
+        x->tsc_offset += v - x->tsc_adjust;
+        x->tsc_adjust = v;
+        return true;
+    case MSR_APIC_BASE: return apic_base_write(c, v);
+    case MSR_PLATFORM_INFO: return false;                  /* read-only */
+    case MSR_MISC_ENABLE: misc_enable_write(c, v); return true;
+    case MSR_DEBUGCTL:
+        if (v & DEBUGCTL_UNMODELLED)
+            vcpu_diag(c, c->ops->get_pc(c), "unsupported",
+                      "IA32_DEBUGCTL = 0x%" PRIx64 ": branch recording (LBR, BTS, TR) and BTF are not modelled", v);
+        x->debugctl = v;
+        return true;
+    case MSR_OFFCORE_RSP_0: case MSR_OFFCORE_RSP_1: x->offcore_rsp[index - MSR_OFFCORE_RSP_0] = v; return true;
+    case MSR_TSC_AUX: x->tsc_aux = v; return true;
+    case MSR_TSC_DEADLINE: lapic_set_tsc_deadline(&x->apic, v); return true;
+    default: return false;
+    }
+}
+
+/* A write the engine keeps, with the checks the engine does not make: the segment bases must
+ * be canonical (SDM vol. 2B WRMSR: "#GP(0) if the source register contains a non-canonical
+ * address and ECX specifies one of the following MSRs: IA32_DS_AREA, IA32_FS_BASE,
+ * IA32_GS_BASE, IA32_KERNEL_GS_BASE, IA32_LSTAR, IA32_SYSENTER_EIP, IA32_SYSENTER_ESP"), and
+ * EFER.NXE needs the XD bit enabled (IA32_MISC_ENABLE[34] = 0). */
+static bool msr_engine_checked_write(Cpu *c, uint32_t index, uint64_t v)
+{
+    switch (index) {
+    case MSR_FS_BASE: case MSR_GS_BASE: case MSR_KERNEL_GS_BASE: case MSR_LSTAR:
+    case MSR_SYSENTER_EIP: case MSR_SYSENTER_ESP:
+        if (!is_canonical(v))
+            return false;
+        break;
+    case MSR_EFER:
+        if ((v & EFER_NXE_BIT) && (X86(c)->misc_enable & MISC_XD_DISABLE))
+            return false;
+        break;
+    }
+    msr_engine_write(c, index, v);
+    return true;
+}
+
+static bool msr_write(Cpu *c, uint32_t index, uint64_t v)
+{
+    const MsrDef *d = msr_find(c, index);
+    if (!d || (v & msr_reserved(c, d)))
         return false;
     switch (d->kind) {
     case MSR_CONST:
-        return true;                /* writes to these read-only values are ignored */
+    case MSR_LBR:
+        return true;                /* writes to these are ignored */
+    case MSR_RO:
+        return false;
     case MSR_ENGINE:
-        msr_engine_write(c, index, v);
-        return true;
+        return msr_engine_checked_write(c, index, v);
     case MSR_SIM:
-        switch (index) {
-        case MSR_TSC: x->tsc_offset = v - c->cycles; return true;
-        case MSR_APIC_BASE: {
-            bool extd = v & (1u << 10), en = v & (1u << 11);
-            if ((extd && !en) || (x->apic.present && !lapic_set_x2apic(&x->apic, extd)))
-                return false;       /* invalid state, or x2APIC -> xAPIC (SDM 11.12.5) */
-            if ((v & 0xfffff000ull) != (x->apic_base & 0xfffff000ull) || !en)
-                vcpu_diag(c, c->ops->get_pc(c), "unsupported",
-                             "IA32_APIC_BASE = 0x%" PRIx64 ": relocating or disabling the APIC is not modelled", v);
-            x->apic_base = (x->apic_base & 0x100) | (v & ~0x100ull);
-            return true;
-        }
-        case MSR_TSC_AUX: x->tsc_aux = v; return true;
-        case MSR_TSC_DEADLINE: lapic_set_tsc_deadline(&x->apic, v); return true;
-        }
+        return msr_sim_write(c, index, v);
     }
     return false;
 }
@@ -483,7 +825,7 @@ static bool is_x2apic_msr(uint32_t index)
 
 static const char *msr_name(Cpu *c, uint32_t index)
 {
-    const MsrDef *d = msr_find(index);
+    const MsrDef *d = msr_find(c, index);
     const char *pmu = x86pmu_msr_name(&X86(c)->pmu, index);
     const char *x2 = is_x2apic_msr(index) ? lapic_x2apic_msr_name(index) : NULL;
     return d ? d->name : pmu ? pmu : x2 ? x2 : "unknown";
@@ -700,75 +1042,158 @@ static void x86_destroy(Cpu *c)
         uc_context_free(X86(c)->engine_ctx);
 }
 
-/* ------------------------------------------------------------------ CPUID */
+/* ------------------------------------------------------------------ CPUID
+ *
+ * The leaves of the CPU's profile (above); a leaf beyond the last one gives the highest basic
+ * leaf's data, as Intel's processors do (SDM vol. 2A CPUID: "If a value entered for CPUID.EAX
+ * is higher than the maximum input value for basic or extended function for that processor
+ * then the data for the highest basic information leaf is returned"). */
+
+/* log2 of the APIC IDs a package spans: one core per CPU, one thread per core. */
+static unsigned core_shift(Cpu *c)
+{
+    unsigned shift = 0;
+    while ((1u << shift) < (unsigned)c->cl->ncpus)
+        shift++;
+    return shift;
+}
+
+enum { CACHE_LINE = 64, CACHE_SELF_INIT = 1u << 8, CACHE_INCLUSIVE = 1u << 1 };
+
+/* Leaf 4: the profile's caches; a shared one is shared by every core of the package. */
+static void cpuid_cache(Cpu *c, uint32_t sub, uint32_t r[4])
+{
+    const X86Profile *pr = X86(c)->prof;
+    if (sub >= pr->ncaches)
+        return;                         /* type 0: no more caches */
+    const CacheDesc *d = &pr->caches[sub];
+    uint32_t cores = (1u << core_shift(c)) - 1;
+    r[0] = d->type | d->level << 5 | CACHE_SELF_INIT | (d->shared ? cores : 0) << 14 | cores << 26;
+    r[1] = (uint32_t)(d->ways - 1) << 22 | (CACHE_LINE - 1);
+    r[2] = d->sets - 1;
+    r[3] = d->shared ? CACHE_INCLUSIVE : 0;
+}
+
+/* Leaf 0xB: level 0 the threads of a core (one), level 1 the cores of the package (the CPUs). */
+static void cpuid_topology(Cpu *c, uint32_t sub, uint32_t r[4])
+{
+    if (sub == 0) {
+        r[1] = 1;
+        r[2] = TOPO_SMT << 8;
+    } else if (sub == 1) {
+        r[0] = core_shift(c);
+        r[1] = (uint32_t)c->cl->ncpus;
+        r[2] = TOPO_CORE << 8 | 1;
+    } else {
+        r[2] = sub & 0xff;              /* level type 0: invalid */
+    }
+    r[3] = (uint32_t)c->hwid;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Leaf 0x15: TSC = crystal * EBX / EAX, the crystal being the APIC timer's clock (which Linux
+ * assumes: native_calibrate_tsc sets lapic_timer_period from it) and the TSC the core clock
+ * (IA32_TSC counts cycles).  Leaf 0x16: base and maximum frequency, bus frequency, in MHz.
+ * Linux then knows both exactly (X86_FEATURE_TSC_KNOWN_FREQ) and calibrates nothing. */
+static void cpuid_clocks(Cpu *c, uint32_t leaf, uint32_t r[4])
+{
+    uint64_t core = c->cl->clock->freq_hz, crystal = c->cl->lapic_hz;
+    if (leaf == 0x16) {
+        r[0] = r[1] = (uint32_t)(core / 1000000);
+        r[2] = (uint32_t)(crystal / 1000000);
+        return;
+    }
+    if (!core || !crystal || crystal > UINT32_MAX)
+        return;                         /* not enumerated */
+    uint64_t g = gcd(core, crystal);
+    if (core / g > UINT32_MAX || crystal / g > UINT32_MAX)
+        return;
+    r[0] = (uint32_t)(crystal / g);
+    r[1] = (uint32_t)(core / g);
+    r[2] = (uint32_t)crystal;
+}
+
+/* The brand string, with the core clock. */
+static void cpuid_brand(Cpu *c, uint32_t leaf, uint32_t r[4])
+{
+    char brand[48] = { 0 };
+    uint64_t mhz = c->cl->clock->freq_hz / 1000000;
+    snprintf(brand, sizeof brand, "pmusim %s CPU @ %" PRIu64 ".%02" PRIu64 "GHz", X86(c)->prof->name,
+             mhz / 1000, mhz % 1000 / 10);
+    memcpy(r, brand + 16 * (leaf - 0x80000002), 16);
+}
+
+static void cpuid_leaf1(Cpu *c, uint32_t r[4])
+{
+    X86Cpu *x = X86(c);
+    r[0] = (uint32_t)c->model->id;
+    r[1] = (uint32_t)(c->hwid & 0xff) << 24 | (1u << core_shift(c) & 0xff) << 16 | CLFLUSH_LINE_QWORDS << 8;
+    r[2] = x->prof->leaf1_ecx;
+    r[3] = LEAF1_EDX;
+    if (x->apic.present && x->prof->apic_extras)
+        r[2] |= F1C_X2APIC | F1C_TSC_DEADLINE;
+    if (x->apic.present) {
+        if (x->apic_base & APIC_BASE_EN)
+            r[3] |= F1D_APIC;           /* cleared while the APIC is disabled (SDM 11.4.3) */
+    }
+}
+
+static void cpuid_extended(Cpu *c, uint32_t leaf, uint32_t r[4])
+{
+    switch (leaf) {
+    case 0x80000000: r[0] = CPUID_MAX_EXT; break;
+    case 0x80000001:
+        r[2] = FX1C_LAHF;
+        r[3] = X86(c)->prof->ext1_edx & ~(X86(c)->misc_enable & MISC_XD_DISABLE ? FX1D_NX : 0u);
+        break;
+    case 0x80000002: case 0x80000003: case 0x80000004: cpuid_brand(c, leaf, r); break;
+    case 0x80000006: r[2] = 256u << 16 | 4u << 12 | CACHE_LINE; break;   /* L2: 256 KiB, 4-way */
+    case 0x80000007: r[3] = X86(c)->prof->ext7_edx; break;
+    case 0x80000008: r[0] = ADDR_SIZES; break;
+    }
+}
 
 void vcpu_x86_cpuid_values(Cpu *c, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
-    static const char brand[48] = "pmusim x86-64 CPU";
     memset(r, 0, 4 * sizeof r[0]);
-    uint32_t ncpus = (uint32_t)c->cl->ncpus;
+    const X86Profile *pr = X86(c)->prof;
+    uint32_t max = X86(c)->misc_enable & MISC_LIMIT_CPUID ? CPUID_MAX_BASIC_LIMITED : pr->max_leaf;
+    if (leaf >= 0x80000000u) {
+        if (leaf <= CPUID_MAX_EXT) {
+            cpuid_extended(c, leaf, r);
+            return;
+        }
+        leaf = max;                 /* beyond the last leaf: the highest basic leaf's data */
+    } else if (leaf > max) {
+        leaf = max;
+    }
     switch (leaf) {
     case 0:
-        r[0] = 0xb;
+        r[0] = max;
         memcpy(&r[1], "Genu", 4);
         memcpy(&r[3], "ineI", 4);
         memcpy(&r[2], "ntel", 4);
         break;
-    case 1:
-        r[0] = (uint32_t)c->model->id;
-        r[1] = (uint32_t)(c->hwid & 0xff) << 24 | (ncpus & 0xff) << 16 | 8 << 8;
-        /* SSE3 PCLMULQDQ SSSE3 CX16 SSE4.1 SSE4.2 MOVBE POPCNT */
-        r[2] = 1u << 0 | 1u << 1 | 1u << 9 | 1u << 13 | 1u << 19 | 1u << 20 | 1u << 22 | 1u << 23;
-        /* FPU DE PSE TSC MSR PAE CX8 APIC SEP PGE CMOV PAT PSE36 CLFSH MMX FXSR SSE SSE2 */
-        r[3] = 1u << 0 | 1u << 2 | 1u << 3 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 8 | 1u << 9 | 1u << 11 |
-               1u << 13 | 1u << 15 | 1u << 16 | 1u << 17 | 1u << 19 | 1u << 23 | 1u << 24 | 1u << 25 |
-               1u << 26;
-        if (ncpus > 1)
-            r[3] |= 1u << 28;       /* HTT: EBX[23:16] is valid */
-        if (X86(c)->apic.present)
-            r[2] |= 1u << 21 | 1u << 24;    /* x2APIC, TSC-deadline timer */
-        else
-            r[3] &= ~(1u << 9);     /* no APIC */
+    case 1: cpuid_leaf1(c, r); break;
+    case 2: r[0] = LEAF2_EAX; break;
+    case 4: cpuid_cache(c, sub, r); break;
+    case 6: r[0] = F6A_ARAT; break;
+    case 7:
+        if (sub == 0)
+            r[1] = pr->leaf7_ebx;
         break;
-    case 0xa:
-        x86pmu_cpuid(&X86(c)->pmu, r);
-        break;
-    case 0xb: {
-        unsigned shift = 0;
-        while ((1u << shift) < ncpus)
-            shift++;
-        if (sub == 0) {
-            r[0] = 0;
-            r[1] = 1;
-            r[2] = 1u << 8;
-        } else if (sub == 1) {
-            r[0] = shift;
-            r[1] = ncpus;
-            r[2] = 2u << 8 | 1;
-        } else {
-            r[2] = sub;
-        }
-        r[3] = (uint32_t)c->hwid;
-        break;
-    }
-    case 0x80000000:
-        r[0] = 0x80000008;
-        break;
-    case 0x80000001:
-        r[2] = 1u << 0;                                             /* LAHF/SAHF */
-        r[3] = 1u << 11 | 1u << 20 | 1u << 27 | 1u << 29;          /* SYSCALL NX RDTSCP LM */
-        break;
-    case 0x80000002:
-    case 0x80000003:
-    case 0x80000004:
-        memcpy(r, brand + 16 * (leaf - 0x80000002), 16);
-        break;
-    case 0x80000007:
-        r[3] = 1u << 8;                                             /* invariant TSC */
-        break;
-    case 0x80000008:
-        r[0] = 0x3028;                                              /* 40-bit physical, 48-bit linear */
-        break;
+    case 0xa: x86pmu_cpuid(&X86(c)->pmu, r); break;
+    case 0xb: cpuid_topology(c, sub, r); break;
+    case 0x15: case 0x16: cpuid_clocks(c, leaf, r); break;
     }
 }
 
@@ -825,7 +1250,9 @@ static bool x86_init(Cpu *c, Error *err)
         uc_hook_add(c->uc, &h, UC_HOOK_INSN_INVALID, (void *)hook_invalid, c, 1, 0) != UC_ERR_OK)
         return err_set(err, "cpu%d: cannot install the x86 instruction hooks", c->index);
     X86Cpu *x = X86(c);
-    x->apic_base = APIC_DEFAULT_BASE | 1u << 11 | (c->index == 0 ? 1u << 8 : 0);
+    x->apic_base = APIC_DEFAULT_BASE | APIC_BASE_EN | (c->index == 0 ? APIC_BASE_BSP : 0);
+    x->misc_enable = MISC_POWER_UP;
+    x->prof = profile_find(c->model->uc_model);
     LapicBus bus = { c->cl, apic_bus_count, apic_bus_peer };
     lapic_init(&x->apic, &c->port, bus, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_NMI), c->cl->lapic_hz,
                &x->tsc_offset);
@@ -937,6 +1364,7 @@ static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
     case X86_INS_POPF: case X86_INS_POPFQ: return T_POPF;
     case X86_INS_SYSRET: return T_SYSRET;
     case X86_INS_SYSCALL: return T_SYSCALL;
+    case X86_INS_WRFSBASE: case X86_INS_WRGSBASE: return T_WRBASE;
     case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF: case X86_INS_RETFQ:
     case X86_INS_SYSENTER: case X86_INS_SYSEXIT: return T_FAR;
     case X86_INS_MOV:
@@ -955,19 +1383,35 @@ static void set_edx_eax(Cpu *c, uint64_t v)
 /* The value a MOV to CR0 (REX? 0F 22 /r; the r/m field names the source) writes. */
 static int x86_decode_mode(Cpu *c);
 
+/* The general-purpose registers by their encoding number (SDM vol. 2A table 2-2, REX.B/R as
+ * bit 3). */
+static const int gpr_by_number[16] = { UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
+                                       UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
+                                       UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+                                       UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15 };
+
 static uint64_t movcr0_source(Cpu *c, const TrapSite *t)
 {
-    static const int gpr[16] = { UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
-                                 UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
-                                 UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
-                                 UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15 };
     unsigned rex = 0, i = 0;
     while (i + 2 < t->len && !(t->bytes[i] == 0x0f && t->bytes[i + 1] == 0x22)) {
         rex = (t->bytes[i] & 0xf0) == 0x40 ? t->bytes[i] : 0;
         i++;
     }
     unsigned rm = (t->bytes[i + 2] & 7) | (rex & 1 ? 8 : 0);
-    return vcpu_reg_read(c, gpr[rm]);
+    return vcpu_reg_read(c, gpr_by_number[rm]);
+}
+
+/* The base a WRFSBASE/WRGSBASE (F3 REX? 0F AE /2 or /3, the r/m field names the source) writes:
+ * 64 bits with REX.W, else the 32-bit register zero-extended (SDM vol. 2A WRFSBASE). */
+static uint64_t wrbase_source(Cpu *c, const TrapSite *t)
+{
+    unsigned rex = 0, i = 0;
+    while (i + 2 < t->len && !(t->bytes[i] == 0x0f && t->bytes[i + 1] == 0xae)) {
+        rex = (t->bytes[i] & REX_MASK) == REX_BASE ? t->bytes[i] : 0;
+        i++;
+    }
+    uint64_t v = vcpu_reg_read(c, gpr_by_number[(t->bytes[i + 2] & 7) | (rex & 1 ? 8 : 0)]);
+    return rex & REX_W ? v : (uint32_t)v;
 }
 
 /* Would this CR0 value fault?  (Intel SDM vol. 2B "MOV--Move to/from Control Registers",
@@ -1023,9 +1467,10 @@ static TrapResult x86_syscall(Cpu *c, uint64_t pc, uint64_t next)
     return TRAP_DONE;
 }
 
-/* IRET's operand size (SDM vol. 2A, IRET/IRETD/IRETQ): 66h makes it 2 bytes, REX.W 8, else 4
- * (CF alone is IRETD in 64-bit mode too). */
-static unsigned iret_size(const TrapSite *t)
+/* The operand size of IRET or SYSRET (SDM vol. 2A IRET/IRETD/IRETQ, vol. 2B SYSRET): 66h makes
+ * it 2 bytes, REX.W 8, else 4 (CF alone is IRETD in 64-bit mode too; 0F 07 alone returns to
+ * compatibility mode). */
+static unsigned insn_operand_size(const TrapSite *t)
 {
     for (unsigned i = 0; i + 1 < t->len; i++) {
         if (t->bytes[i] == PREFIX_OPSIZE)
@@ -1043,7 +1488,7 @@ static void trace_iret(Cpu *c, uint64_t pc, const TrapSite *t)
     if (!trace_on(c->cl->trace))
         return;
     uint64_t pa, to = 0;
-    unsigned size = iret_size(t);
+    unsigned size = insn_operand_size(t);
     uint8_t b[sizeof to];
     bool ok = vcpu_data_pa(c, vcpu_reg_read(c, UC_X86_REG_RSP), &pa) && vcpu_mem_read(c, pa, b, size);
     for (unsigned i = 0; ok && i < size; i++)
@@ -1059,6 +1504,11 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
     switch (t->kind) {
     case T_RDTSC:
     case T_RDTSCP: {
+        if (t->kind == T_RDTSCP && !(x->prof->ext1_edx & FX1D_RDTSCP)) {
+            vcpu_reg_write(c, UC_X86_REG_RIP, pc);      /* not advertised: #UD (SDM vol. 2B RDTSCP) */
+            x86_fault(c, X86_UD, 0);
+            return TRAP_FAULTED;
+        }
         uint64_t cr4 = vcpu_reg_read(c, UC_X86_REG_CR4);
         if (cpl && (cr4 & CR4_TSD))
             goto gp;
@@ -1123,6 +1573,12 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         vcpu_request_stop(c);
         return TRAP_NATIVE;
     case T_SYSRET:
+        /* A return to 64-bit mode with a non-canonical RCX is #GP(0) at CPL 0 (SDM vol. 2B
+         * SYSRET), which the engine does not check; its other checks (#UD without EFER.SCE,
+         * #GP outside CPL 0) are the engine's. */
+        if (cpl == 0 && (msr_engine_read(c, MSR_EFER) & EFER_SCE_BIT) && insn_operand_size(t) == 8 &&
+            !is_canonical(vcpu_reg_read(c, UC_X86_REG_RCX)))
+            goto gp;
         x->mode_dirty = true;
         vcpu_request_stop(c);        /* back to CPL 3: see T_IRETQ */
         return TRAP_NATIVE;
@@ -1132,6 +1588,13 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         return TRAP_NATIVE;
     case T_SYSCALL:
         return x86_syscall(c, pc, next);
+    case T_WRBASE:
+        /* The engine checks CR4.FSGSBASE and the mode (#UD) but not the base: a non-canonical
+         * one is #GP(0) (SDM vol. 2A WRFSBASE/WRGSBASE). */
+        if ((vcpu_reg_read(c, UC_X86_REG_CR4) & CR4_FSGSBASE) && x86_decode_mode(c) == CS_MODE_64 &&
+            !is_canonical(wrbase_source(c, t)))
+            goto gp;
+        return TRAP_NATIVE;
     case T_FAR:
         x->mode_dirty = true;        /* a new CS may change the code mode: see x86_decode_mode */
         vcpu_request_stop(c);
@@ -1359,12 +1822,50 @@ static bool x86_insn_accesses(Cpu *c, const cs_insn *insn, AccessKind kind, uint
 
 /* ------------------------------------------------------------------ page faults */
 
+/* Does the instruction reference memory through the stack segment: an implicit stack access
+ * (push, pop, call, ret, enter, leave, pushf, popf, iret) or an operand based on RSP or RBP or
+ * with an SS override (SDM vol. 3A 6.15 "Interrupt 12": a non-canonical address in such a
+ * reference is #SS(0), in any other #GP(0))? */
+static bool stack_reference(const cs_insn *insn)
+{
+    switch (insn->id) {
+    case X86_INS_PUSH: case X86_INS_POP: case X86_INS_CALL: case X86_INS_RET: case X86_INS_ENTER:
+    case X86_INS_LEAVE: case X86_INS_PUSHF: case X86_INS_PUSHFQ: case X86_INS_POPF: case X86_INS_POPFQ:
+    case X86_INS_IRET: case X86_INS_IRETD: case X86_INS_IRETQ:
+        return true;
+    default:
+        break;
+    }
+    const cs_x86 *d = &insn->detail->x86;
+    for (int i = 0; i < d->op_count; i++) {
+        const cs_x86_op *op = &d->operands[i];
+        if (op->type == X86_OP_MEM && (op->mem.segment == X86_REG_SS || op->mem.base == X86_REG_RSP ||
+                                       op->mem.base == X86_REG_RBP || op->mem.base == X86_REG_ESP ||
+                                       op->mem.base == X86_REG_EBP))
+            return true;
+    }
+    return false;
+}
+
+/* The fault of a non-canonical linear address at rip: #SS(0) for a stack reference, else #GP(0). */
+static unsigned non_canonical_fault(Cpu *c, uint64_t rip)
+{
+    enum { X86_MAX_INSN = 15 };
+    const uint8_t *bytes = vcpu_fetch_bytes(c, rip, X86_MAX_INSN);
+    cs_insn *insn = NULL;
+    size_t n = bytes ? cs_disasm(c->cs, bytes, X86_MAX_INSN, rip, 1, &insn) : 0;
+    bool ss = n == 1 && insn[0].detail && stack_reference(&insn[0]);
+    if (insn)
+        cs_free(insn, n);
+    return ss ? X86_SS : X86_GP;
+}
+
 /* CpuOps.mmu_fault: the access of the instruction at RIP faulted in the walk (x86_paging.c). */
 static void x86_mmu_fault(Cpu *c, const MmuResult *r)
 {
     uint64_t rip = vcpu_reg_read(c, UC_X86_REG_RIP);
     if (r->kind == X86_MMU_GP) {
-        x86_fault(c, X86_GP, 0);
+        x86_fault(c, r->acc == MMU_FETCH ? X86_GP : non_canonical_fault(c, rip), 0);
         return;
     }
     uint64_t cr2 = vcpu_fault_address(c, rip, r, "CR2");
@@ -1425,8 +1926,9 @@ static void load_mmr(BlobReader *r, Cpu *c, int reg)
     uc_reg_write(c->uc, reg, &v);
 }
 
-/* Raise when a field is added (base/state.h).  2: the x87 state. */
-#define X86_STATE_VERSION 2u
+/* Raise when a field is added (base/state.h).  2: the x87 state; 3: IA32_TSC_ADJUST,
+ * IA32_MISC_ENABLE, IA32_DEBUGCTL, MSR_OFFCORE_RSP_0/1. */
+#define X86_STATE_VERSION 3u
 
 /* The x87 (and MMX) state, saved since version 2 (a checkpoint of version 1 leaves the freshly
  * created engine's).  The registers by physical number (FP0-7: 64-bit significand, then sign
@@ -1507,6 +2009,10 @@ static const StateField x86_fields[] = {
     STATE_FIELD(X86Cpu, tsc_aux),
     STATE_FIELD(X86Cpu, apic_base),
     STATE_BOOL(X86Cpu, nmi_blocked),
+    STATE_FIELD_V(X86Cpu, tsc_adjust, 3),
+    STATE_FIELD_V(X86Cpu, misc_enable, 3),
+    STATE_FIELD_V(X86Cpu, debugctl, 3),
+    STATE_ARRAY_V(X86Cpu, offcore_rsp, 3),
 };
 
 static void x86_save(Cpu *c, Blob *b)

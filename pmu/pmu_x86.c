@@ -339,14 +339,22 @@ MsrResult x86pmu_wrmsr(X86Pmu *p, uint32_t index, uint64_t v, uint64_t pc)
     return MSR_OK;
 }
 
+/* ECX: bit 30 selects the fixed counters, bits 29:0 the index; bit 31 is the "fast" read, which
+ * returns bits 31:0 of the counter in EAX and clears EDX, for a general-purpose counter and a
+ * fixed one alike (SDM vol. 2B RDPMC: "Setting ECX[31] selects 'fast' read mode ... RDPMC
+ * returns bits 31:0 of the PMC in EAX while clearing EDX to zero"). */
+enum { RDPMC_FAST = 1u << 31, RDPMC_FIXED = 1u << 30, RDPMC_INDEX = 0x3fffffffu };
+
 bool x86pmu_rdpmc(X86Pmu *p, uint32_t sel, uint64_t *v)
 {
-    bool fixed = sel & (1u << 30);
-    uint32_t idx = sel & 0x3fffffffu;
+    bool fixed = sel & RDPMC_FIXED;
+    uint32_t idx = sel & RDPMC_INDEX;
     if (fixed ? idx >= p->cfg.nfixed : idx >= p->cfg.ngp)
         return false;
     begin(p);
     *v = p->bank.ctr[fixed ? X86_PMU_FIXED_BASE + idx : idx].value;
+    if (sel & RDPMC_FAST)
+        *v &= UINT32_MAX;
     commit(p, 0);
     return true;
 }

@@ -11,7 +11,7 @@
 # the command line, to the root-mount panic.
 . "$(dirname "$0")/lib.sh" "$@"
 need_linux_image amd64
-INSNS=1200000000
+INSNS=2000000000
 APPEND="console=ttyS0 earlyprintk=serial,ttyS0,115200"
 head -c 8192 /dev/zero >"$T/initrd.img"
 

@@ -83,6 +83,10 @@ static void check_class(Arch arch, const uint8_t *code, size_t len, InsnClass ex
     X(classify_x86_cmpxchg_is_atomic, IC_ATOMIC, /* cmpxchg [rax], rbx */ 0x48, 0x0f, 0xb1, 0x18) \
     X(classify_x86_jne_is_branch, IC_BRANCH, /* jne .+16 */ 0x75, 0x0e) \
     X(classify_x86_jmp_rel_is_branch, IC_BRANCH, /* jmp .+0x100 */ 0xe9, 0xfb, 0x00, 0x00, 0x00) \
+    X(classify_x86_loop_is_branch, IC_BRANCH, /* loop . */ 0xe2, 0xfe) \
+    X(classify_x86_loopne_is_branch, IC_BRANCH, /* loopne . */ 0xe0, 0xfe) \
+    X(classify_x86_jrcxz_is_branch, IC_BRANCH, /* jrcxz . */ 0xe3, 0xfe) \
+    X(classify_x86_jecxz_is_branch, IC_BRANCH, /* jecxz . */ 0x67, 0xe3, 0xfe) \
     X(classify_x86_jmp_register_is_branch_ind, IC_BRANCH_IND, /* jmp rax */ 0xff, 0xe0) \
     X(classify_x86_jmp_memory_is_branch_ind, IC_BRANCH_IND, /* jmp qword ptr [rax] */ 0xff, 0x20) \
     X(classify_x86_call_is_call, IC_CALL, /* call .+0x100 */ 0xe8, 0xfb, 0x00, 0x00, 0x00) \

@@ -51,6 +51,12 @@ const char *testutil_temp_file(const void *data, size_t len, const char *suffix)
 Machine *tm_create(Arch arch, const unsigned char *blob, unsigned len, uint64_t load, uint64_t entry,
                    uint64_t max_insns, int ncpus)
 {
+    return tm_create_model(arch, blob, len, load, entry, max_insns, ncpus, NULL);
+}
+
+Machine *tm_create_model(Arch arch, const unsigned char *blob, unsigned len, uint64_t load, uint64_t entry,
+                         uint64_t max_insns, int ncpus, const char *cpu_model)
+{
     MachineConfig cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.kernel = testutil_temp_file(blob, len, ".bin");
@@ -61,6 +67,7 @@ Machine *tm_create(Arch arch, const unsigned char *blob, unsigned len, uint64_t 
     cfg.entry_set = true;
     cfg.max_insns = max_insns;
     cfg.ncpus = ncpus;
+    cfg.cpu_model = cpu_model;
     cfg.console_file = "/dev/null";
     Machine *m = calloc(1, sizeof *m);
     Error err = { { 0 } };

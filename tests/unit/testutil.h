@@ -21,6 +21,9 @@ const char *testutil_temp_file(const void *data, size_t len, const char *suffix)
 Machine *tm_create(Arch arch, const unsigned char *blob, unsigned len, uint64_t load, uint64_t entry,
                    uint64_t max_insns, int ncpus);
 /* Boot the first CPU and run to the end; returns the exit status. */
+/* The same with --cpu-model `cpu_model` (NULL: the board's). */
+Machine *tm_create_model(Arch arch, const unsigned char *blob, unsigned len, uint64_t load, uint64_t entry,
+                         uint64_t max_insns, int ncpus, const char *cpu_model);
 int tm_run(Machine *m);
 void tm_destroy(Machine *m);
 /* Guest memory in guest byte order. */
@@ -44,6 +47,7 @@ TM_BLOB(ppc32_exc);
 TM_BLOB(x86_64_smc);
 TM_BLOB(x86_64_pmu);
 TM_BLOB(x86_64_apic);
+TM_BLOB(x86_64_cpu);
 TM_BLOB(ppc32_pmu);
 TM_BLOB(arm64_irq);
 TM_BLOB(arm64_el0);

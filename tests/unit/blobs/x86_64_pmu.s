@@ -8,14 +8,7 @@
     .text
     .globl _start
 
-# rdmsr64 MSR, REG: REG = the 64-bit MSR (clobbers rax, rcx, rdx)
-    .macro rdmsr64 msr, reg
-    mov $\msr, %ecx
-    rdmsr
-    shl $32, %rdx
-    or %rdx, %rax
-    mov %rax, \reg
-    .endm
+    .include "x86_64_msr.inc"
 
 # ---- A (0x100000): exact counts of a region.  PMC0 instructions, PMC1 branches, PMC2 branch
 # misses, PMC3 cycles with INV CMASK=1 on instructions (cycles - instructions); fixed counters
