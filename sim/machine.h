@@ -28,6 +28,7 @@
 #include "sim/linuxwatch.h"
 #include "sim/fdt.h"
 #include "sim/inject.h"
+#include "sim/intc.h"
 #include "sim/progress.h"
 #include "tracer/patchcheck.h"
 #include "tracer/profile.h"
@@ -130,6 +131,7 @@ struct Machine {
     Cluster cl;                     /* the CPUs and what they share (cpu/cluster.h) */
     Device *devs[MAX_DEVICES];
     int ndevs;
+    PcIrq pcirq;                    /* x86: the I/O APIC and the 8259A pair the ISA lines reach */
     Clock clock;
     Trace trace;
     TraceSink *tracedat;            /* --trace-dat's sink (in trace), until the trace is closed */

@@ -132,5 +132,15 @@ Device *uart16550_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *pl011_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *debug_exit_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *ib700_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *ioapic_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *i8259_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *i8254_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *mc146818_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+
+/* A node with several `reg` windows is one device: the machine makes the first window's, and for
+ * window k > 0 a window device that hands each access on with offset k << DEV_WINDOW_SHIFT | off
+ * (an 8259A pair and its ELCR, the PIT and port 0x61). */
+#define DEV_WINDOW_SHIFT 16
+Device *device_window(Device *owner, unsigned k, const DevDesc *dd);
 
 #endif
