@@ -26,7 +26,9 @@
  * slave's for IR2; a request gone by then gives IR7's vector, the spurious interrupt, without
  * setting ISR.  Priority: fully nested, rotating with the EOI rotate commands; in special mask
  * mode a masked IR's ISR bit does not block the others; in special fully nested mode the
- * master's cascade ISR bit does not block the slave's higher requests.
+ * master's cascade ISR bit does not block the slave's higher requests.  At power-up the pair is
+ * as a PC's firmware leaves it: initialised (8086 mode, the cascade on IR2, vectors 0x08 and
+ * 0x70) with every IRQ masked.
  */
 #include <stdlib.h>
 
@@ -44,6 +46,9 @@ enum { INIT_READY, INIT_ICW2, INIT_ICW3, INIT_ICW4 };
 enum { PIC_CASCADE_IR = 2, PIC_SPURIOUS_IR = 7, POLL_VALID = 0x80, NO_IRQ = 8 };
 
 static const uint8_t elcr_writable[2] = { 0xf8, 0xde };
+/* As a PC's firmware leaves the pair (the IBM PC's vectors 0x08 and 0x70, every IRQ masked
+ * but the cascade; SeaBIOS does the same): a guest that never programs them hears nothing. */
+static const uint8_t firmware_base[2] = { 0x08, 0x70 };
 
 typedef struct Chip {
     uint8_t irr, isr, imr;
@@ -369,7 +374,11 @@ Device *i8259_create(const DeviceHost *host, const DevDesc *dd, Error *err)
         return NULL;
     }
     I8259 *p = device_alloc(sizeof(I8259), &pic_ops, host, dd);
-    for (int i = 0; i < 2; i++)
-        p->chip[i].lowest = PIC_SPURIOUS_IR;
+    for (int i = 0; i < 2; i++) {
+        Chip *c = &p->chip[i];
+        *c = (Chip){ .base = firmware_base[i], .icw3 = i == PIC_MASTER ? 1u << PIC_CASCADE_IR : PIC_CASCADE_IR,
+                     .imr = i == PIC_MASTER ? (uint8_t)~(1u << PIC_CASCADE_IR) : 0xff, .lowest = PIC_SPURIOUS_IR,
+                     .ic4 = true };
+    }
     return &p->d;
 }

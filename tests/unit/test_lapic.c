@@ -378,6 +378,7 @@ Suite *lapic_suite(void)
     TCase *t = tcase_create("registers");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, reset_state_is_the_sdm_power_up_state);
+    tcase_add_test(t, boot_cpu_starts_in_virtual_wire_mode);
     tcase_add_test(t, lvt_stays_masked_while_the_apic_is_software_disabled);
     tcase_add_test(t, masked_lvtpc_loses_the_pmi);
     tcase_add_test(t, lvtpc_nmi_delivery_sets_the_mask_bit);
