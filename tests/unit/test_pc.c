@@ -470,6 +470,21 @@ START_TEST(rtc_starts_at_its_fixed_date_and_follows_simulated_time)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ the 16550 */
+
+START_TEST(serial_interrupt_is_isa_irq_4)
+{
+    apic_on(0);
+    io_wr(0x18, 0x34);                                  /* pin 4 -> vector 0x34 */
+    outb(0x3fc, 0x08);                                  /* MCR.OUT2 */
+    outb(0x3f9, 0x02);                                  /* IER.ETBEI: THR empty at once */
+    ck_assert(apic_bit(0, IRR, 0x34));
+    ck_assert_uint_eq(inb(0x20) & 0x10, 0x10);          /* the PIC's IR4 too (masked) */
+    ck_assert_uint_eq(inb(0x3fa), 0x02);
+    ck_assert_uint_eq(inb(0x3fa), 0x01);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ checkpoints */
 
 static void roundtrip(Device *d)
@@ -600,6 +615,7 @@ Suite *pc_suite(void)
     tcase_add_test(t, pit_counts_latches_and_reads_back);
     tcase_add_test(t, pit_square_wave_and_bcd);
     tcase_add_test(t, rtc_starts_at_its_fixed_date_and_follows_simulated_time);
+    tcase_add_test(t, serial_interrupt_is_isa_irq_4);
     tcase_add_test(t, checkpoints_keep_every_device_and_the_pit_s_next_edge);
     tcase_add_test(t, truncated_state_is_refused);
     suite_add_tcase(s, t);
