@@ -814,6 +814,7 @@ static void dev_host_init(Machine *m)
 {
     m->dev_host = (DeviceHost){
         .opaque = m, .arch = m->arch, .trace = &m->trace, .cpu_hz = m->clock.freq_hz, .ncpus = m->desc.ncpus,
+        .rtc_epoch = m->cfg.rtc_base_set ? m->cfg.rtc_base : DEV_RTC_DEFAULT_EPOCH,
         .console_out = host_putc, .exit = host_exit, .cpu_index = host_cpu_index, .cpu = host_cpu,
         .cpu_cycles = host_cpu_cycles, .cpu_events = host_cpu_events, .cpu_schedule = host_cpu_schedule,
         .now = host_now, .irq = host_irq, .console_input = host_console_input, .diag = host_diag,
@@ -887,6 +888,8 @@ uint64_t mach_fingerprint(const Machine *m)
     h = fnv1a(h, m->fdt, m->fdt_size);
     h = fnv1a(h, m->image.data, m->image.size);
     h = fnv1a(h, &m->clock.quantum, sizeof m->clock.quantum);
+    if (m->cfg.rtc_base_set)                /* only then: the logs of runs without it stay valid */
+        h = fnv1a(h, &m->cfg.rtc_base, sizeof m->cfg.rtc_base);
     return h;
 }
 

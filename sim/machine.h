@@ -51,6 +51,8 @@ typedef struct MachineConfig {
     const char *bootargs;           /* --bootargs */
     uint64_t mem_size;              /* --mem, bytes (0 = as in the tree) */
     int gic_version;                /* --gic-version (0 = as in the tree) */
+    uint64_t rtc_base;              /* --rtc-base: the RTC's time at cycle 0, seconds since 1970 */
+    bool rtc_base_set;
     const char *initrd_file;        /* --initrd */
     const char *symbols_file;       /* --symbols: a vmlinux or System.map for the image's symbols */
     uint64_t quantum;               /* --quantum, cycles */

@@ -46,6 +46,9 @@ typedef struct DevDesc {
     char irq_parent[128];           /* the interrupt parent's path ("" without interrupts) */
 } DevDesc;
 
+/* --rtc-base's default: 2025-01-01T00:00:00 UTC. */
+#define DEV_RTC_DEFAULT_EPOCH 1735689600ull
+
 typedef struct UartRx UartRx;
 
 /* The console input the console UART receives (sim/dev/uart_rx.h): input bytes first ..
@@ -71,6 +74,7 @@ typedef struct DeviceHost {
     Trace *trace;
     uint64_t cpu_hz;                /* the CPUs' clock (cycles per second) */
     int ncpus;
+    uint64_t rtc_epoch;             /* the real-time clock's time at cycle 0, seconds since 1970 (UTC) */
     /* A byte out of the console (a UART transmitted it). */
     void (*console_out)(void *opaque, uint8_t c);
     /* End the run with `status`; `cpu` is the CPU whose access caused it, or NULL. */

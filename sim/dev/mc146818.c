@@ -12,8 +12,8 @@
  *   0x0C register C (RO, cleared by the read): [7] IRQF, [6] PF, [5] AF, [4] UF
  *   0x0D register D (RO): [7] VRT, the battery is good
  *   0x0E..0x7F the 114 bytes of NVRAM (0x32: the century, as ACPI's FADT names it)
- * Time is deterministic: the clock reads RTC_BASE_EPOCH (2025-01-01 00:00:00, a Wednesday) at
- * cycle 0 of the machine and advances with simulated time, one second per cpu_hz cycles; a time
+ * Time is deterministic: the clock reads the host's rtc_epoch (--rtc-base; by default
+ * DEV_RTC_DEFAULT_EPOCH, 2025-01-01 00:00:00 UTC, a Wednesday) at cycle 0 of the machine and advances with simulated time, one second per cpu_hz cycles; a time
  * the guest sets (with B.SET, data sheet "Register B") moves that base.  The update (and UIP,
  * set for the last 244 µs of every second, data sheet "Update Cycle") happens on the exact
  * cycle.  C's flags are computed when it is read: UF when a second ended since the last read,
@@ -26,7 +26,6 @@
 #include "base/state.h"
 #include "sim/dev/device.h"
 
-#define RTC_BASE_EPOCH 1735689600ull    /* 2025-01-01T00:00:00Z */
 #define RTC_UIP_US 244ull
 #define RTC_NVRAM 128
 #define RTC_32K 32768ull
@@ -46,36 +45,6 @@ typedef struct Rtc {
     uint64_t base;                  /* the time (seconds since 1970) at cycle 0 */
     uint64_t c_read;                /* the cycle of the last read of register C */
 } Rtc;
-
-/* ------------------------------------------------------------------ the calendar */
-
-typedef struct Civil {
-    unsigned sec, min, hour, wday, mday, mon, year;
-} Civil;
-
-/* Days since 1970-01-01 to y-m-d and back (the proleptic Gregorian calendar, in 400-year eras). */
-static uint64_t days_from_civil(unsigned y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    uint64_t era = y / 400, yoe = y - era * 400, doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
-static Civil civil_of(uint64_t t)
-{
-    Civil c;
-    uint64_t days = t / 86400, s = t % 86400, z = days + 719468, era = z / 146097, doe = z - era * 146097;
-    uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365, doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    uint64_t mp = (5 * doy + 2) / 153;
-    c.mday = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
-    c.mon = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
-    c.year = (unsigned)(yoe + era * 400 + (c.mon <= 2));
-    c.hour = (unsigned)(s / 3600);
-    c.min = (unsigned)(s / 60 % 60);
-    c.sec = (unsigned)(s % 60);
-    c.wday = (unsigned)((days + 4) % 7) + 1;        /* 1970-01-01 was a Thursday; 1 = Sunday */
-    return c;
-}
 
 /* ------------------------------------------------------------------ time */
 
@@ -110,11 +79,11 @@ static uint8_t hour_reg(const Rtc *r, unsigned h)
 /* The time registers from the running clock (not while SET holds them). */
 static void fill_time(Rtc *r, uint64_t cycle)
 {
-    Civil c = civil_of(seconds(r, cycle));
+    CivilTime c = civil_from_epoch(seconds(r, cycle));
     r->ram[R_SEC] = encode(r, c.sec);
     r->ram[R_MIN] = encode(r, c.min);
     r->ram[R_HOUR] = hour_reg(r, c.hour);
-    r->ram[R_WDAY] = encode(r, c.wday);
+    r->ram[R_WDAY] = encode(r, c.wday + 1);       /* 1 = Sunday */
     r->ram[R_MDAY] = encode(r, c.mday);
     r->ram[R_MON] = encode(r, c.mon);
     r->ram[R_YEAR] = encode(r, c.year % 100);
@@ -124,15 +93,16 @@ static void fill_time(Rtc *r, uint64_t cycle)
 /* The clock from the time registers (SET cleared): the base that makes them the time now. */
 static void take_time(Rtc *r, uint64_t cycle)
 {
-    unsigned year = decode(r, r->ram[R_CENTURY]) * 100 + decode(r, r->ram[R_YEAR]);
-    unsigned mon = decode(r, r->ram[R_MON]), mday = decode(r, r->ram[R_MDAY]);
-    unsigned hour = decode(r, r->ram[R_HOUR] & (uint8_t)~HOUR_PM);
+    CivilTime c = { .year = decode(r, r->ram[R_CENTURY]) * 100 + decode(r, r->ram[R_YEAR]),
+                    .mon = decode(r, r->ram[R_MON]), .mday = decode(r, r->ram[R_MDAY]),
+                    .hour = decode(r, r->ram[R_HOUR] & (uint8_t)~HOUR_PM), .min = decode(r, r->ram[R_MIN]),
+                    .sec = decode(r, r->ram[R_SEC]) };
     if (!(r->ram[R_B] & B_24H))
-        hour = hour % 12 + (r->ram[R_HOUR] & HOUR_PM ? 12 : 0);
-    if (year < 1970 || mon < 1 || mon > 12 || mday < 1 || mday > 31)
-        return;                     /* not a date: the clock keeps its time */
-    uint64_t t = days_from_civil(year, mon, mday) * 86400 + hour * 3600ull + decode(r, r->ram[R_MIN]) * 60ull +
-                 decode(r, r->ram[R_SEC]);
+        c.hour = c.hour % 12 + (r->ram[R_HOUR] & HOUR_PM ? 12 : 0);
+    if (c.year < 1970 || c.mon < 1 || c.mon > 12 || c.mday < 1 || c.mday > 31 || c.hour > 23 || c.min > 59 ||
+        c.sec > 59)
+        return;                     /* not a time: the clock keeps its own */
+    uint64_t t = civil_to_epoch(&c);
     uint64_t elapsed = cycle / r->d.host->cpu_hz;
     r->base = t > elapsed ? t - elapsed : 0;
 }
@@ -146,7 +116,7 @@ static bool in_update(const Rtc *r, uint64_t cycle)
 static bool alarm_matched(const Rtc *r, uint64_t from, uint64_t to)
 {
     for (uint64_t t = from + 1; t <= to && t <= from + 86400; t++) {
-        Civil c = civil_of(t);
+        CivilTime c = civil_from_epoch(t);
         bool s = r->ram[R_ASEC] >= ALARM_ANY || r->ram[R_ASEC] == encode(r, c.sec);
         bool m = r->ram[R_AMIN] >= ALARM_ANY || r->ram[R_AMIN] == encode(r, c.min);
         bool h = r->ram[R_AHOUR] >= ALARM_ANY || r->ram[R_AHOUR] == hour_reg(r, c.hour);
@@ -284,7 +254,7 @@ Device *mc146818_create(const DeviceHost *host, const DevDesc *dd, Error *err)
         return NULL;
     }
     Rtc *r = device_alloc(sizeof(Rtc), &rtc_ops, host, dd);
-    r->base = RTC_BASE_EPOCH;
+    r->base = host->rtc_epoch;
     r->ram[R_A] = A_DEFAULT;
     r->ram[R_B] = B_DEFAULT;
     return &r->d;

@@ -51,6 +51,10 @@ expect_bad kcut "cut.Image: offset 0: not an ELF file" --kernel "$T/cut.Image"
 expect_bad kgz "cut.Image.gz: offset 0x[0-9a-f]*: gzip stream is truncated" --kernel "$T/cut.Image.gz"
 expect_bad karch "a arm64 image, but --arch x86_64" --arch x86_64 --kernel "$T/ok.Image"
 expect_bad kgic "--gic-version 4" --gic-version 4 --kernel "$T/ok.Image"
+# --rtc-base: an ISO date in UTC that exists, from 1970 (the x86 board's CMOS clock at cycle 0)
+for d in 2023-02-29 1969-12-31 2025-13-01 2025-01-01T24:00:00 2025-1-1 "2025-01-01 00:00:00"; do
+    expect_bad "rtc$d" "--rtc-base $d: expected a date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS" --rtc-base "$d" --kernel "$T/ok.Image"
+done
 expect_bad noarg "usage" 
 expect_bad twokernels "more than one KERNEL" "$hello" "$hello"
 

@@ -7,7 +7,10 @@
  * machine does not run (the tests set CPU 0's clock and fire its events), except two fixture
  * guests (tests/unit/blobs/x86_64_pit.s) whose handlers take the PIT's interrupt through the I/O
  * APIC and through the 8259A. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu/x86_64.h"
 #include "sim/dev/pc.h"
@@ -470,6 +473,57 @@ START_TEST(rtc_starts_at_its_fixed_date_and_follows_simulated_time)
 }
 END_TEST
 
+/* --rtc-base reaches the clock through the machine (DeviceHost.rtc_epoch). */
+START_TEST(rtc_base_sets_the_time_at_cycle_0)
+{
+    MachineConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.kernel = testutil_temp_file(blob_x86_64_exc, blob_x86_64_exc_len, ".bin");
+    cfg.arch = ARCH_X86_64;
+    cfg.raw = true;
+    cfg.load_addr = cfg.entry = 0x100000;
+    cfg.entry_set = true;
+    cfg.console_file = "/dev/null";
+    ck_assert(civil_parse_iso("1999-12-31T23:59:30", &cfg.rtc_base));
+    cfg.rtc_base_set = true;
+    Machine *other = m;
+    m = calloc(1, sizeof *m);
+    Error err = { { 0 } };
+    ck_assert_msg(mach_create(m, &cfg, &err), "%s", err.msg);
+    unlink(cfg.kernel);
+    ck_assert_uint_eq(cmos(0x09), 0x99);
+    ck_assert_uint_eq(cmos(0x32), 0x19);
+    ck_assert_uint_eq(cmos(0x00), 0x30);
+    ck_assert_uint_eq(cmos(0x06), 0x06);                /* a Friday */
+    run_to(30 * HZ);
+    ck_assert_uint_eq(cmos(0x09), 0x00);
+    ck_assert_uint_eq(cmos(0x32), 0x20);
+    ck_assert_uint_eq(cmos(0x07), 0x01);
+    tm_destroy(m);
+    m = other;
+}
+END_TEST
+
+START_TEST(iso_dates_parse_and_round_trip)
+{
+    static const char *const good[] = { "1970-01-01", "2000-02-29", "2024-02-29T12:34:56", "9999-12-31T23:59:59" };
+    static const char *const bad[] = { "1969-12-31", "2100-02-29", "2025-04-31", "2025-00-10", "2025-01-01T", "2025-01-01x00:00:00",
+                                       "2025-01-01T23:60:00", "+025-01-01", "20250101", "" };
+    uint64_t t;
+    ck_assert(civil_parse_iso("1970-01-01", &t) && t == 0);
+    ck_assert(civil_parse_iso("2025-01-01T00:00:00", &t) && t == DEV_RTC_DEFAULT_EPOCH);
+    for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+        ck_assert_msg(civil_parse_iso(good[i], &t), "%s", good[i]);
+        CivilTime c = civil_from_epoch(t);
+        char back[32];
+        snprintf(back, sizeof back, "%04u-%02u-%02uT%02u:%02u:%02u", c.year, c.mon, c.mday, c.hour, c.min, c.sec);
+        ck_assert_msg(!strncmp(back, good[i], strlen(good[i])), "%s came back as %s", good[i], back);
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+        ck_assert_msg(!civil_parse_iso(bad[i], &t), "%s", bad[i]);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the 16550 */
 
 START_TEST(serial_interrupt_is_isa_irq_4)
@@ -616,6 +670,8 @@ Suite *pc_suite(void)
     tcase_add_test(t, pit_square_wave_and_bcd);
     tcase_add_test(t, rtc_starts_at_its_fixed_date_and_follows_simulated_time);
     tcase_add_test(t, serial_interrupt_is_isa_irq_4);
+    tcase_add_test(t, rtc_base_sets_the_time_at_cycle_0);
+    tcase_add_test(t, iso_dates_parse_and_round_trip);
     tcase_add_test(t, checkpoints_keep_every_device_and_the_pit_s_next_edge);
     tcase_add_test(t, truncated_state_is_refused);
     suite_add_tcase(s, t);
