@@ -490,8 +490,13 @@ void lapic_bus_deliver(Lapic *l, const IrqMsg *m)
     }
     for (int i = 0, n = l->bus.count(l->bus.opaque); i < n; i++) {
         Lapic *t = l->bus.peer(l->bus.opaque, i);
-        if (msg_targets(t, m) && t->cpu->started(t->cpu->opaque))
+        if (!msg_targets(t, m))
+            continue;
+        if (t->cpu->started(t->cpu->opaque))
             deliver_msg(t, m);
+        else
+            port_diag(l->cpu, port_pc(l->cpu), "ipi-to-off-cpu", "interrupt message (vector 0x%x) to cpu%d, which has "
+                      "not been started: dropped", m->vector, t->cpu->index);
     }
 }
 

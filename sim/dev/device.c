@@ -16,6 +16,24 @@ void *device_alloc(size_t size, const DeviceOps *ops, const DeviceHost *host, co
     return d;
 }
 
+void device_free(Device *d)
+{
+    free(d);
+}
+
+void device_save_fields(Device *d, Blob *b, uint32_t version, const StateField *f, size_t n)
+{
+    size_t at = blob_begin(b, d->name, version);
+    blob_fields(b, d, f, n);
+    blob_end(b, at);
+}
+
+bool device_load_fields(Device *d, BlobReader *r, uint32_t version, const StateField *f, size_t n)
+{
+    BrOuter outer;
+    return br_begin(r, &outer, d->name, version) && br_fields(r, d, f, n) && br_end(r, &outer);
+}
+
 /* ------------------------------------------------------------------ a device's further windows */
 
 typedef struct DevWindow {
@@ -42,14 +60,9 @@ static uint64_t window_peek(Device *d, uint64_t off, unsigned size)
     return w->owner->ops->peek ? w->owner->ops->peek(w->owner, w->tag | off, size) : 0;
 }
 
-static void window_destroy(Device *d)
-{
-    free(d);
-}
-
 /* No state of its own: the owner saves the device. */
 static const DeviceOps window_ops = {
-    .type = "window", .read = window_read, .write = window_write, .peek = window_peek, .destroy = window_destroy,
+    .type = "window", .read = window_read, .write = window_write, .peek = window_peek, .destroy = device_free,
 };
 
 Device *device_window(Device *owner, unsigned k, const DevDesc *dd)

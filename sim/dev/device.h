@@ -141,6 +141,14 @@ Device *i8259_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *i8254_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *mc146818_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 
+/* DeviceOps.destroy of a device with nothing to release but itself. */
+void device_free(Device *d);
+
+/* A device whose state is one StateField table over its struct: its checkpoint section, named
+ * after its path. */
+void device_save_fields(Device *d, Blob *b, uint32_t version, const StateField *f, size_t n);
+bool device_load_fields(Device *d, BlobReader *r, uint32_t version, const StateField *f, size_t n);
+
 /* A node with several `reg` windows is one device: the machine makes the first window's, and for
  * window k > 0 a window device that hands each access on with offset k << DEV_WINDOW_SHIFT | off
  * (an 8259A pair and its ELCR, the PIT and port 0x61). */

@@ -30,8 +30,6 @@
  * as a PC's firmware leaves it: initialised (8086 mode, the cascade on IR2, vectors 0x08 and
  * 0x70) with every IRQ masked.
  */
-#include <stdlib.h>
-
 #include "base/state.h"
 #include "sim/dev/pc.h"
 
@@ -351,14 +349,9 @@ static bool pic_load(Device *d, BlobReader *r)
     return br_end(r, &outer);
 }
 
-static void pic_destroy(Device *d)
-{
-    free(d);
-}
-
 static const DeviceOps pic_ops = {
     .type = "intel,i8259", .read = pic_read, .write = pic_write, .peek = pic_peek, .save = pic_save,
-    .load = pic_load, .destroy = pic_destroy,
+    .load = pic_load, .destroy = device_free,
 };
 
 bool i8259_is(const Device *d)

@@ -24,8 +24,6 @@
  * the interrupt at its next instruction boundary.  Registers beyond these read 0; writes to
  * read-only ones are ignored, as on the chip.
  */
-#include <stdlib.h>
-
 #include "base/state.h"
 #include "sim/dev/pc.h"
 
@@ -193,29 +191,19 @@ static const StateField ioapic_fields[] = {
     STATE_UPTO(IoApic, pins, (1ull << IOAPIC_PINS) - 1), STATE_ARRAY(IoApic, rte),
 };
 
-/* The section is named after the device's path. */
 static void ioapic_save(Device *d, Blob *b)
 {
-    size_t at = blob_begin(b, d->name, IOAPIC_STATE_VERSION);
-    blob_fields(b, d, ioapic_fields, ARRAY_SIZE(ioapic_fields));
-    blob_end(b, at);
+    device_save_fields(d, b, IOAPIC_STATE_VERSION, ioapic_fields, ARRAY_SIZE(ioapic_fields));
 }
 
 static bool ioapic_load(Device *d, BlobReader *r)
 {
-    BrOuter outer;
-    return br_begin(r, &outer, d->name, IOAPIC_STATE_VERSION) &&
-           br_fields(r, d, ioapic_fields, ARRAY_SIZE(ioapic_fields)) && br_end(r, &outer);
-}
-
-static void ioapic_destroy(Device *d)
-{
-    free(d);
+    return device_load_fields(d, r, IOAPIC_STATE_VERSION, ioapic_fields, ARRAY_SIZE(ioapic_fields));
 }
 
 static const DeviceOps ioapic_ops = {
     .type = "intel,ce4100-ioapic", .read = ioapic_read, .write = ioapic_write, .peek = ioapic_peek,
-    .save = ioapic_save, .load = ioapic_load, .destroy = ioapic_destroy,
+    .save = ioapic_save, .load = ioapic_load, .destroy = device_free,
 };
 
 bool ioapic_is(const Device *d)

@@ -21,8 +21,6 @@
  * Not modelled: the IRQ 8 interrupt (IRQF is only a flag), the 12-hour mode's writes, daylight
  * saving, the divider chain's reset (DV) and the square wave.
  */
-#include <stdlib.h>
-
 #include "base/state.h"
 #include "sim/dev/device.h"
 
@@ -219,29 +217,19 @@ static const StateField rtc_fields[] = {
     STATE_UPTO(Rtc, index, INDEX_MASK), STATE_ARRAY(Rtc, ram), STATE_FIELD(Rtc, base), STATE_FIELD(Rtc, c_read),
 };
 
-/* The section is named after the device's path. */
 static void rtc_save(Device *d, Blob *b)
 {
-    size_t at = blob_begin(b, d->name, RTC_STATE_VERSION);
-    blob_fields(b, d, rtc_fields, ARRAY_SIZE(rtc_fields));
-    blob_end(b, at);
+    device_save_fields(d, b, RTC_STATE_VERSION, rtc_fields, ARRAY_SIZE(rtc_fields));
 }
 
 static bool rtc_load(Device *d, BlobReader *r)
 {
-    BrOuter outer;
-    return br_begin(r, &outer, d->name, RTC_STATE_VERSION) && br_fields(r, d, rtc_fields, ARRAY_SIZE(rtc_fields)) &&
-           br_end(r, &outer);
-}
-
-static void rtc_destroy(Device *d)
-{
-    free(d);
+    return device_load_fields(d, r, RTC_STATE_VERSION, rtc_fields, ARRAY_SIZE(rtc_fields));
 }
 
 static const DeviceOps rtc_ops = {
     .type = "motorola,mc146818", .read = rtc_read, .write = rtc_write, .peek = rtc_peek, .save = rtc_save,
-    .load = rtc_load, .destroy = rtc_destroy,
+    .load = rtc_load, .destroy = device_free,
 };
 
 /* Power-up as a PC's firmware leaves it: 32.768 kHz time base, 1024 Hz rate, 24-hour BCD. */
