@@ -651,6 +651,29 @@ START_TEST(guest_takes_the_pit_through_the_8259a)
 }
 END_TEST
 
+/* Linux's quick_pit_calibrate as a guest (tests/unit/blobs/x86_64_pitcal.s): the TSC over i * 256
+ * PIT ticks, in kHz as Linux computes it, is the CPU clock within the polling loop's period,
+ * far inside Linux's 500 ppm, and the same on every run. */
+START_TEST(linux_quick_pit_calibration_finds_the_cpu_clock)
+{
+    uint64_t khz[2];
+    for (int run = 0; run < 2; run++) {
+        Machine *g = tm_create(ARCH_X86_64, blob_x86_64_pitcal, blob_x86_64_pitcal_len, 0x100000, 0x100000, 0, 1);
+        tm_run(g);
+        ck_assert_uint_eq(tm_read(g, 0x210018, 8), 1);
+        uint64_t delta = tm_read(g, 0x210000, 8), i = tm_read(g, 0x210008, 8), err = tm_read(g, 0x210010, 8);
+        khz[run] = delta * PIT_HZ / (i * 256 * 1000);
+        ck_assert_uint_lt(err, delta >> 11);
+        uint64_t exact = HZ / 1000, off = khz[run] > exact ? khz[run] - exact : exact - khz[run];
+        ck_assert_msg(off * 1000000 <= exact * (err * 1000000 / delta + 1), "%llu kHz: %llu off, the error terms %llu of "
+                      "%llu cycles", (unsigned long long)khz[run], (unsigned long long)off, (unsigned long long)err,
+                      (unsigned long long)delta);
+        tm_destroy(g);
+    }
+    ck_assert_uint_eq(khz[0], khz[1]);
+}
+END_TEST
+
 Suite *pc_suite(void)
 {
     Suite *s = suite_create("pc");
@@ -678,6 +701,7 @@ Suite *pc_suite(void)
     TCase *gt = tcase_create("guests");
     tcase_add_test(gt, guest_takes_the_pit_through_the_ioapic);
     tcase_add_test(gt, guest_takes_the_pit_through_the_8259a);
+    tcase_add_test(gt, linux_quick_pit_calibration_finds_the_cpu_clock);
     suite_add_tcase(s, gt);
     return s;
 }
