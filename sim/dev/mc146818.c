@@ -18,8 +18,10 @@
  * set for the last 244 µs of every second, data sheet "Update Cycle") happens on the exact
  * cycle.  C's flags are computed when it is read: UF when a second ended since the last read,
  * PF when a period of RS did, AF when an update since then matched the alarm (0xC0..0xFF: any).
- * Not modelled: the IRQ 8 interrupt (IRQF is only a flag), the 12-hour mode's writes, daylight
- * saving, the divider chain's reset (DV) and the square wave.
+ * The interrupt (entry 0 of `interrupts`, ISA IRQ 8) follows IRQF: an enabled flag (PIE, AIE,
+ * UIE) raises it at the exact cycle of its event (a second's end, a period of RS), and the read
+ * of C lowers it.  Not modelled: daylight saving, the divider chain's reset (DV), the square
+ * wave, and SET's inhibiting of the update flags.
  */
 #include "base/state.h"
 #include "sim/dev/device.h"
@@ -42,6 +44,9 @@ typedef struct Rtc {
     uint8_t ram[RTC_NVRAM];         /* registers A, B and the NVRAM; the time fields while SET */
     uint64_t base;                  /* the time (seconds since 1970) at cycle 0 */
     uint64_t c_read;                /* the cycle of the last read of register C */
+    IrqLine irq;                    /* IRQ 8: IRQF */
+    bool irq_level;                 /* the level last put on it */
+    Event ev;                       /* the next moment an enabled flag may rise */
 } Rtc;
 
 /* ------------------------------------------------------------------ time */
@@ -143,6 +148,46 @@ static uint8_t reg_c(const Rtc *r, uint64_t cycle)
     return v & enabled ? v | C_IRQF : v;
 }
 
+/* ------------------------------------------------------------------ the interrupt */
+
+/* The first cycle after `now` at which an enabled flag may rise: a second's end (UF, and AF
+ * checked at each), a period of RS (PF); UINT64_MAX with none enabled. */
+static uint64_t next_flag(const Rtc *r, uint64_t now)
+{
+    uint64_t hz = r->d.host->cpu_hz, next = UINT64_MAX;
+    unsigned rs = r->ram[R_A] & A_RS;
+    if (r->ram[R_B] & (B_UIE | B_AIE))
+        next = (now / hz + 1) * hz;
+    if ((r->ram[R_B] & B_PIE) && rs) {
+        uint64_t rate = rs <= 2 ? 512ull >> rs : RTC_32K >> (rs - 1), k = muldiv64(now, rate, hz) + 1;
+        uint64_t at = (uint64_t)(((unsigned __int128)k * hz + rate - 1) / rate);
+        next = at < next ? at : next;
+    }
+    return next;
+}
+
+/* IRQ 8 follows IRQF (data sheet, "Register C"): raised when an enabled flag rises, lowered by
+ * the read of C that clears it; while it is low, an event waits for the next flag. */
+static void irq_update(Rtc *r, uint64_t now)
+{
+    bool level = reg_c(r, now) & C_IRQF;
+    if (level != r->irq_level) {
+        r->irq_level = level;
+        irq_set(&r->irq, level);
+    }
+    evq_remove(&r->ev);
+    uint64_t next = level ? UINT64_MAX : next_flag(r, now);
+    if (next != UINT64_MAX) {
+        const DeviceHost *h = r->d.host;
+        h->cpu_schedule(h->opaque, 0, &r->ev, next);
+    }
+}
+
+static void rtc_event(Event *ev, void *opaque)
+{
+    irq_update(opaque, ev->when);
+}
+
 /* ------------------------------------------------------------------ registers */
 
 static uint8_t reg_peek(Rtc *r, unsigned idx, uint64_t cycle)
@@ -173,8 +218,10 @@ static uint64_t rtc_read(Device *d, Cpu *c, uint64_t off, unsigned size)
         return 0xff;                /* the index port is write-only */
     uint64_t now = rtc_now(r, c);
     uint8_t v = reg_peek(r, r->index, now);
-    if (r->index == R_C)
+    if (r->index == R_C) {
         r->c_read = now;
+        irq_update(r, now);
+    }
     return v;
 }
 
@@ -204,8 +251,11 @@ static void rtc_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t v
     Rtc *r = (Rtc *)d;
     if (off == RTC_INDEX)
         r->index = (uint8_t)val & INDEX_MASK;
-    else if (off == RTC_DATA)
-        reg_write(r, r->index, (uint8_t)val, rtc_now(r, c));
+    else if (off == RTC_DATA) {
+        uint64_t now = rtc_now(r, c);
+        reg_write(r, r->index, (uint8_t)val, now);
+        irq_update(r, now);             /* B's enables, A's rate, a time set */
+    }
 }
 
 /* ------------------------------------------------------------------ checkpoints */
@@ -215,21 +265,37 @@ static void rtc_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t v
 
 static const StateField rtc_fields[] = {
     STATE_UPTO(Rtc, index, INDEX_MASK), STATE_ARRAY(Rtc, ram), STATE_FIELD(Rtc, base), STATE_FIELD(Rtc, c_read),
+    STATE_BOOL(Rtc, irq_level),
 };
 
+/* The section is named after the device's path. */
 static void rtc_save(Device *d, Blob *b)
 {
-    device_save_fields(d, b, RTC_STATE_VERSION, rtc_fields, ARRAY_SIZE(rtc_fields));
+    size_t at = blob_begin(b, d->name, RTC_STATE_VERSION);
+    blob_fields(b, d, rtc_fields, ARRAY_SIZE(rtc_fields));
+    blob_event(b, &((Rtc *)d)->ev);
+    blob_end(b, at);
 }
 
 static bool rtc_load(Device *d, BlobReader *r)
 {
-    return device_load_fields(d, r, RTC_STATE_VERSION, rtc_fields, ARRAY_SIZE(rtc_fields));
+    const DeviceHost *h = d->host;
+    BrOuter outer;
+    if (!br_begin(r, &outer, d->name, RTC_STATE_VERSION) || !br_fields(r, d, rtc_fields, ARRAY_SIZE(rtc_fields)))
+        return false;
+    br_event(r, &((Rtc *)d)->ev, h->cpu_events(h->opaque, 0));
+    return br_end(r, &outer);
+}
+
+static void rtc_destroy(Device *d)
+{
+    evq_remove(&((Rtc *)d)->ev);
+    device_free(d);
 }
 
 static const DeviceOps rtc_ops = {
     .type = "motorola,mc146818", .read = rtc_read, .write = rtc_write, .peek = rtc_peek, .save = rtc_save,
-    .load = rtc_load, .destroy = device_free,
+    .load = rtc_load, .destroy = rtc_destroy,
 };
 
 /* Power-up as a PC's firmware leaves it: 32.768 kHz time base, 1024 Hz rate, 24-hour BCD. */
@@ -245,5 +311,7 @@ Device *mc146818_create(const DeviceHost *host, const DevDesc *dd, Error *err)
     r->base = host->rtc_epoch;
     r->ram[R_A] = A_DEFAULT;
     r->ram[R_B] = B_DEFAULT;
+    r->irq = host->irq(host->opaque, dd, 0);
+    event_init(&r->ev, "rtc", rtc_event, r);
     return &r->d;
 }

@@ -473,6 +473,38 @@ START_TEST(rtc_starts_at_its_fixed_date_and_follows_simulated_time)
 }
 END_TEST
 
+/* IRQ 8 (GSI 8) follows IRQF: the update interrupt at each second's end, the periodic one at
+ * each period of RS, each on its cycle; reading C lowers it. */
+START_TEST(rtc_interrupts_on_their_cycles)
+{
+    apic_on(0);
+    io_wr(0x20, 0x38);                                  /* pin 8 -> vector 0x38 */
+    run_to(HZ / 2);
+    cmos(0x0c);
+    cmos_wr(0x0b, 0x12);                                /* UIE, 24 h, BCD */
+    run_to(HZ - 1);
+    ck_assert(!apic_bit(0, IRR, 0x38));
+    run_to(HZ);
+    ck_assert_int_eq(lapic_take_irq(apic(0)), 0x38);
+    lapic_write(apic(0), 0, EOI, 4, 0);
+    run_to(2 * HZ);                                     /* C not read: IRQF stays, no new edge */
+    ck_assert(!apic_bit(0, IRR, 0x38));
+    ck_assert_uint_eq(cmos(0x0c), 0xd0);                /* IRQF, PF (1024 Hz: set, not enabled), UF */
+    run_to(3 * HZ);
+    ck_assert(apic_bit(0, IRR, 0x38));
+    ck_assert_int_eq(lapic_take_irq(apic(0)), 0x38);
+    lapic_write(apic(0), 0, EOI, 4, 0);
+    cmos(0x0c);
+    cmos_wr(0x0a, 0x2f);                                /* RS 15: 2 Hz */
+    cmos_wr(0x0b, 0x42);                                /* PIE only */
+    run_to(3 * HZ + HZ / 2 - 1);
+    ck_assert(!apic_bit(0, IRR, 0x38));
+    run_to(3 * HZ + HZ / 2);
+    ck_assert(apic_bit(0, IRR, 0x38));
+    ck_assert_uint_eq(cmos(0x0c), 0xc0);                /* IRQF | PF */
+}
+END_TEST
+
 /* --rtc-base reaches the clock through the machine (DeviceHost.rtc_epoch). */
 START_TEST(rtc_base_sets_the_time_at_cycle_0)
 {
@@ -694,6 +726,7 @@ Suite *pc_suite(void)
     tcase_add_test(t, rtc_starts_at_its_fixed_date_and_follows_simulated_time);
     tcase_add_test(t, serial_interrupt_is_isa_irq_4);
     tcase_add_test(t, rtc_base_sets_the_time_at_cycle_0);
+    tcase_add_test(t, rtc_interrupts_on_their_cycles);
     tcase_add_test(t, iso_dates_parse_and_round_trip);
     tcase_add_test(t, checkpoints_keep_every_device_and_the_pit_s_next_edge);
     tcase_add_test(t, truncated_state_is_refused);
