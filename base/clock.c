@@ -105,6 +105,29 @@ void evq_insert(EventQueue *q, Event *ev, uint64_t when, uint64_t seq)
     sift_up(q, ev->pos);
 }
 
+/* The heap's head answers unless it is of the other kind; then a scan (a CPU's queue holds a
+ * few timers and devices). */
+static uint64_t next_of_kind(const EventQueue *q, bool lazy)
+{
+    if (!q->n || q->heap[0]->lazy == lazy)
+        return q->n ? q->heap[0]->when : UINT64_MAX;
+    uint64_t t = UINT64_MAX;
+    for (int i = 1; i < q->n; i++)
+        if (q->heap[i]->lazy == lazy && q->heap[i]->when < t)
+            t = q->heap[i]->when;
+    return t;
+}
+
+uint64_t evq_next_exact(const EventQueue *q)
+{
+    return next_of_kind(q, false);
+}
+
+uint64_t evq_next_lazy(const EventQueue *q)
+{
+    return next_of_kind(q, true);
+}
+
 bool evq_has_wakers(const EventQueue *q)
 {
     for (int i = 0; i < q->n; i++)

@@ -37,6 +37,11 @@ struct Event {
     const char *name;       /* for the trace and for error messages */
     bool deferrable;        /* cannot wake a sleeping CPU (a counter of running time): does not
                                keep a machine whose CPUs all sleep alive */
+    bool lazy;              /* set by the owner: until the owner is next accessed nothing can see
+                               it (it changes no interrupt line), so the CPU need not stop on its
+                               instruction: it fires at the first block boundary at or after
+                               `when`, or earlier when the owner catches up on an access (cpu.c,
+                               "cuts"; sim/dev/pl011.c).  Its handler still sees `when`. */
 };
 
 struct EventQueue {
@@ -58,6 +63,9 @@ void evq_insert(EventQueue *q, Event *ev, uint64_t when, uint64_t seq);
 void evq_remove(Event *ev);
 static inline Event *evq_peek(const EventQueue *q) { return q->n ? q->heap[0] : NULL; }
 static inline uint64_t evq_next(const EventQueue *q) { return q->n ? q->heap[0]->when : UINT64_MAX; }
+/* The earliest `when` of the queued events that are not lazy, and of those that are. */
+uint64_t evq_next_exact(const EventQueue *q);
+uint64_t evq_next_lazy(const EventQueue *q);
 /* Is any queued event not deferrable? */
 bool evq_has_wakers(const EventQueue *q);
 /* Pop and run every event with when <= limit, in (when, seq) order; returns how many ran.

@@ -2,11 +2,11 @@
 #ifndef PMUSIM_TUNABLES_H
 #define PMUSIM_TUNABLES_H
 
-/* Decoded-block cache per CPU: 2^16 direct-mapped entries (2.5 MiB).  pmusim's own kernels have a
- * few thousand blocks, a Linux boot runs over 100,000; a miss costs one Capstone decode (a few
- * microseconds).  With 2^13 entries the Debian arm64 kernel's boot spent a quarter of its time
- * decoding blocks again. */
-#define BLOCKCACHE_LOG2 16
+/* Decoded-block cache per CPU: 2^18 direct-mapped entries (10 MiB of address space, touched as
+ * used).  pmusim's own kernels have a few thousand blocks; a boot of Debian's arm64 kernel runs
+ * 58,000 distinct ones, and a miss costs a Capstone decode (a few microseconds): with 2^16
+ * entries the table's conflicts made it decode 215,000 times, with 2^18 106,000. */
+#define BLOCKCACHE_LOG2 18
 
 /* Per-instruction records per CPU before the block cache is flushed and refilled (4 bytes
  * each: 4 MiB). */
@@ -14,8 +14,11 @@
 
 /* Trap sites not executed in this many of their CPU's instructions lose their engine hook
  * (cpu.c, traps_sweep): every trapped instruction walks the engine's whole list of code hooks,
- * and every instruction translated checks it (docs/engine.md, "Trap sites"). */
-#define TRAP_SWEEP_INSNS (1ull << 24)
+ * and every instruction translated checks it (docs/engine.md, "Trap sites").  A site hooked
+ * again costs a translation or two.  Debian's arm64 kernel, boot to the root-mount panic on 2
+ * CPUs, in CPU seconds: 2^19 10.1-10.8, 2^21 9.1-9.6, 2^24 13.6-14.7 (the whole scenario:
+ * 2^21 26.8, 2^24 31.2). */
+#define TRAP_SWEEP_INSNS (1ull << 21)
 
 /* Default scheduling quantum in cycles.  Each quantum costs one engine entry per CPU (about a
  * microsecond); 100k cycles keeps that under 1% while CPUs stay within 100k cycles (50 us at

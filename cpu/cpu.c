@@ -949,6 +949,23 @@ void vcpu_sync_decode_mode(Cpu *c)
     c->cs_mode_now = mode;
 }
 
+/* Kill the sites over [start, end).  A code write's few bytes are looked up by address (a site
+ * starts at most its longest length before them, at a block alignment): Linux's tracer switches
+ * write 10^5 call sites; a larger range scans the table. */
+#define TRAP_PROBE_MAX 64u
+static void traps_kill_range(Cpu *c, uint64_t start, uint64_t end)
+{
+    uint64_t align = c->bc.align, back = sizeof c->trap.sites[0].bytes - 1;
+    uint64_t from = start > back ? start - back : 0;
+    from -= from % align;
+    bool probe = end > from && (end - from) / align <= TRAP_PROBE_MAX;
+    for (uint64_t i = 0, n = probe ? (end - from + align - 1) / align : c->trap.cap; i < n; i++) {
+        TrapSite *t = probe ? traps_find(&c->trap, from + i * align) : &c->trap.sites[i];
+        if (t && t->len && t->live && t->pc < end && start < t->pc + t->len)
+            trap_kill(c, t);
+    }
+}
+
 void vcpu_forget_code(Cpu *c, uint64_t start, uint64_t end)
 {
     if (c->prof.on)
@@ -957,11 +974,7 @@ void vcpu_forget_code(Cpu *c, uint64_t start, uint64_t end)
     if (c->blk && c->blk->size && c->blk->pc < end && start < c->blk->pc + c->blk->size)
         block_keep_stale(c);
     blockcache_invalidate(&c->bc, start, end);
-    for (uint32_t i = 0; i < c->trap.cap; i++) {
-        TrapSite *t = &c->trap.sites[i];
-        if (t->len && t->live && t->pc < end && start < t->pc + t->len)
-            trap_kill(c, t);
-    }
+    traps_kill_range(c, start, end);
 }
 
 static void invalidate_alias(Cpu *c, uint64_t va, uint64_t va_end)
@@ -1237,8 +1250,8 @@ void vcpu_run(Cpu *c, uint64_t until)
         if (next == RUN_AGAIN)
             continue;
         uint64_t max_c = cl->max_cycles ? cl->max_cycles : UINT64_MAX;
-        c->lim.soft = until;
-        c->lim.cycles = min64(min64(evq_next(&c->events), max_c), vcpu_stall_next(c));
+        c->lim.soft = min64(until, evq_next_lazy(&c->events));
+        c->lim.cycles = min64(min64(evq_next_exact(&c->events), max_c), vcpu_stall_next(c));
         if (!run_insn_limit(c))
             return;
         c->lim.fast = c->pev.track_branches || c->pev.track_mem || c->prof.on ? 0 : min64(c->lim.soft, c->lim.cycles);

@@ -210,8 +210,8 @@ typedef struct CpuOps {
 /* The limits of the current run. */
 typedef struct CpuLimits {
     uint64_t fast;                  /* min(soft, cycles): the block fast path bound */
-    uint64_t soft;                  /* quantum end */
-    uint64_t cycles;                /* next cycle event (hard) */
+    uint64_t soft;                  /* quantum end or next lazy event: stop at a block boundary */
+    uint64_t cycles;                /* next cycle event not lazy (hard: cut the block) */
     uint64_t insns;                 /* next instruction event or --max-insns (hard) */
 } CpuLimits;
 

@@ -127,8 +127,9 @@ void vcpu_branch_retire(Cpu *c, uint64_t next)
 static void schedule_seq(Cpu *c, Event *ev, uint64_t cycle, uint64_t seq)
 {
     evq_insert(&c->events, ev, cycle, seq);
-    if (cycle < c->lim.cycles) {    /* a running CPU must notice it (from a hook) */
-        c->lim.cycles = cycle;
+    uint64_t *lim = ev->lazy ? &c->lim.soft : &c->lim.cycles;
+    if (cycle < *lim) {             /* a running CPU must notice it (from a hook) */
+        *lim = cycle;
         if (cycle < c->lim.fast)
             c->lim.fast = cycle;
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cpu/x86_64.h"
+#include "sim/dev/acpi_pm.h"
 
 static const struct {
     const char *compatible;
@@ -14,6 +15,8 @@ static const struct {
     { "arm,pl011", pl011_create },
     { "pmusim,isa-debug-exit", debug_exit_create },
     { "pmusim,ib700", ib700_create },
+    { ACPI_PM_COMPATIBLE, acpi_pm_create },
+    { RESET_CONTROL_COMPATIBLE, reset_control_create },
     { "intel,ce4100-lapic", vcpu_x86_lapic_dev_create },
     { "intel,ce4100-ioapic", ioapic_create },
     { "intel,i8259", i8259_create },

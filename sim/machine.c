@@ -18,6 +18,8 @@
 #include "base/cpio.h"
 #include "base/linux_image.h"
 #include "base/tunables.h"
+#include "sim/acpi.h"
+#include "sim/dev/acpi_pm.h"
 #include "sim/devices.h"
 #include "sim/dev/uart_rx.h"
 #include "sim/intc.h"
@@ -600,6 +602,34 @@ static bool reserve_regions(Machine *m, Error *err)
     return dt_reserve(m->fdt, m->fdt_addr, DTB_MAX_SIZE, err);
 }
 
+/* x86_64: the ACPI tables (sim/acpi.h) of a tree with an ACPI PM node, in the BIOS area,
+ * which nothing loaded may occupy, reserved in the tree the guest gets. */
+static bool write_acpi(Machine *m, Error *err)
+{
+    const char *file = m->cfg.machine_file ? m->cfg.machine_file : "built-in board";
+    uint8_t *area = xcalloc(1, ACPI_AREA_SIZE), *ram = mem_ptr(&m->mem, ACPI_AREA_BASE, ACPI_AREA_SIZE);
+    AcpiInfo info;
+    Error e = { { 0 } };
+    bool ok = acpi_build(m->fdt, area, ACPI_AREA_SIZE, &info, &e);
+    bool clash = overlaps(m->initrd_addr, m->initrd_size, ACPI_AREA_BASE, ACPI_AREA_SIZE) ||
+                 overlaps(m->fdt_addr, DTB_MAX_SIZE, ACPI_AREA_BASE, ACPI_AREA_SIZE);
+    for (int i = 0; i < m->image.nsegs; i++)
+        clash |= overlaps(m->image.segs[i].paddr, m->image.segs[i].memsz, ACPI_AREA_BASE, ACPI_AREA_SIZE);
+    if (!ok)
+        err_set(err, "%s: %.460s", file, e.msg);
+    else if (info.present && (!ram || (RamBlock *)mem_block(&m->mem, ACPI_AREA_BASE)->rom || clash))
+        ok = err_set(err, "%s: the ACPI tables (for its node \"%s\") go in RAM at 0x%llx-0x%llx, %s", file,
+                     ACPI_PM_COMPATIBLE, ACPI_AREA_BASE, ACPI_AREA_BASE + ACPI_AREA_SIZE - 1,
+                     clash ? "where the image, the initrd or the DTB is"
+                           : "which the tree's memory does not cover (--mem sets the RAM size)");
+    else if (info.present) {
+        memcpy(ram, area, ACPI_AREA_SIZE);
+        ok = dt_reserve(m->fdt, ACPI_AREA_BASE, ACPI_AREA_SIZE, err);
+    }
+    free(area);
+    return ok;
+}
+
 /* ------------------------------------------------------------------ what the CPUs see */
 
 static void cl_exit(void *m, Cpu *cpu, uint64_t pc, int status, const char *reason)
@@ -966,6 +996,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
     if (cfg->initrd_file && !load_initrd(m, err))
         return false;
     if (!place_dtb(m, &m->fdt_addr, err) || !reserve_regions(m, err))
+        return false;
+    if (m->arch == ARCH_X86_64 && !write_acpi(m, err))
         return false;
     m->fdt_size = dt_finish(m->fdt);
     if (m->fdt_size > DTB_MAX_SIZE)

@@ -140,6 +140,8 @@ Device *ioapic_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *i8259_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *i8254_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *mc146818_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *acpi_pm_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *reset_control_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 
 /* DeviceOps.destroy of a device with nothing to release but itself. */
 void device_free(Device *d);

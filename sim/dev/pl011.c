@@ -274,6 +274,16 @@ static void pl011_tx_sent(Pl011 *u, uint8_t c, int cpu, uint64_t when)
         pl011_rx_put(u, c, when, cpu);
 }
 
+/* The end of a character on the line can change no interrupt line while the TX interrupt is
+ * masked and nothing loops back: its event is then lazy (base/clock.h), and the guest's next
+ * access catches up with it (pl011_catch_up).  Linux's console write polls FR with TXIM masked:
+ * a CPU stop at every character's exact instruction cost a Linux boot 10^4 block cuts, each
+ * translating the block twice. */
+static bool pl011_tx_lazy(const Pl011 *u)
+{
+    return !(u->cr & CR_LBE) && !(u->imsc & INT_TX);
+}
+
 /* While the transmitter is enabled and idle, the next character moves from the FIFO into the
  * shift register (which can make TXRIS rise); without a divisor it is sent at once.  Its end is
  * an event on CPU `cpu`'s queue (tx_cpu names the queue, for checkpoints). */
@@ -292,6 +302,7 @@ static void pl011_tx_next(Pl011 *u, int cpu, uint64_t now)
         u->tx_shifting = true;
         u->tx_shift = c;
         u->tx_cpu = cpu;
+        u->tx_done.lazy = pl011_tx_lazy(u);
         h->cpu_schedule(h->opaque, cpu, &u->tx_done, now + t);
     }
 }
@@ -303,6 +314,32 @@ static void pl011_tx_finish(Event *ev, void *opaque)
     pl011_tx_sent(u, u->tx_shift, u->tx_cpu, ev->when);
     pl011_tx_next(u, u->tx_cpu, ev->when);
     pl011_update(u);
+}
+
+/* Before an access by CPU `cpu` (`c`): a lazy end of character on its own queue that is due by
+ * the accessing instruction's time happens first, at its own cycle, as it would have had the
+ * CPU stopped there.  (On another CPU's queue it happens in that CPU's run, as any event does.)
+ * The CPU's clock, which has counted the whole current block, rules most accesses out before
+ * the exact time is asked for. */
+static void pl011_catch_up(Pl011 *u, Cpu *c, int cpu)
+{
+    const DeviceHost *h = u->d.host;
+    while (event_pending(&u->tx_done) && u->tx_done.lazy && u->tx_cpu == cpu &&
+           u->tx_done.when <= h->cpu_cycles(h->opaque, cpu) && u->tx_done.when <= h->now(h->opaque, c)) {
+        evq_remove(&u->tx_done);
+        pl011_tx_finish(&u->tx_done, u);
+    }
+}
+
+/* After a register write: a pending end of character that could now change the interrupt line
+ * goes back to the exact instruction. */
+static void pl011_tx_relazy(Pl011 *u)
+{
+    const DeviceHost *h = u->d.host;
+    if (event_pending(&u->tx_done) && u->tx_done.lazy && !pl011_tx_lazy(u)) {
+        u->tx_done.lazy = false;
+        h->cpu_schedule(h->opaque, u->tx_cpu, &u->tx_done, u->tx_done.when);
+    }
 }
 
 /* The console gets the byte now, whatever happens to it on the line. */
@@ -415,6 +452,7 @@ static uint64_t pl011_read(Device *d, Cpu *c, uint64_t off, unsigned size)
         return 0;
     uint64_t reg = off & ~3ull;
     uint32_t v;
+    pl011_catch_up(u, c, h->cpu_index(h->opaque, c));
     if (reg == PL011_DR && !(off & 3))
         v = pl011_read_dr(u, c);
     else if (!pl011_value(u, reg, &v))
@@ -501,7 +539,9 @@ static void pl011_write(Device *d, Cpu *c, uint64_t off, unsigned size, uint64_t
     }
     int cpu = h->cpu_index(h->opaque, c);
     uint64_t now = h->now(h->opaque, c);
+    pl011_catch_up(u, c, cpu);
     pl011_write_reg(u, c, cpu, off, (uint32_t)val, now);
+    pl011_tx_relazy(u);
     pl011_update(u);
     uartrx_kick(&u->rx, cpu, now);
 }
@@ -549,6 +589,7 @@ static bool pl011_load_line(Pl011 *u, BlobReader *r)
         return br_fail(r, "PL011 event CPU: no such CPU");
     u->tx_cpu = (int)tx_cpu;
     u->rt_cpu = (int)rt_cpu;
+    u->tx_done.lazy = pl011_tx_lazy(u);     /* derived from the registers, not saved */
     br_event(r, &u->tx_done, h->cpu_events(h->opaque, u->tx_cpu));
     br_event(r, &u->rx_timeout, h->cpu_events(h->opaque, u->rt_cpu));
     return r->ok && uartrx_load(&u->rx, r);

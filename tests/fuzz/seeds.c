@@ -3,7 +3,7 @@
  *
  *   fuzz_seeds OUTDIR SRCDIR
  *
- * elf: the tiny images of every architecture; dtb and machine: the built-in boards (and the
+ * elf: the tiny images of every architecture; dtb, acpi and machine: the built-in boards (and the
  * small ones) behind option headers that ask for the option edits and tools; dts: the boards'
  * sources behind option headers; checkpoint: checkpoints of the checkpoint harness's machines,
  * right after boot and in the middle of a run; guesttrace: trace rings of both tracers; replay:
@@ -101,6 +101,7 @@ static void trees(const char *src)
             char name[96];
             snprintf(name, sizeof name, "%s-board-%s", isa_name((Arch)a), variants[v].name);
             seed_with_options("dtb", name, opt, board, len);
+            seed_with_options("acpi", name, opt, board, len);
             seed_with_options("machine", name, opt, board, len);
             snprintf(name, sizeof name, "%s-small-%s", isa_name((Arch)a), variants[v].name);
             seed_with_options("dtb", name, opt, small, slen);

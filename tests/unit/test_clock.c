@@ -32,6 +32,31 @@ START_TEST(evq_fires_in_when_then_seq_order)
 }
 END_TEST
 
+START_TEST(evq_next_exact_and_lazy_look_past_the_other_kind)
+{
+    EventQueue q;
+    Event ev[4];
+    evq_init(&q);
+    uint64_t when[4] = { 10, 20, 30, 40 };
+    bool lazy[4] = { true, true, false, true };
+    for (int i = 0; i < 4; i++) {
+        event_init(&ev[i], "t", record, (void *)(intptr_t)i);
+        ev[i].lazy = lazy[i];
+        evq_insert(&q, &ev[i], when[i], (uint64_t)i);
+    }
+    ck_assert_uint_eq(evq_next_exact(&q), 30);
+    ck_assert_uint_eq(evq_next_lazy(&q), 10);
+    evq_remove(&ev[2]);
+    ck_assert_uint_eq(evq_next_exact(&q), UINT64_MAX);
+    evq_remove(&ev[0]);
+    evq_remove(&ev[1]);
+    ev[3].lazy = false;
+    ck_assert_uint_eq(evq_next_exact(&q), 40);
+    ck_assert_uint_eq(evq_next_lazy(&q), UINT64_MAX);
+    evq_destroy(&q);
+}
+END_TEST
+
 START_TEST(evq_remove_and_reinsert_keep_heap_order)
 {
     EventQueue q;
@@ -114,6 +139,7 @@ int main(void)
     TCase *t = tcase_create("events");
     tcase_add_test(t, evq_fires_in_when_then_seq_order);
     tcase_add_test(t, evq_remove_and_reinsert_keep_heap_order);
+    tcase_add_test(t, evq_next_exact_and_lazy_look_past_the_other_kind);
     tcase_add_test(t, evq_callback_may_reschedule_itself);
     tcase_add_test(t, muldiv64_converts_without_overflow);
     tcase_add_test(t, clock_sequence_numbers_increase);
