@@ -442,6 +442,8 @@ static void send_ipi(Lapic *l, uint64_t pc, uint64_t now)
 
 /* ------------------------------------------------------------------ interrupt messages */
 
+enum { MSG_MODE_SHIFT = 8 };        /* IrqMsg.mode is the ICR's and the LVT's bits [10:8] */
+
 static bool msg_targets(const Lapic *t, const IrqMsg *m)
 {
     if (m->logical)
@@ -464,7 +466,7 @@ static Lapic *lowest_target(Lapic *l, const IrqMsg *m)
 
 static void deliver_msg(Lapic *t, const IrqMsg *m)
 {
-    switch (m->mode << 8) {
+    switch ((uint32_t)m->mode << MSG_MODE_SHIFT) {
     case APIC_DM_FIXED:
     case APIC_DM_LOWEST:
         accept_vector(t, m->vector, m->level);
@@ -482,7 +484,7 @@ static void deliver_msg(Lapic *t, const IrqMsg *m)
 
 void lapic_bus_deliver(Lapic *l, const IrqMsg *m)
 {
-    if ((m->mode << 8) == APIC_DM_LOWEST) {
+    if (((uint32_t)m->mode << MSG_MODE_SHIFT) == APIC_DM_LOWEST) {
         Lapic *t = lowest_target(l, m);
         if (t)
             deliver_msg(t, m);
