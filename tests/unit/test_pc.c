@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cpu/x86_64.h"
+#include "sim/checkpoint.h"
 #include "sim/dev/pc.h"
 #include "testutil.h"
 
@@ -638,13 +639,18 @@ END_TEST
 
 /* ------------------------------------------------------------------ guests */
 
-static Machine *guest(uint64_t entry, uint64_t handler)
+static Machine *guest_until(uint64_t entry, uint64_t handler, uint64_t max_insns)
 {
-    Machine *g = tm_create(ARCH_X86_64, blob_x86_64_pit, blob_x86_64_pit_len, 0x100000, entry, 0, 1);
+    Machine *g = tm_create(ARCH_X86_64, blob_x86_64_pit, blob_x86_64_pit_len, 0x100000, entry, max_insns, 1);
     tm_x86_gate(g, 0x200000, 0x30, handler, 0);
     tm_write(g, 0x201000, 2, 16 * 256 - 1);
     tm_write(g, 0x201002, 8, 0x200000);
     return g;
+}
+
+static Machine *guest(uint64_t entry, uint64_t handler)
+{
+    return guest_until(entry, handler, 0);
 }
 
 /* The cycles between two interrupts n PIT periods of 1193 ticks apart: the ticks' exact cycles
@@ -680,6 +686,35 @@ START_TEST(guest_takes_the_pit_through_the_8259a)
         ck_assert_uint_eq(tm_read(g, 0x211008 + 16 * i, 8), 0x00);     /* gone after the EOI */
     }
     tm_destroy(g);
+}
+END_TEST
+
+/* A checkpoint taken between two of the PIT's interrupts (its next edge an event on CPU 0's
+ * queue, the I/O APIC and the local APIC programmed) continues to the same interrupts on the
+ * same cycles as the run that was never stopped. */
+START_TEST(checkpoint_between_interrupts_continues_them)
+{
+    Machine *a = guest(0x100000, 0x100200);
+    tm_run(a);
+    uint64_t total = a->cl.cpus[0]->insns;
+    Machine *b = guest_until(0x100000, 0x100200, total / 2);
+    ck_assert_int_eq(tm_run(b), EXIT_LIMIT);
+    uint64_t taken = vcpu_reg_read(b->cl.cpus[0], UC_X86_REG_R12);
+    ck_assert(taken > 0 && taken < 5);
+    const char *path = testutil_temp_file("", 0, ".ck");
+    Error err = { { 0 } };
+    ck_assert_msg(checkpoint_save(b, path, &err), "%s", err.msg);
+    Machine *c = guest(0x100000, 0x100200);
+    ck_assert_msg(checkpoint_restore(c, path, &err), "%s", err.msg);
+    unlink(path);
+    ck_assert_int_eq(mach_run(c), EXIT_HUNG);
+    ck_assert_uint_eq(vcpu_reg_read(c->cl.cpus[0], UC_X86_REG_R12), 5);
+    for (int i = 0; i < 5; i++)
+        ck_assert_uint_eq(tm_read(c, 0x210000 + 8 * i, 8), tm_read(a, 0x210000 + 8 * i, 8));
+    ck_assert_uint_eq(c->cl.cpus[0]->insns, total);
+    tm_destroy(a);
+    tm_destroy(b);
+    tm_destroy(c);
 }
 END_TEST
 
@@ -735,6 +770,7 @@ Suite *pc_suite(void)
     tcase_add_test(gt, guest_takes_the_pit_through_the_ioapic);
     tcase_add_test(gt, guest_takes_the_pit_through_the_8259a);
     tcase_add_test(gt, linux_quick_pit_calibration_finds_the_cpu_clock);
+    tcase_add_test(gt, checkpoint_between_interrupts_continues_them);
     suite_add_tcase(s, gt);
     return s;
 }
