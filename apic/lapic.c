@@ -106,11 +106,18 @@ static int deliverable(const Lapic *l)
     return irrv;
 }
 
+/* LINT0 in ExtINT mode passes the 8259A's INTR through (SDM 11.5.1, delivery mode 111). */
+static bool extint_pending(const Lapic *l)
+{
+    return l->lint[0] && l->extint_ack &&
+           (l->lvt[LVT_LINT0] & (APIC_LVT_MASKED | APIC_DM_MASK)) == APIC_DM_EXTINT;
+}
+
 /* Keep the CPU's interrupt line in step; a newly deliverable interrupt on a running CPU is
  * taken at the next block boundary. */
 static void update_irq(Lapic *l)
 {
-    irq_set(&l->intr, deliverable(l) >= 0);
+    irq_set(&l->intr, deliverable(l) >= 0 || extint_pending(l));
 }
 
 static void trace_lvt(Lapic *l, uint64_t pc, TraceKind kind, const char *what, uint64_t a, uint64_t b)
@@ -120,7 +127,8 @@ static void trace_lvt(Lapic *l, uint64_t pc, TraceKind kind, const char *what, u
 
 static void raise_error(Lapic *l, uint32_t bits, uint64_t pc);
 
-void lapic_accept(Lapic *l, unsigned vector)
+/* A fixed interrupt into IRR; TMR records its trigger mode (SDM 11.8.4), for the EOI. */
+static void accept_vector(Lapic *l, unsigned vector, bool level)
 {
     if (!(l->svr & SVR_ENABLE)) {
         port_diag(l->cpu, port_pc(l->cpu), "apic-disabled",
@@ -132,26 +140,42 @@ void lapic_accept(Lapic *l, unsigned vector)
         return;
     }
     vec_set(l->irr, vector);
-    vec_clear(l->tmr, vector);      /* every source pmusim models is edge-triggered */
+    if (level)
+        vec_set(l->tmr, vector);
+    else
+        vec_clear(l->tmr, vector);
     update_irq(l);
+}
+
+void lapic_accept(Lapic *l, unsigned vector)
+{
+    accept_vector(l, vector, false);
 }
 
 int lapic_take_irq(Lapic *l)
 {
     int v = deliverable(l);
-    if (v < 0)
-        return -1;
+    if (v < 0)      /* the APIC's own vectors first, then the 8259A's (QEMU's order too) */
+        return extint_pending(l) ? l->extint_ack(l->extint_opaque) : -1;
     vec_clear(l->irr, (unsigned)v);
     vec_set(l->isr, (unsigned)v);
     update_irq(l);
     return v;
 }
 
+/* The EOI of a level-triggered vector (its TMR bit set) is broadcast to the I/O APICs, which
+ * clear the Remote IRR of the entries with that vector (SDM 11.8.5). */
 static void eoi(Lapic *l)
 {
     int v = vec_highest(l->isr);
-    if (v >= 0)
+    if (v >= 0) {
         vec_clear(l->isr, (unsigned)v);
+        if (l->tmr[v >> 5] >> (v & 31) & 1) {
+            vec_clear(l->tmr, (unsigned)v);
+            if (l->eoi_out.eoi)
+                l->eoi_out.eoi(l->eoi_out.opaque, (unsigned)v);
+        }
+    }
     update_irq(l);
 }
 
@@ -194,9 +218,23 @@ bool lapic_fire_lvt(Lapic *l, unsigned lvt, uint64_t pc)
     return ok;
 }
 
+/* LINT0/LINT1 are pins with a level: ExtINT follows it; the other modes fire on its rising edge. */
+static bool lint_set(Lapic *l, unsigned lvt, bool level)
+{
+    bool *pin = &l->lint[lvt - LVT_LINT0], rising = level && !*pin;
+    *pin = level;
+    if ((l->lvt[lvt] & APIC_DM_MASK) == APIC_DM_EXTINT) {
+        update_irq(l);
+        return !(l->lvt[lvt] & APIC_LVT_MASKED);
+    }
+    return rising && lapic_fire_lvt(l, lvt, port_pc(l->cpu));
+}
+
 static bool lvt_line_set(void *opaque, int lvt, bool level)
 {
     Lapic *l = opaque;
+    if (lvt == LVT_LINT0 || lvt == LVT_LINT1)
+        return lint_set(l, (unsigned)lvt, level);
     return level && lapic_fire_lvt(l, (unsigned)lvt, port_pc(l->cpu));
 }
 
@@ -402,6 +440,68 @@ static void send_ipi(Lapic *l, uint64_t pc, uint64_t now)
     }
 }
 
+/* ------------------------------------------------------------------ interrupt messages */
+
+enum { MSG_MODE_SHIFT = 8 };        /* IrqMsg.mode is the ICR's and the LVT's bits [10:8] */
+
+static bool msg_targets(const Lapic *t, const IrqMsg *m)
+{
+    if (m->logical)
+        return accepts_logical(t, m->dest);
+    uint32_t broadcast = t->x2apic ? 0xffffffffu : 0xff;
+    return m->dest == broadcast || m->dest == (t->x2apic ? t->id : t->id >> 24);
+}
+
+/* Lowest priority: the target whose TPR class is lowest (SDM 11.6.2.4), the first on a tie. */
+static Lapic *lowest_target(Lapic *l, const IrqMsg *m)
+{
+    Lapic *best = NULL;
+    for (int i = 0, n = l->bus.count(l->bus.opaque); i < n; i++) {
+        Lapic *t = l->bus.peer(l->bus.opaque, i);
+        if (msg_targets(t, m) && t->cpu->started(t->cpu->opaque) && (!best || (t->tpr & 0xf0) < (best->tpr & 0xf0)))
+            best = t;
+    }
+    return best;
+}
+
+static void deliver_msg(Lapic *t, const IrqMsg *m)
+{
+    switch ((uint32_t)m->mode << MSG_MODE_SHIFT) {
+    case APIC_DM_FIXED:
+    case APIC_DM_LOWEST:
+        accept_vector(t, m->vector, m->level);
+        break;
+    case APIC_DM_NMI:
+        irq_pulse(&t->nmi);
+        break;
+    default:
+        port_diag(t->cpu, port_pc(t->cpu), "unsupported",
+                  "interrupt message with delivery mode %u (SMI/INIT/ExtINT) is not modelled (fixed, lowest "
+                  "priority and NMI are)", m->mode);
+        break;
+    }
+}
+
+void lapic_bus_deliver(Lapic *l, const IrqMsg *m)
+{
+    if (((uint32_t)m->mode << MSG_MODE_SHIFT) == APIC_DM_LOWEST) {
+        Lapic *t = lowest_target(l, m);
+        if (t)
+            deliver_msg(t, m);
+        return;
+    }
+    for (int i = 0, n = l->bus.count(l->bus.opaque); i < n; i++) {
+        Lapic *t = l->bus.peer(l->bus.opaque, i);
+        if (!msg_targets(t, m))
+            continue;
+        if (t->cpu->started(t->cpu->opaque))
+            deliver_msg(t, m);
+        else
+            port_diag(l->cpu, port_pc(l->cpu), "ipi-to-off-cpu", "interrupt message (vector 0x%x) to cpu%d, which has "
+                      "not been started: dropped", m->vector, t->cpu->index);
+    }
+}
+
 /* ------------------------------------------------------------------ registers */
 
 void lapic_init(Lapic *l, const CpuPort *c, LapicBus bus, IrqLine intr, IrqLine nmi, uint64_t bus_hz,
@@ -439,6 +539,19 @@ void lapic_reset(Lapic *l)
     l->timer_icr = l->timer_dcr = l->timer_start = 0;
     l->timer_armed = false;
     l->tsc_deadline = 0;
+    if (l->virtual_wire) {
+        l->lvt[LVT_LINT0] = APIC_DM_EXTINT;
+        l->lvt[LVT_LINT1] = APIC_DM_NMI;
+        update_irq(l);
+    }
+}
+
+void lapic_set_virtual_wire(Lapic *l)
+{
+    l->virtual_wire = true;
+    l->lvt[LVT_LINT0] = APIC_DM_EXTINT;
+    l->lvt[LVT_LINT1] = APIC_DM_NMI;
+    update_irq(l);
 }
 
 static bool reg_read(Lapic *l, uint64_t off, uint64_t now, uint32_t *v)
@@ -490,6 +603,8 @@ static void write_lvt(Lapic *l, int lvt, uint32_t val, uint64_t now)
         l->tsc_deadline = 0;
         l->timer_icr = 0;
     }
+    if (lvt == LVT_LINT0)
+        update_irq(l);                      /* ExtINT unmasked or masked */
 }
 
 static bool reg_write(Lapic *l, uint64_t off, uint32_t v, uint64_t now, uint64_t pc)
@@ -682,7 +797,7 @@ bool lapic_x2apic_write(Lapic *l, uint32_t msr, uint64_t v, uint64_t pc)
 /* ------------------------------------------------------------------ checkpoints */
 
 /* Raise when a field is added (base/state.h). */
-#define LAPIC_STATE_VERSION 1u
+#define LAPIC_STATE_VERSION 2u       /* 2: the LINT pins */
 
 static const StateField lapic_fields[] = {
     STATE_BOOL(Lapic, x2apic), STATE_FIELD(Lapic, id), STATE_UPTO(Lapic, tpr, 0xff), STATE_FIELD(Lapic, ldr), STATE_FIELD(Lapic, dfr),
@@ -692,6 +807,7 @@ static const StateField lapic_fields[] = {
     STATE_UPTO(Lapic, timer_dcr, 0xb), STATE_FIELD(Lapic, timer_start), STATE_FIELD(Lapic, timer_base),
     STATE_BOOL(Lapic, timer_armed), STATE_FIELD(Lapic, tsc_deadline),
     STATE_UPTO(Lapic, nipi, LAPIC_IPI_QUEUE), STATE_ARRAY(Lapic, ipi_at), STATE_ARRAY(Lapic, ipi_vec),
+    STATE_ARRAY_UPTO_V(Lapic, lint, 1, 2),
 };
 
 void lapic_save(const Lapic *l, Blob *b)

@@ -13,9 +13,14 @@
  * `intr` is kept at "the highest IRR vector's priority class is above PPR", `nmi` is pulsed for
  * each NMI; the CPU backend takes interrupts between runs (lapic_take_irq moves the vector from
  * IRR to ISR).  Its inputs are the local sources, one line per LVT entry (lapic_lvt_line): a
- * rising edge fires the entry, as the PMU's overflow does through LVT_PC.  Sources the board does not
- * have (SMI, INIT and SIPI delivery, ExtINT, LINT pins, thermal and CMCI events) are reported
- * as `unsupported` diagnostics: pmusim starts CPUs through the spin table.
+ * rising edge fires the entry, as the PMU's overflow does through LVT_PC.  The LINT0/LINT1 pins
+ * are level inputs: in ExtINT mode LINT0 is the 8259A's INTR (the CPU's INTR follows it while no
+ * APIC vector is deliverable, and taking it is the PIC's interrupt acknowledge, `extint_ack`);
+ * in the other modes a rising edge fires the entry.  Interrupt messages from the I/O APIC
+ * (lapic_bus_deliver) reach the APICs their destination names; a level-triggered vector sets
+ * its TMR bit and its EOI is broadcast back (`eoi_out`, SDM 11.8.5).  Sources the board does
+ * not have (SMI, INIT and SIPI delivery, thermal and CMCI events) are reported as `unsupported`
+ * diagnostics: pmusim starts CPUs through the spin table.
  */
 #ifndef PMUSIM_LAPIC_H
 #define PMUSIM_LAPIC_H
@@ -87,6 +92,13 @@ struct Lapic {
     uint8_t ipi_vec[LAPIC_IPI_QUEUE];           /* vector, or 0 for an NMI */
     uint32_t nipi;
     Event ipi_ev;
+
+    /* The PC's interrupt hardware, when the board has it (the machine connects it). */
+    bool lint[2];                   /* the LINT0 and LINT1 pins' levels */
+    bool virtual_wire;              /* the firmware's virtual wire mode on this (the boot) CPU */
+    int (*extint_ack)(void *opaque);    /* ExtINT: the 8259A's interrupt acknowledge -> the vector */
+    void *extint_opaque;
+    EoiSink eoi_out;                /* the EOI of a level-triggered vector, to the I/O APICs */
 };
 
 void lapic_init(Lapic *l, const CpuPort *c, LapicBus bus, IrqLine intr, IrqLine nmi, uint64_t bus_hz,
@@ -119,7 +131,15 @@ bool lapic_fire_lvt(Lapic *l, unsigned lvt, uint64_t pc);
 IrqLine lapic_lvt_line(Lapic *l, unsigned lvt);
 /* Accept a fixed-mode vector from an IPI or an LVT entry. */
 void lapic_accept(Lapic *l, unsigned vector);
-/* The vector to take now (IRR -> ISR), or -1 when none is deliverable. */
+/* An interrupt message (the I/O APIC's) to every APIC on l's bus that its destination names:
+ * fixed, lowest priority (to the lowest-priority target, the lowest APIC ID on a tie), NMI;
+ * other modes are reported `unsupported`. */
+void lapic_bus_deliver(Lapic *l, const IrqMsg *m);
+/* The firmware's virtual wire mode, as a PC BIOS leaves the boot CPU's APIC (MultiProcessor
+ * Specification 1.4 §3.6.2.2): LINT0 ExtINT, LINT1 NMI, unmasked, now and after every reset. */
+void lapic_set_virtual_wire(Lapic *l);
+/* The vector to take now (IRR -> ISR, else the 8259A's through an ExtINT LINT0), or -1 when
+ * none is deliverable. */
 int lapic_take_irq(Lapic *l);
 
 const char *lapic_reg_name(uint64_t off);

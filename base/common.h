@@ -99,4 +99,16 @@ char *xstrdup(const char *s);
 void *xmap_zero(size_t bytes);
 void xunmap(void *p, size_t bytes);
 
+/* The proleptic Gregorian calendar in UTC: a date and time, and seconds since 1970-01-01. */
+typedef struct CivilTime {
+    unsigned year, mon, mday, hour, min, sec;   /* mon 1..12, mday 1..31 */
+    unsigned wday;                              /* 0 = Sunday */
+} CivilTime;
+
+uint64_t civil_to_epoch(const CivilTime *t);    /* year >= 1970, fields in range */
+CivilTime civil_from_epoch(uint64_t t);
+/* "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SS" (ISO 8601, UTC), years 1970 to 9999: the seconds
+ * since 1970, or false for anything else. */
+bool civil_parse_iso(const char *s, uint64_t *epoch);
+
 #endif

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The sink's side: input n of `opaque` goes to `level`; returns whether it was taken. */
 typedef bool (*IrqHandler)(void *opaque, int n, bool level);
@@ -47,5 +48,27 @@ static inline bool irq_pulse(const IrqLine *l)
     irq_lower(l);
     return taken;
 }
+
+/* An interrupt message: what the I/O APIC sends to the local APICs for a redirection entry
+ * (82093AA datasheet §3.2.4; Intel SDM vol. 3A 11.11, whose MSI address and data carry the same
+ * fields), delivered by whoever joins the APICs (the machine). */
+typedef struct IrqMsg {
+    uint32_t dest;                  /* APIC ID (physical) or logical destination (8 bits in xAPIC) */
+    uint8_t vector;
+    uint8_t mode;                   /* delivery mode: 0 fixed, 1 lowest priority, 2 SMI, 4 NMI, 5 INIT, 7 ExtINT */
+    bool logical;                   /* destination mode */
+    bool level;                     /* trigger mode: the target sets TMR and broadcasts its EOI */
+} IrqMsg;
+
+typedef struct IrqMsgSink {
+    void (*send)(void *opaque, const IrqMsg *m);    /* NULL: not connected (the message is lost) */
+    void *opaque;
+} IrqMsgSink;
+
+/* A vector's end of interrupt, as a local APIC broadcasts it for a level-triggered vector. */
+typedef struct EoiSink {
+    void (*eoi)(void *opaque, unsigned vector);     /* NULL: nobody listens */
+    void *opaque;
+} EoiSink;
 
 #endif

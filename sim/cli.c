@@ -15,7 +15,7 @@
 
 enum {
     O_HELP = 'h',
-    O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_APPEND, O_MEM, O_GIC_VERSION, O_DUMP_DTB,
+    O_ARCH = 256, O_MACHINE, O_CPUS, O_CPU_MODEL, O_BOOTARGS, O_APPEND, O_MEM, O_GIC_VERSION, O_RTC_BASE, O_DUMP_DTB,
     O_KERNEL, O_LOAD_ADDR, O_ENTRY, O_INITRD, O_SYMBOLS, O_DUMP_SYMBOLS,
     O_QUANTUM, O_MAX_INSNS, O_MAX_CYCLES, O_CONSOLE, O_CONSOLE_INPUT, O_TRACE, O_TRACE_DAT, O_TRACE_JSON, O_TRACE_LIMIT, O_CHECK_PATCHING, O_STRICT,
     O_ICACHE,
@@ -63,6 +63,8 @@ static const CliOption run_options[] = {
       "RAM size: bytes, or with a K, M, G or T suffix (256M, 1G),\na multiple of 4K up to 1T; sets the memory node's reg (default\nas in the tree: arm64 1G, x86_64 and ppc32 128M)" },
     { "gic-version", "N", O_GIC_VERSION, false, NULL,
       "arm64: the interrupt controller, 3 (GICv3, default) or 2 (GICv2,\nat most 8 CPUs), at QEMU virt's addresses" },
+    { "rtc-base", "DATE", O_RTC_BASE, false, NULL,
+      "x86_64: the CMOS clock's time at cycle 0, YYYY-MM-DD or\nYYYY-MM-DDTHH:MM:SS in UTC (default 2025-01-01T00:00:00)" },
     { "dump-dtb", NULL, O_DUMP_DTB, false, NULL, "print the effective device tree as DTS and exit" },
     { "kernel", "FILE", O_KERNEL, false, "Guest image:",
       "the KERNEL operand as an option: an ELF, a Linux kernel image\n(arm64 Image, plain or gzip'd; x86 bzImage) booted as Linux's\nboot protocol says (docs/guest-abi.md, \"Booting Linux\"), or a\nmultiboot kernel (i386 ELF, a.out kludge; \"Multiboot\")" },
@@ -357,6 +359,12 @@ static bool apply_value(Cli *cli, int id, const char *val, FILE *err)
         if (!parse_number("gic-version", val, 2, 3, "2 or 3", &n, err))
             return false;
         cfg->gic_version = (int)n;
+        return true;
+    case O_RTC_BASE:
+        if (!civil_parse_iso(val, &cfg->rtc_base))
+            return bad(err, "--rtc-base %s: expected a date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (UTC) from 1970 to 9999%s",
+                       val, "");
+        cfg->rtc_base_set = true;
         return true;
     case O_TRACE:       cfg->trace_file = val; return true;
     case O_TRACE_DAT:   cfg->trace_dat_file = val; return true;

@@ -18,6 +18,10 @@ static const struct {
     { ACPI_PM_COMPATIBLE, acpi_pm_create },
     { RESET_CONTROL_COMPATIBLE, reset_control_create },
     { "intel,ce4100-lapic", vcpu_x86_lapic_dev_create },
+    { "intel,ce4100-ioapic", ioapic_create },
+    { "intel,i8259", i8259_create },
+    { "intel,8254", i8254_create },
+    { "motorola,mc146818", mc146818_create },
 };
 
 DeviceCreateFn device_find(const char *compatible)

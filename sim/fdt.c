@@ -1094,12 +1094,16 @@ static bool parse_isa_child(const void *fdt, int node, MachineDesc *d, Error *er
                        "as a child of /)", path, compat);
     int len;
     const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
-    if (!reg || len != 12)
-        return err_set(err, "node %s: property reg: expected <space address size> (3 cells)", path);
-    uint32_t space = fdt32_to_cpu(reg[0]);
-    if (space != 1)
-        return err_set(err, "node %s: property reg: only I/O space (1) ISA devices are supported", path);
-    return add_dev(d, fdt, node, compat, fdt32_to_cpu(reg[1]), fdt32_to_cpu(reg[2]), true, false, err);
+    if (!reg || !len || len % 12)
+        return err_set(err, "node %s: property reg: expected <space address size> entries (3 cells each)", path);
+    for (int i = 0; i < len / 12; i++) {       /* several windows: one device (sim/dev/device.h) */
+        if (fdt32_to_cpu(reg[3 * i]) != 1)
+            return err_set(err, "node %s: property reg: entry %d: only I/O space (1) ISA devices are supported",
+                           path, i);
+        if (!add_dev(d, fdt, node, compat, fdt32_to_cpu(reg[3 * i + 1]), fdt32_to_cpu(reg[3 * i + 2]), true, false, err))
+            return false;
+    }
+    return true;
 }
 
 /* `pac`: the root's #address-cells, already checked. */

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/x86_64.h"
 #include "gic/gic.h"
+#include "sim/dev/pc.h"
 #include "sim/fdt.h"
 
 typedef struct GicDevice {
@@ -151,4 +153,112 @@ bool intc_create(const MachineDesc *d, const IntcHost *h, Gic **gic, Error *err)
         snprintf((*gic)->node, sizeof (*gic)->node, "%s", d->devs[i].path);
     }
     return true;
+}
+
+/* ------------------------------------------------------------------ the PC's controllers */
+
+enum { DT_IOAPIC_CELLS = 2, PIC_CASCADE = 2, GSI_TIMER = 2, ISA_TIMER = 0 };
+
+/* The ISA IRQ that drives GSI `gsi`, or -1: the identity but for the timer's override (IRQ 0 on
+ * GSI 2) and GSI 0, which no ISA line drives (the 8259A's INTR on real boards). */
+static int isa_irq_of(unsigned gsi)
+{
+    if (gsi == GSI_TIMER)
+        return ISA_TIMER;
+    return gsi == 0 || gsi >= ISA_IRQS ? -1 : (int)gsi;
+}
+
+static bool gsi_set(void *opaque, int gsi, bool level)
+{
+    PcIrq *pc = opaque;
+    bool taken = false;
+    if (pc->ioapic) {
+        IrqLine l = ioapic_input(pc->ioapic, (unsigned)gsi);
+        taken |= irq_set(&l, level);
+    }
+    int irq = isa_irq_of((unsigned)gsi);
+    if (pc->pic && irq >= 0) {
+        IrqLine l = i8259_input(pc->pic, (unsigned)irq);
+        taken |= irq_set(&l, level);
+    }
+    return taken;
+}
+
+static const DevDesc *find_node(const MachineDesc *d, const char *path)
+{
+    for (int i = 0; i < d->ndevs; i++)
+        if (!strcmp(d->devs[i].path, path))
+            return &d->devs[i];
+    return NULL;
+}
+
+/* The GSI entry n of dd's `interrupts` names, or -1 when its parent is not a PC controller; -2
+ * when the entry names no input of it. */
+static int gsi_of(const MachineDesc *d, const DevDesc *dd, unsigned n)
+{
+    const DevDesc *parent = n < (unsigned)dd->nirqs ? find_node(d, dd->irq_parent) : NULL;
+    if (!parent)
+        return -1;
+    uint32_t in = dd->irqs[n].cell[0];
+    if (!strcmp(parent->compatible, "intel,ce4100-ioapic"))
+        return dd->irq_cells == DT_IOAPIC_CELLS && in < IOAPIC_PINS ? (int)in : -2;
+    if (!strcmp(parent->compatible, "intel,i8259"))
+        return dd->irq_cells == DT_IOAPIC_CELLS && in < ISA_IRQS && in != PIC_CASCADE
+                   ? (in == ISA_TIMER ? GSI_TIMER : (int)in) : -2;
+    return -1;
+}
+
+IrqLine intc_pc_line(PcIrq *pc, const MachineDesc *d, const DevDesc *dd, unsigned n)
+{
+    int gsi = gsi_of(d, dd, n);
+    return gsi < 0 ? irq_line(NULL, NULL, 0) : irq_line(gsi_set, pc, gsi);
+}
+
+bool intc_pc_check(const MachineDesc *d, Error *err)
+{
+    for (int i = 0; i < d->ndevs; i++)
+        for (int k = 0; k < d->devs[i].nirqs; k++)
+            if (gsi_of(d, &d->devs[i], (unsigned)k) == -2)
+                return err_set(err, "node %s: property interrupts: entry %d <%u ...> is not an input of %s (<0..%d "
+                               "sense> on the I/O APIC, <0..15 sense> but 2 on the 8259A pair)", d->devs[i].path, k,
+                               d->devs[i].irqs[k].cell[0], d->devs[i].irq_parent, IOAPIC_PINS - 1);
+    return true;
+}
+
+static void send_msg(void *opaque, const IrqMsg *msg)
+{
+    Cluster *cl = opaque;
+    lapic_bus_deliver(vcpu_x86_lapic(cl->cpus[0]), msg);
+}
+
+static void eoi_bcast(void *opaque, unsigned vector)
+{
+    ioapic_eoi(opaque, vector);
+}
+
+static int pic_ack(void *opaque)
+{
+    return i8259_intack(opaque);
+}
+
+void intc_pc_connect(PcIrq *pc, Cluster *cl, Device **devs, int ndevs)
+{
+    for (int i = 0; i < ndevs; i++) {
+        if (ioapic_is(devs[i]) && !pc->ioapic)
+            pc->ioapic = devs[i];
+        if (i8259_is(devs[i]) && !pc->pic)
+            pc->pic = devs[i];
+    }
+    if (pc->ioapic) {
+        ioapic_connect(pc->ioapic, (IrqMsgSink){ send_msg, cl });
+        for (int i = 0; i < cl->ncpus; i++)
+            vcpu_x86_lapic(cl->cpus[i])->eoi_out = (EoiSink){ eoi_bcast, pc->ioapic };
+    }
+    if (pc->pic) {
+        Lapic *bsp = vcpu_x86_lapic(cl->cpus[0]);
+        bsp->extint_ack = pic_ack;
+        bsp->extint_opaque = pc->pic;
+        lapic_set_virtual_wire(bsp);
+        i8259_connect(pc->pic, lapic_lvt_line(bsp, LVT_LINT0));
+    }
 }

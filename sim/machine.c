@@ -991,6 +991,8 @@ IrqLine mach_device_irq(Machine *m, const DevDesc *dd, unsigned n)
 {
     IrqLine none = irq_line(NULL, NULL, 0);
     const Gic *g = m->cl.gic;
+    if (m->arch == ARCH_X86_64)
+        return intc_pc_line(&m->pcirq, &m->desc, dd, n);
     if (!g || n >= (unsigned)dd->nirqs || dd->irq_cells != DT_GIC_CELLS || strcmp(dd->irq_parent, g->node))
         return none;
     const DevIrq *q = &dd->irqs[n];
@@ -1062,12 +1064,60 @@ static void dev_host_init(Machine *m)
 {
     m->dev_host = (DeviceHost){
         .opaque = m, .arch = m->arch, .trace = &m->trace, .cpu_hz = m->clock.freq_hz, .ncpus = m->desc.ncpus,
+        .rtc_epoch = m->cfg.rtc_base_set ? m->cfg.rtc_base : DEV_RTC_DEFAULT_EPOCH,
         .console_out = host_putc, .exit = host_exit, .cpu_index = host_cpu_index, .cpu = host_cpu,
         .cpu_cycles = host_cpu_cycles, .cpu_events = host_cpu_events, .cpu_schedule = host_cpu_schedule,
         .now = host_now, .irq = host_irq, .console_input = host_console_input, .diag = host_diag,
         .console_taken = host_console_taken, .console_refused = host_console_refused,
         .cpu_schedule_last = host_cpu_schedule_last,
     };
+}
+
+/* The device of node dd, or a further window of the device its first reg window made
+ * (sim/dev/device.h, device_window). */
+static Device *make_device(Machine *m, const DevDesc *dd, Device *const *made, Error *err)
+{
+    int first = -1;
+    unsigned nth = 0;                   /* dd is window nth of its node */
+    for (int k = 0; k < (int)(dd - m->desc.devs); k++) {
+        if (strcmp(m->desc.devs[k].path, dd->path))
+            continue;
+        if (first < 0)
+            first = k;
+        nth++;
+    }
+    if (first >= 0 && made[first])
+        return device_window(made[first], nth, dd);
+    /* dt_parse only lets device models through; never call NULL if that changes */
+    DeviceCreateFn create = device_find(dd->compatible);
+    const char *file = m->cfg.machine_file ? m->cfg.machine_file : "built-in board";
+    if (!create)
+        return err_set(err, "%s: node %s: \"%s\" has no device model", file, dd->path, dd->compatible), NULL;
+    Device *d = create(&m->dev_host, dd, err);
+    if (!d) {
+        char tmp[sizeof err->msg];
+        memcpy(tmp, err->msg, sizeof tmp);
+        err_set(err, "%s: %.400s", file, tmp);
+    }
+    return d;
+}
+
+static bool make_devices(Machine *m, Error *err)
+{
+    Device *made[DESC_MAX_DEVS] = { 0 };
+    for (int i = 0; i < m->desc.ndevs; i++) {
+        const DevDesc *dd = &m->desc.devs[i];
+        if (dd->intc)
+            continue;                   /* made by intc_create */
+        if (m->ndevs == MAX_DEVICES)
+            return err_set(err, "too many devices");
+        Device *d = make_device(m, dd, made, err);
+        if (!d)
+            return false;
+        made[i] = d;
+        m->devs[m->ndevs++] = d;
+    }
+    return true;
 }
 
 /* --console-in / --console-input, or --replay (sim/conin.h). */
@@ -1088,6 +1138,8 @@ uint64_t mach_fingerprint(const Machine *m)
     h = fnv1a(h, m->fdt, m->fdt_size);
     h = fnv1a(h, m->image.data, m->image.size);
     h = fnv1a(h, &m->clock.quantum, sizeof m->clock.quantum);
+    if (m->cfg.rtc_base_set)                /* only then: the logs of runs without it stay valid */
+        h = fnv1a(h, &m->cfg.rtc_base, sizeof m->cfg.rtc_base);
     return h;
 }
 
@@ -1187,25 +1239,13 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         memcpy(tmp, err->msg, sizeof tmp);
         return err_set(err, "%s: %.400s", cfg->machine_file ? cfg->machine_file : "built-in board", tmp);
     }
-    for (int i = 0; i < m->desc.ndevs; i++) {
-        const DevDesc *dd = &m->desc.devs[i];
-        if (dd->intc)
-            continue;                   /* made by intc_create */
-        if (m->ndevs == MAX_DEVICES)
-            return err_set(err, "too many devices");
-        /* dt_parse only lets device models through; never call NULL if that changes */
-        DeviceCreateFn create = device_find(dd->compatible);
-        const char *file = cfg->machine_file ? cfg->machine_file : "built-in board";
-        if (!create)
-            return err_set(err, "%s: node %s: \"%s\" has no device model", file, dd->path, dd->compatible);
-        Device *d = create(&m->dev_host, dd, err);
-        if (!d) {
-            char tmp[sizeof err->msg];
-            memcpy(tmp, err->msg, sizeof tmp);
-            return err_set(err, "%s: %.400s", file, tmp);
-        }
-        m->devs[m->ndevs++] = d;
+    if (m->arch == ARCH_X86_64 && !intc_pc_check(&m->desc, err)) {
+        char tmp[sizeof err->msg];
+        memcpy(tmp, err->msg, sizeof tmp);
+        return err_set(err, "%s: %.400s", cfg->machine_file ? cfg->machine_file : "built-in board", tmp);
     }
+    if (!make_devices(m, err))
+        return false;
     if (m->conin.in.data && !m->conin_owner[0])
         return err_set(err, "%s %s: the machine has no console UART to receive it (%s%s)", m->conin.opt,
                        m->conin.in.path, m->desc.stdout_path[0] ? "/chosen stdout-path names " : "no UART model",
@@ -1234,6 +1274,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         if (cfg->stat)
             vcpu_priv_start(m->cl.cpus[i], cfg->stat_branches, cfg->stat_mem);
     }
+    if (m->arch == ARCH_X86_64)
+        intc_pc_connect(&m->pcirq, &m->cl, m->devs, m->ndevs);     /* the devices' lines to the CPUs */
     return true;
 }
 

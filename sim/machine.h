@@ -28,6 +28,7 @@
 #include "sim/linuxwatch.h"
 #include "sim/fdt.h"
 #include "sim/inject.h"
+#include "sim/intc.h"
 #include "sim/progress.h"
 #include "tracer/patchcheck.h"
 #include "tracer/profile.h"
@@ -50,6 +51,8 @@ typedef struct MachineConfig {
     const char *bootargs;           /* --bootargs */
     uint64_t mem_size;              /* --mem, bytes (0 = as in the tree) */
     int gic_version;                /* --gic-version (0 = as in the tree) */
+    uint64_t rtc_base;              /* --rtc-base: the RTC's time at cycle 0, seconds since 1970 */
+    bool rtc_base_set;
     const char *initrd_file;        /* --initrd */
     const char *symbols_file;       /* --symbols: a vmlinux or System.map for the image's symbols */
     uint64_t quantum;               /* --quantum, cycles */
@@ -130,6 +133,7 @@ struct Machine {
     Cluster cl;                     /* the CPUs and what they share (cpu/cluster.h) */
     Device *devs[MAX_DEVICES];
     int ndevs;
+    PcIrq pcirq;                    /* x86: the I/O APIC and the 8259A pair the ISA lines reach */
     Clock clock;
     Trace trace;
     TraceSink *tracedat;            /* --trace-dat's sink (in trace), until the trace is closed */

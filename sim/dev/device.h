@@ -46,6 +46,9 @@ typedef struct DevDesc {
     char irq_parent[128];           /* the interrupt parent's path ("" without interrupts) */
 } DevDesc;
 
+/* --rtc-base's default: 2025-01-01T00:00:00 UTC. */
+#define DEV_RTC_DEFAULT_EPOCH 1735689600ull
+
 typedef struct UartRx UartRx;
 
 /* The console input the console UART receives (sim/dev/uart_rx.h): input bytes first ..
@@ -71,6 +74,7 @@ typedef struct DeviceHost {
     Trace *trace;
     uint64_t cpu_hz;                /* the CPUs' clock (cycles per second) */
     int ncpus;
+    uint64_t rtc_epoch;             /* the real-time clock's time at cycle 0, seconds since 1970 (UTC) */
     /* A byte out of the console (a UART transmitted it). */
     void (*console_out)(void *opaque, uint8_t c);
     /* End the run with `status`; `cpu` is the CPU whose access caused it, or NULL. */
@@ -132,7 +136,25 @@ Device *uart16550_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *pl011_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *debug_exit_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *ib700_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *ioapic_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *i8259_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *i8254_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+Device *mc146818_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *acpi_pm_create(const DeviceHost *host, const DevDesc *dd, Error *err);
 Device *reset_control_create(const DeviceHost *host, const DevDesc *dd, Error *err);
+
+/* DeviceOps.destroy of a device with nothing to release but itself. */
+void device_free(Device *d);
+
+/* A device whose state is one StateField table over its struct: its checkpoint section, named
+ * after its path. */
+void device_save_fields(Device *d, Blob *b, uint32_t version, const StateField *f, size_t n);
+bool device_load_fields(Device *d, BlobReader *r, uint32_t version, const StateField *f, size_t n);
+
+/* A node with several `reg` windows is one device: the machine makes the first window's, and for
+ * window k > 0 a window device that hands each access on with offset k << DEV_WINDOW_SHIFT | off
+ * (an 8259A pair and its ELCR, the PIT and port 0x61). */
+#define DEV_WINDOW_SHIFT 16
+Device *device_window(Device *owner, unsigned k, const DevDesc *dd);
 
 #endif

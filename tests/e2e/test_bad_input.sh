@@ -51,6 +51,10 @@ expect_bad kcut "cut.Image: offset 0: not an ELF file" --kernel "$T/cut.Image"
 expect_bad kgz "cut.Image.gz: offset 0x[0-9a-f]*: gzip stream is truncated" --kernel "$T/cut.Image.gz"
 expect_bad karch "a arm64 image, but --arch x86_64" --arch x86_64 --kernel "$T/ok.Image"
 expect_bad kgic "--gic-version 4" --gic-version 4 --kernel "$T/ok.Image"
+# --rtc-base: an ISO date in UTC that exists, from 1970 (the x86 board's CMOS clock at cycle 0)
+for d in 2023-02-29 1969-12-31 2025-13-01 2025-01-01T24:00:00 2025-1-1 "2025-01-01 00:00:00"; do
+    expect_bad "rtc$d" "--rtc-base $d: expected a date YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS" --rtc-base "$d" --kernel "$T/ok.Image"
+done
 expect_bad noarg "usage" 
 expect_bad twokernels "more than one KERNEL" "$hello" "$hello"
 
@@ -83,6 +87,17 @@ expect_bad_20s cellshuge "cellshuge.dts: node /cpus: property #address-cells: 10
     --machine "$T/cellshuge.dts" "$hello"
 expect_bad_20s isapsci "isapsci.dts: node /isa/debug-exit@if4: .*not an ISA device" \
     --machine "$T/isapsci.dts" "$hello"
+# an ISA interrupt naming no input of the I/O APIC (24) or of the 8259A pair (not the cascade)
+sed 's/interrupts = <4 3>;/interrupts = <24 3>;/' "$board" >"$T/gsi24.dts"
+expect_bad_20s gsi24 "gsi24.dts: node /isa/serial@i3f8: property interrupts: entry 0 <24 ...> is not an input of" \
+    --machine "$T/gsi24.dts" "$hello"
+sed 's/interrupts = <4 3>;/interrupt-parent = <\&pic>; interrupts = <2 3>;/' "$board" >"$T/irq2.dts"
+expect_bad_20s irq2 "irq2.dts: node /isa/serial@i3f8: property interrupts: entry 0 <2 ...> is not an input of /isa/interrupt-controller@i20" \
+    --machine "$T/irq2.dts" "$hello"
+# a device with several windows: an ISA child's reg entries must all be I/O space
+sed 's/reg = <1 0x40 4>, <1 0x61 1>;/reg = <1 0x40 4>, <0 0x61 1>;/' "$board" >"$T/pitmem.dts"
+expect_bad_20s pitmem "pitmem.dts: node /isa/timer@i40: property reg: entry 1: only I/O space" \
+    --machine "$T/pitmem.dts" "$hello"
 expect_bad_20s devzero "/dev/zero: a character device, not a regular file" --machine /dev/zero "$hello"
 expect_bad_20s fifo "fifo: a FIFO, not a regular file" --machine "$T/fifo" "$hello"
 printf '/dts-v1/;\n/ { p = /incbin/("%s"); };\n' "$T/fifo" >"$T/incfifo.dts"

@@ -66,8 +66,21 @@ START_TEST(reset_state_is_the_sdm_power_up_state)
     ck_assert_uint_eq(rd(0, SVR), 0xff);
     ck_assert_uint_eq(rd(0, DFR), 0xffffffffu);
     for (unsigned off = 0x320; off <= 0x370; off += 0x10)
-        ck_assert_uint_eq(rd(0, off), 0x10000);
+        ck_assert_uint_eq(rd(1, off), 0x10000);
     ck_assert_uint_eq(rd(0, TMCCT), 0);
+}
+END_TEST
+
+/* The board has an 8259A pair: the boot CPU's APIC is in the firmware's virtual wire mode (MP
+ * spec 1.4 §3.6.2.2), the others in the SDM's power-up state; a reset keeps it so. */
+START_TEST(boot_cpu_starts_in_virtual_wire_mode)
+{
+    for (unsigned off = 0x320; off <= 0x370; off += 0x10)
+        ck_assert_uint_eq(rd(0, off), off == 0x350 ? 0x700u : off == 0x360 ? 0x400u : 0x10000u);
+    wr(0, 0x350, 0x10700);
+    lapic_reset(apic(0));
+    ck_assert_uint_eq(rd(0, 0x350), 0x700);
+    ck_assert_uint_eq(rd(1, 0x350), 0x10000);
 }
 END_TEST
 
@@ -365,6 +378,7 @@ Suite *lapic_suite(void)
     TCase *t = tcase_create("registers");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, reset_state_is_the_sdm_power_up_state);
+    tcase_add_test(t, boot_cpu_starts_in_virtual_wire_mode);
     tcase_add_test(t, lvt_stays_masked_while_the_apic_is_software_disabled);
     tcase_add_test(t, masked_lvtpc_loses_the_pmi);
     tcase_add_test(t, lvtpc_nmi_delivery_sets_the_mask_bit);

@@ -559,8 +559,9 @@ END_TEST
 
 /* ------------------------------------------------------------------ the 16550's receiver */
 
-enum { RBR = 0, FCR = 2, LCR = 3, MCR = 4, LSR = 5, MSR = 6 };
-enum { LSR_DR = 1, LSR_THRE = 0x20, LSR_TEMT = 0x40, MCR_RTS = 2, MCR_LOOP = 0x10, LCR_DLAB = 0x80, LCR_8N1 = 3 };
+enum { RBR = 0, IER = 1, IIR = 2, FCR = 2, LCR = 3, MCR = 4, LSR = 5, MSR = 6 };
+enum { LSR_DR = 1, LSR_THRE = 0x20, LSR_TEMT = 0x40, MCR_RTS = 2, MCR_OUT2 = 8, MCR_LOOP = 0x10, LCR_DLAB = 0x80,
+       LCR_8N1 = 3 };
 #define UART_CHAR 1600u             /* 8N1 at divisor 1 of 1.8432 MHz, CPU at 18.432 MHz */
 
 static void setup_16550(void)
@@ -612,6 +613,54 @@ START_TEST(uart16550_loopback_and_fifo_reset)
     out8(FCR, 1 | 2);                       /* clear the receive FIFO */
     ck_assert_uint_eq(in8(LSR) & LSR_DR, 0);
     ck_assert_uint_eq(in8(RBR), 0);
+}
+END_TEST
+
+/* IER/IIR (PC16550D table IV): THR empty, received data at the FIFO's trigger, the character
+ * timeout four character times after the last arrival or read, the output gated by OUT2. */
+START_TEST(uart16550_interrupts_follow_ier_iir_and_out2)
+{
+    out8(LCR, LCR_DLAB | LCR_8N1);
+    out8(RBR, 1);
+    out8(LCR, LCR_8N1);
+    ck_assert_uint_eq(in8(IIR), 0x01);
+    out8(IER, 0x02);                        /* ETBEI with THR empty: pending at once */
+    ck_assert(!H.line);                     /* OUT2 clear: the PC's gate holds the line */
+    out8(MCR, MCR_OUT2);
+    ck_assert(H.line);
+    ck_assert_uint_eq(in8(IIR), 0x02);      /* reported: cleared */
+    ck_assert(!H.line);
+    ck_assert_uint_eq(in8(IIR), 0x01);
+    out8(RBR, 'x');                         /* THR written, sent at once: empty again */
+    ck_assert(H.line);
+    out8(IER, 0);
+    ck_assert(!H.line);
+    out8(FCR, 0x41);                        /* FIFOs, receive trigger 4 */
+    out8(IER, 0x01);
+    uint64_t t = H.now;
+    out8(MCR, MCR_OUT2 | MCR_RTS);          /* "hello" arrives a character time apart */
+    run_to(t + 3 * UART_CHAR);
+    ck_assert(!H.line);
+    run_to(t + 4 * UART_CHAR);
+    ck_assert(H.line);
+    ck_assert_uint_eq(in8(IIR), 0xc4);      /* received data available */
+    ck_assert_uint_eq(in8(RBR), 'h');
+    ck_assert(!H.line);                     /* below the trigger */
+    run_to(t + 5 * UART_CHAR);              /* 'o': four bytes again */
+    ck_assert(H.line);
+    ck_assert_uint_eq(in8(RBR), 'e');
+    ck_assert(!H.line);
+    run_to(t + 9 * UART_CHAR - 1);          /* the timeout: 4 characters after the read at 5 */
+    ck_assert(!H.line);
+    run_to(t + 9 * UART_CHAR);
+    ck_assert(H.line);
+    ck_assert_uint_eq(in8(IIR), 0xcc);
+    ck_assert_uint_eq(in8(RBR), 'l');       /* a read ends it */
+    ck_assert(!H.line);
+    out8(MCR, MCR_RTS);
+    run_to(t + 20 * UART_CHAR);
+    ck_assert_uint_eq(in8(IIR), 0xcc);      /* pending, but OUT2 holds the line */
+    ck_assert(!H.line);
 }
 END_TEST
 
@@ -774,6 +823,7 @@ static Suite *uart_suite(void)
     tcase_add_checked_fixture(u, setup_16550, teardown);
     tcase_add_test(u, uart16550_receives_console_input_with_rts);
     tcase_add_test(u, uart16550_loopback_and_fifo_reset);
+    tcase_add_test(u, uart16550_interrupts_follow_ier_iir_and_out2);
     suite_add_tcase(s, u);
     TCase *b = tcase_create("board");
     tcase_add_test(b, pl011_uartintr_is_the_gic_spi_1_on_the_board);
