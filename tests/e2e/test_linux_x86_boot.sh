@@ -8,16 +8,18 @@
 # pmusim put it (above the kernel's init_size window), the console switch to ttyS0, the PC's
 # devices (ACPI's tables, the I/O APIC, the TSC's rate from CPUID, the RTC), Linux's Intel PMU
 # driver on pmusim's PMU and its NMI watchdog enabled; the root-mount panic ends the run (status
-# 8).  Twice: the same bytes.
+# 8).  Twice: the same bytes; and a checkpoint taken mid-boot restores to the same end.
 . "$(dirname "$0")/lib.sh" "$@"
 need_linux_image amd64
 INSNS=8000000000
 APPEND="console=ttyS0 earlyprintk=serial,ttyS0,115200"
 head -c 8192 /dev/zero >"$T/initrd.img"
 
-boot() {
-    RUN_TIMEOUT=900 run "$T/$1" run --kernel "$LINUX_IMAGE" --initrd "$T/initrd.img" --append "$APPEND" \
-        --max-insns $INSNS --stats --console "$T/$1.con"
+boot() {            # boot NAME [OPTIONS...]
+    _n=$1
+    shift
+    RUN_TIMEOUT=900 run "$T/$_n" run --kernel "$LINUX_IMAGE" --initrd "$T/initrd.img" --append "$APPEND" \
+        --max-insns $INSNS --stats --console "$T/$_n.con" "$@"
 }
 boot a
 check "the root-mount panic ends the run (status $(cat "$T/a.status"): $(tail -n 3 "$T/a.err" | tr '\n' ' '))" \
@@ -57,5 +59,16 @@ check "the panic's last line" grep -q "end Kernel panic - not syncing: VFS: Unab
 boot b
 check "deterministic: the same console" cmp -s "$T/a.con" "$T/b.con"
 check "deterministic: the same end (PC, counts)" cmp -s "$T/a.err" "$T/b.err"
+
+# a checkpoint in the middle of the boot (cycle 2.5 * 10^9: start_kernel's initcalls, after the
+# decompressor), restored: the same end, the rest of the same console
+boot ck --save-at "2500000000:$T/mid.ck"
+boot rs --restore "$T/mid.ck"
+check "checkpoint: taken" [ -s "$T/mid.ck" ]
+check "checkpoint: the run that saved it ends as the others" cmp -s "$T/ck.con" "$T/a.con"
+check "checkpoint: the restored run ends as the uninterrupted one" cmp -s "$T/rs.err" "$T/a.err"
+n=$(wc -c <"$T/rs.con")
+check "checkpoint: the restored console is the uninterrupted one's tail ($n bytes)" \
+    sh -c "[ $n -gt 0 ] && tail -c $n '$T/a.con' | cmp -s - '$T/rs.con'"
 
 finish
