@@ -99,7 +99,7 @@ static Lapic *apic_bus_peer(void *cl, int i)
 
 /* INIT and STARTUP (load_sipi_state): CR0 CD|NW|ET; a STARTUP vector names a 4 KiB page below
  * 1 MiB; a real-mode segment's base is its selector << 4, its limit 64 KiB - 1. */
-enum { INIT_CR0 = 0x60000010, SIPI_PAGE_SHIFT = 12, REAL_MODE_SEG_SHIFT = 4, REAL_MODE_LIMIT = 0xffff };
+enum { INIT_CR0 = 0x60000010, CR0_PE_BIT = 1, SIPI_PAGE_SHIFT = 12, REAL_MODE_SEG_SHIFT = 4, REAL_MODE_LIMIT = 0xffff };
 
 /* An INIT (SDM vol. 3A §9.1, table 9-1 "INIT"): the CPU enters the wait-for-SIPI state (CPU_OFF
  * of an ENABLE_SIPI CPU), whatever it was doing, a shutdown included; a STARTUP it was about to
@@ -2330,6 +2330,12 @@ static bool x86_load_finish(Cpu *c, const char *path, Error *err)
     }
     msr_engine_write(c, MSR_FS_BASE, fs_base);
     msr_engine_write(c, MSR_GS_BASE, gs_base);
+    /* In real mode (an AP in its trampoline) the selectors alone do not give the segments: see
+     * engine_real_mode_segs. */
+    if (!(vcpu_reg_read(c, UC_X86_REG_CR0) & CR0_PE_BIT) && !engine_real_mode_segs(c))
+        return err_set(err, "%s: cpu%d: in real mode, and the engine's segment state is not where pmusim looks "
+                       "for it", path, c->index);
+    x->mode_dirty = true;            /* the CS base and decode mode are read again */
     return true;
 }
 
