@@ -1067,7 +1067,7 @@ static bool engine_set_cpl(Cpu *c, unsigned cpl)
  * CS), 24 bytes each: selector, base, limit, flags.  False if the layout is unknown. */
 enum {
     HF_SS32 = 1u << 5, HF_ADDSEG = 1u << 6, CTX_SEGS_AFTER_HFLAGS = 8, CTX_SEG_SIZE = 24, CTX_SEG_BASE = 8,
-    CTX_SEG_LIMIT = 16, CTX_SEG_FLAGS = 20, CTX_NSEGS = 6, CTX_SEG_CS = 1, REAL_SEG_FLAGS = 0x9300,
+    CTX_SEG_LIMIT = 16, CTX_SEG_FLAGS = 20, CTX_NSEGS = 6, CTX_SEG_CS = 1, CTX_SEG_SS = 2, REAL_SEG_FLAGS = 0x9300,
 };
 
 static bool engine_real_mode_segs(Cpu *c)
@@ -1492,6 +1492,7 @@ static void set_edx_eax(Cpu *c, uint64_t v)
 static int x86_decode_mode(Cpu *c);
 static uint64_t x86_get_pc(Cpu *c);
 static void x86_set_pc(Cpu *c, uint64_t pc);
+static uint64_t stack_top(Cpu *c);
 
 /* The general-purpose registers by their encoding number (SDM vol. 2A table 2-2, REX.B/R as
  * bit 3). */
@@ -1717,7 +1718,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         bool if_now = vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF;
         uint8_t top[8];
         bool if_next = t->kind == T_STI ? cpl <= ((vcpu_reg_read(c, UC_X86_REG_RFLAGS) >> 12) & 3) :
-                       lin_read(c, vcpu_reg_read(c, UC_X86_REG_RSP), top, 8) && (load_le(top, 8) & RFLAGS_IF);
+                       lin_read(c, stack_top(c), top, 8) && (load_le(top, 8) & RFLAGS_IF);
         if (!if_now && if_next && c->pins.irq)
             vcpu_schedule_insns(c, &x->irq_window, c->insns + (t->kind == T_STI ? 2 : 1));
         return TRAP_NATIVE;
@@ -1987,6 +1988,22 @@ static void x86_mmu_fault(Cpu *c, const MmuResult *r)
                   r->entry == ~0ull ? " (outside RAM: reads as all ones)" : "");
     set_cr2(c, cr2);
     x86_fault(c, X86_PF, r->syndrome);
+}
+
+/* The linear address of the top of the stack: RSP in 64-bit mode; else SS base + ESP, or + SP
+ * with a 16-bit stack segment (real mode's), as the engine holds SS (Intel SDM vol. 3A §3.4.5,
+ * the B flag of a stack segment).  RSP when the engine's context layout is unknown. */
+static uint64_t stack_top(Cpu *c)
+{
+    X86Cpu *x = X86(c);
+    uint64_t sp = vcpu_reg_read(c, UC_X86_REG_RSP), base;
+    uint32_t hf;
+    if (x86_decode_mode(c) == CS_MODE_64 || !x->hflags_off)
+        return sp;
+    const uint8_t *p = (const uint8_t *)x->engine_ctx + x->hflags_off;    /* saved by x86_decode_mode */
+    memcpy(&hf, p, 4);
+    memcpy(&base, p + CTX_SEGS_AFTER_HFLAGS + CTX_SEG_SIZE * CTX_SEG_SS + CTX_SEG_BASE, 8);
+    return (uint32_t)(base + (hf & HF_SS32 ? (uint32_t)sp : (uint16_t)sp));
 }
 
 /* pmusim's PC is the linear address of the instruction, as the engine's hooks report it and
