@@ -3,8 +3,8 @@
 # CPUs: its secondary CPU waits for SIPI and Linux wakes it as on a PC, INIT then two STARTUP IPIs
 # through the local APIC (arch/x86/kernel/smpboot.c), its real-mode trampoline
 # (arch/x86/realmode/rm/trampoline_64.S) taking it into long mode (docs/machines.md, "Starting
-# secondary CPUs").  Properties only: the kernel's SMP messages, the AP running in the kernel
-# at the end; twice, the same bytes.
+# secondary CPUs").  Properties only: the kernel's SMP messages, the AP's instructions; twice,
+# the same bytes.  (It reaches the root-mount panic: 1.77e9 instructions on the two CPUs.)
 . "$(dirname "$0")/lib.sh" "$@"
 need_linux_image amd64
 INSNS=${SMP_INSNS:-3000000000}
@@ -21,7 +21,7 @@ check "smp: Bringing up secondary CPUs" grep -q "smp: Bringing up secondary CPUs
 check "x86: Booting SMP configuration" grep -q "x86: Booting SMP configuration:" "$T/a.txt"
 check "smp: Brought up 1 node, 2 CPUs" grep -q "smp: Brought up 1 node, 2 CPUs" "$T/a.txt"
 check "no CPU failed to boot" sh -c "! grep -qi 'failed to boot\|Stuck\|Kernel panic - not syncing: Fatal' '$T/a.txt'"
-check "cpu1 ran: its PC reported in the kernel" grep -q "pmusim: cpu1: pc 0xffffffff" "$T/a.err"
+check "cpu1 ran: its instructions in --stats" grep -Eq "^cpu1: insns=[1-9][0-9]{6,} " "$T/a.err"
 
 boot b
 check "deterministic: the same console" cmp -s "$T/a.con" "$T/b.con"

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "apic/lapic.h"
+#include "cpu/x86_64.h"
 #include "sim/checkpoint.h"
 #include "testutil.h"
 
@@ -117,6 +119,41 @@ START_TEST(checkpoint_while_aps_wait_for_sipi)
 }
 END_TEST
 
+/* The ICR of cpu0's APIC, as a guest writes it (xAPIC: ICR2 then ICR, SDM vol. 3A §11.6.1). */
+enum { ICR_LO = 0x300, ICR_HI = 0x310, DM_INIT_ASSERT = 0xc500, DM_INIT_DEASSERT = 0x8500, DM_STARTUP = 0x600 };
+
+static void icr(Machine *m, unsigned dest, uint32_t lo)
+{
+    lapic_write(vcpu_x86_lapic(m->cl.cpus[0]), 0, ICR_HI, 4, dest << 24);
+    lapic_write(vcpu_x86_lapic(m->cl.cpus[0]), 0, ICR_LO, 4, lo);
+}
+
+/* A STARTUP in the wait-for-SIPI state is taken once (the second of a pair is ignored); an
+ * INIT, not its de-assert, forgets one not yet taken; neither reaches the boot CPU. */
+START_TEST(startup_is_taken_once_and_init_forgets_it)
+{
+    Machine *m = sipi_machine(2, 0);
+    mach_boot(m);
+    Cpu *ap = m->cl.cpus[1];
+    ck_assert_int_eq(ap->desc->enable, ENABLE_SIPI);
+    ck_assert_int_eq(ap->state, CPU_OFF);
+    icr(m, 1, DM_STARTUP | 0x9a);
+    icr(m, 1, DM_STARTUP | 0x9b);
+    ck_assert(ap->start.pending);
+    ck_assert_uint_eq(ap->start.entry, 0x9a000);
+    icr(m, 1, DM_INIT_DEASSERT);
+    ck_assert(ap->start.pending);
+    icr(m, 1, DM_INIT_ASSERT);
+    ck_assert(!ap->start.pending);
+    ck_assert_int_eq(ap->state, CPU_OFF);
+    icr(m, 0, DM_INIT_ASSERT);                  /* the boot CPU: an `unsupported` diagnostic only */
+    icr(m, 0, DM_STARTUP | 0x9a);
+    ck_assert_int_eq(m->cl.cpus[0]->state, CPU_RUNNING);
+    ck_assert(!m->cl.cpus[0]->start.pending);
+    tm_destroy(m);
+}
+END_TEST
+
 Suite *sipi_suite(void)
 {
     Suite *s = suite_create("sipi");
@@ -124,6 +161,7 @@ Suite *sipi_suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, init_sipi_sipi_brings_up_every_ap_through_real_mode);
     tcase_add_test(t, checkpoint_while_aps_wait_for_sipi);
+    tcase_add_test(t, startup_is_taken_once_and_init_forgets_it);
     suite_add_tcase(s, t);
     return s;
 }
