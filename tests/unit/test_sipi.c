@@ -119,6 +119,49 @@ START_TEST(checkpoint_while_aps_wait_for_sipi)
 }
 END_TEST
 
+/* The AP's retired instructions when the run stops at --max-insns `limit`. */
+static uint64_t ap_insns_at(uint64_t limit)
+{
+    Machine *m = sipi_machine(2, limit);
+    ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
+    uint64_t n = m->cl.cpus[1]->insns;
+    tm_destroy(m);
+    return n;
+}
+
+/* Stopped while an AP runs its trampoline in real mode (the first --max-insns at which the AP
+ * has retired an instruction: its first ones are real mode's), the restored machine finishes as
+ * a run that never stopped. */
+START_TEST(checkpoint_in_real_mode)
+{
+    enum { N = 2 };
+    uint64_t whole[2 * N], restored[2 * N], lo = 1, hi = 1;
+    run_n(N, whole);
+    while (ap_insns_at(hi) == 0)
+        lo = hi, hi *= 2;
+    while (lo + 1 < hi) {                          /* the AP ran at hi, not at lo */
+        uint64_t mid = lo + (hi - lo) / 2;
+        *(ap_insns_at(mid) ? &hi : &lo) = mid;
+    }
+    Machine *m = sipi_machine(N, hi);
+    ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
+    ck_assert_uint_gt(m->cl.cpus[1]->insns, 0);
+    ck_assert_uint_eq(vcpu_reg_read(m->cl.cpus[1], UC_X86_REG_CR0) & 1, 0);     /* real mode */
+    const char *path = testutil_temp_file("", 0, ".ck");
+    Error err = { { 0 } };
+    ck_assert_msg(checkpoint_save(m, path, &err), "checkpoint_save: %s", err.msg);
+    Machine *r = sipi_machine(N, 0);
+    ck_assert_msg(checkpoint_restore(r, path, &err), "checkpoint_restore: %s", err.msg);
+    ck_assert_int_eq(mach_run(r), EXIT_HUNG);
+    check_reports(r, N);
+    fingerprint(r, restored);
+    ck_assert_mem_eq(whole, restored, sizeof whole);
+    unlink(path);
+    tm_destroy(r);
+    tm_destroy(m);
+}
+END_TEST
+
 /* The ICR of cpu0's APIC, as a guest writes it (xAPIC: ICR2 then ICR, SDM vol. 3A §11.6.1). */
 enum { ICR_LO = 0x300, ICR_HI = 0x310, DM_INIT_ASSERT = 0xc500, DM_INIT_DEASSERT = 0x8500, DM_STARTUP = 0x600 };
 
@@ -162,6 +205,7 @@ Suite *sipi_suite(void)
     tcase_add_test(t, init_sipi_sipi_brings_up_every_ap_through_real_mode);
     tcase_add_test(t, checkpoint_while_aps_wait_for_sipi);
     tcase_add_test(t, startup_is_taken_once_and_init_forgets_it);
+    tcase_add_test(t, checkpoint_in_real_mode);
     suite_add_tcase(s, t);
     return s;
 }

@@ -5,7 +5,8 @@
 # The boot CPU copies the trampoline to TRAMP (STARTUP vector 0x20) and wakes each AP as Linux
 # does (arch/x86/kernel/smpboot.c, wakeup_secondary_cpu_via_init): INIT assert, INIT de-assert,
 # two STARTUP IPIs.  The AP runs the trampoline as Linux's (arch/x86/realmode/rm/
-# trampoline_64.S): in real mode a wbinvd, a 16-bit far jump, pushf/popf and cpuid, lidt/lgdt,
+# trampoline_64.S): in real mode a wbinvd, a 16-bit far jump, pushf/popf and cpuid, a loop of
+# 20000 turns (longer than a quantum: a checkpoint can be taken there), lidt/lgdt,
 # lmsw to protected mode, a 32-bit far jump; there PAE, CR3, EFER.LME by wrmsr, CR0.PG and a
 # far jump into 64-bit code, which reports in: it adds one to its slot REPORT + 8 * APIC ID
 # (the second STARTUP must not start it again), stores CR0 and EFER there too, counts itself in
@@ -24,6 +25,7 @@
     .set STARTUP, 0x600
     .set BOOT_PGD, 0x9000               # pmusim's identity map (docs/guest-abi.md)
     .set MSR_EFER, 0xc0000080
+    .set REAL_MODE_LOOP, 20000
 
     .code64
     .text
@@ -74,6 +76,9 @@ t16:
     popfl
     xor %eax, %eax
     cpuid
+    mov $REAL_MODE_LOOP, %cx            # a while in real mode: a checkpoint can stop it here
+6:  dec %cx
+    jnz 6b
     lidtl (t_idt - tramp)
     lgdtl (t_gdt_desc - tramp)
     mov $1, %ax                         # CR0.PE, as Linux does it
