@@ -392,6 +392,28 @@ static void post_ipi(Lapic *t, unsigned vector, uint64_t at)
     port_schedule(t->cpu, &t->ipi_ev, t->ipi_at[0]);
 }
 
+/* INIT and STARTUP (SDM vol. 3A §11.6.1 table "ICR" and §9.4.4 "MP Initialization Example"):
+ * an INIT with level de-assert (trigger mode level, level 0) only resynchronises the arbitration
+ * IDs of the P6 family's APIC bus, nothing the model has: it does nothing, as on the Pentium 4
+ * and later.  Linux sends it after each INIT assert (arch/x86/kernel/smpboot.c,
+ * wakeup_secondary_cpu_via_init). */
+static void send_start_ipi(Lapic *l, Lapic *t, uint64_t pc, uint64_t now)
+{
+    uint32_t lo = l->icr_lo;
+    bool ok;
+    if ((lo & APIC_DM_MASK) == APIC_DM_INIT) {
+        if ((lo & APIC_TRIGGER_LEVEL) && !(lo & APIC_LEVEL_ASSERT))
+            return;
+        ok = l->bus.init && l->bus.init(l->bus.opaque, t, now);
+    } else {
+        ok = l->bus.startup && l->bus.startup(l->bus.opaque, t, lo & APIC_VECTOR_MASK, now);
+    }
+    if (!ok)
+        port_diag(l->cpu, pc, "unsupported", "%s IPI to cpu%d, which does not start through INIT/SIPI "
+                  "(the boot CPU, or a spin-table CPU): ignored",
+                  (lo & APIC_DM_MASK) == APIC_DM_INIT ? "INIT" : "STARTUP", t->cpu->index);
+}
+
 /* Sent at `now`, the time of the instruction that wrote the ICR (not the end of its block). */
 static void send_ipi(Lapic *l, uint64_t pc, uint64_t now)
 {
@@ -419,6 +441,10 @@ static void send_ipi(Lapic *l, uint64_t pc, uint64_t now)
         if (!hit)
             continue;
         trace_ipi(c->trace, now, c->index, pc, (uint64_t)t->cpu->index, mode >> 8, vector);
+        if (mode == APIC_DM_INIT || mode == APIC_DM_STARTUP) {
+            send_start_ipi(l, t, pc, now);
+            continue;
+        }
         if (!t->cpu->started(t->cpu->opaque)) {
             port_diag(c, pc, "ipi-to-off-cpu", "IPI to cpu%d, which has not been started: dropped", t->cpu->index);
             continue;
@@ -432,9 +458,7 @@ static void send_ipi(Lapic *l, uint64_t pc, uint64_t now)
             post_ipi(t, 0, now);
             break;
         default:
-            port_diag(c, pc, "unsupported",
-                         "IPI delivery mode %u (SMI/INIT/SIPI) is not modelled: CPUs start through the spin table",
-                         mode >> 8);
+            port_diag(c, pc, "unsupported", "IPI delivery mode %u (SMI) is not modelled", mode >> 8);
             break;
         }
     }

@@ -18,9 +18,11 @@
  * APIC vector is deliverable, and taking it is the PIC's interrupt acknowledge, `extint_ack`);
  * in the other modes a rising edge fires the entry.  Interrupt messages from the I/O APIC
  * (lapic_bus_deliver) reach the APICs their destination names; a level-triggered vector sets
- * its TMR bit and its EOI is broadcast back (`eoi_out`, SDM 11.8.5).  Sources the board does
- * not have (SMI, INIT and SIPI delivery, thermal and CMCI events) are reported as `unsupported`
- * diagnostics: pmusim starts CPUs through the spin table.
+ * its TMR bit and its EOI is broadcast back (`eoi_out`, SDM 11.8.5).  INIT and STARTUP IPIs go
+ * to the CPU through the bus (LapicBus.init/startup: the x86 backend holds its CPUs in the
+ * wait-for-SIPI state, docs/machines.md).  Sources the board does not have (SMI, thermal and
+ * CMCI events, INIT and STARTUP to a CPU that does not start that way) are reported as
+ * `unsupported` diagnostics.
  */
 #ifndef PMUSIM_LAPIC_H
 #define PMUSIM_LAPIC_H
@@ -46,6 +48,8 @@ enum LvtIndex { LVT_CMCI, LVT_TIMER, LVT_THERMAL, LVT_PC, LVT_LINT0, LVT_LINT1, 
 #define APIC_DM_STARTUP 0x600u
 #define APIC_DM_EXTINT 0x700u
 #define APIC_SEND_PENDING (1u << 12)
+#define APIC_LEVEL_ASSERT (1u << 14)
+#define APIC_TRIGGER_LEVEL (1u << 15)
 #define APIC_LVT_MASKED (1u << 16)
 #define APIC_TIMER_MODE_MASK (3u << 17)
 #define APIC_TIMER_PERIODIC (1u << 17)
@@ -62,6 +66,12 @@ typedef struct LapicBus {
     void *opaque;
     int (*count)(void *opaque);
     Lapic *(*peer)(void *opaque, int i);
+    /* INIT and STARTUP IPIs act on the target CPU, not its APIC (SDM vol. 3A §11.6.1, §9.4):
+     * an INIT puts it in the wait-for-SIPI state, a STARTUP in that state starts it at
+     * vector << 12 in real mode.  `at` is the sender's time.  False: the target's CPU does not
+     * start this way (the boot CPU, a spin-table CPU). */
+    bool (*init)(void *opaque, Lapic *t, uint64_t at);
+    bool (*startup)(void *opaque, Lapic *t, unsigned vector, uint64_t at);
 } LapicBus;
 
 struct Lapic {

@@ -27,7 +27,9 @@ typedef struct CpuModel CpuModel;
 typedef struct BlockEntry BlockEntry;
 typedef struct Gic Gic;
 
-typedef enum EnableMethod { ENABLE_BOOT, ENABLE_PSCI, ENABLE_SPIN_TABLE } EnableMethod;
+/* How a secondary CPU starts (docs/machines.md): PSCI CPU_ON (arm64), a spin table, or (x86)
+ * INIT and STARTUP IPIs through the local APIC, from the wait-for-SIPI state. */
+typedef enum EnableMethod { ENABLE_BOOT, ENABLE_PSCI, ENABLE_SPIN_TABLE, ENABLE_SIPI } EnableMethod;
 
 /* x86: the entry state every CPU starts in (cpu/x86_64.c x86_reset; docs/guest-abi.md, "Entry
  * state"): pmusim's own (long mode), Linux's 64-bit boot protocol (long mode, its GDT

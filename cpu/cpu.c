@@ -1050,7 +1050,7 @@ static void run_cut(Cpu *c)
     c->stop.kind = STOP_NONE;
     c->stop.redirected = false;
     c->mmu.fault_pending = false;
-    uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
+    uc_err err = uc_emu_start(c->uc, c->ops->engine_pc ? c->ops->engine_pc(c, pc) : pc, 0, 0, 0);
     c->cut.active = false;
     c->lim.fast = fast;
     vcpu_engine_hook_del(c, h);
@@ -1107,7 +1107,7 @@ static void engine_run(Cpu *c)
     c->fault.pending = false;
     c->mmu.fault_pending = false;
     uint64_t pc = c->ops->get_pc(c);
-    uc_err err = uc_emu_start(c->uc, pc, 0, 0, 0);
+    uc_err err = uc_emu_start(c->uc, c->ops->engine_pc ? c->ops->engine_pc(c, pc) : pc, 0, 0, 0);
     StopKind stop = c->stop.kind;
     if (stop == STOP_BOUNDARY || stop == STOP_RETRANSLATE || stop == STOP_CUT)
         c->ops->set_pc(c, c->stop.pc);     /* the engine's PC is stale after a block-hook stop */

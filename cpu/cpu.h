@@ -190,6 +190,9 @@ typedef struct CpuOps {
     bool (*in_nmi)(Cpu *c);
     uint64_t (*get_pc)(Cpu *c);
     void (*set_pc)(Cpu *c, uint64_t pc);
+    /* The address uc_emu_start must be given to run from pmusim's pc (NULL: pc itself); x86:
+     * pc less the CS base, for real mode. */
+    uint64_t (*engine_pc)(Cpu *c, uint64_t pc);
     /* Checkpoint the architectural state (the engine's registers and the backend's). */
     void (*save)(Cpu *c, Blob *b);
     bool (*load)(Cpu *c, BlobReader *r);

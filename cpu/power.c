@@ -160,7 +160,7 @@ void vcpu_quiet_run(Cpu *c, uint64_t pc)
     uint32_t counted = c->blk_counted;
     c->quiet = true;
     c->lim.fast = 0;                /* keeps the block hook off its counting fast path */
-    uc_emu_start(c->uc, pc, 0, 0, 0);
+    uc_emu_start(c->uc, c->ops->engine_pc ? c->ops->engine_pc(c, pc) : pc, 0, 0, 0);
     c->quiet = false;
     c->lim.fast = fast;
     c->blk = blk;

@@ -69,6 +69,7 @@ typedef struct X86Cpu {
     uc_context *engine_ctx;     /* scratch for clearing the engine's exception in flight */
     size_t inflight_off;        /* where that record lies in engine_ctx (0: not found) */
     size_t hflags_off;          /* where the engine's hidden mode flags lie in it (0: not found) */
+    uint64_t cs_base;           /* the engine's CS base as of the last x86_decode_mode (real mode: CS << 4) */
     bool mode_dirty;            /* CS may have changed since the decode mode was last synced */
     bool lin_faulted;           /* the last implicit access faulted through paging: */
     uint64_t lin_fault_va;      /* ... at this linear address, */
@@ -94,6 +95,39 @@ static int apic_bus_count(void *cl)
 static Lapic *apic_bus_peer(void *cl, int i)
 {
     return vcpu_x86_lapic(((Cluster *)cl)->cpus[i]);
+}
+
+/* INIT and STARTUP (load_sipi_state): CR0 CD|NW|ET; a STARTUP vector names a 4 KiB page below
+ * 1 MiB; a real-mode segment's base is its selector << 4, its limit 64 KiB - 1. */
+enum { INIT_CR0 = 0x60000010, CR0_PE_BIT = 1, SIPI_PAGE_SHIFT = 12, REAL_MODE_SEG_SHIFT = 4, REAL_MODE_LIMIT = 0xffff };
+
+/* An INIT (SDM vol. 3A §9.1, table 9-1 "INIT"): the CPU enters the wait-for-SIPI state (CPU_OFF
+ * of an ENABLE_SIPI CPU), whatever it was doing, a shutdown included; a STARTUP it was about to
+ * take is forgotten.  Its APIC is reset when a STARTUP starts it (x86_reset).  Only CPUs that
+ * start through INIT/SIPI take it (docs/machines.md); the model has no reset vector. */
+static bool apic_bus_init(void *cl, Lapic *t, uint64_t at)
+{
+    Cpu *c = t->cpu->opaque;
+    if (c->desc->enable != ENABLE_SIPI)
+        return false;
+    c->start.pending = false;
+    if (c->state != CPU_OFF)
+        vcpu_stop(c, CPU_OFF, "init");
+    return true;
+}
+
+/* A STARTUP IPI to a CPU in the wait-for-SIPI state starts it at its next quantum, no earlier
+ * than the sender's time, in real mode at vector << 12 (x86_reset); to any other CPU it does
+ * nothing (SDM vol. 3A §9.4.4: the second STARTUP of the INIT-SIPI-SIPI sequence is ignored by
+ * a CPU the first one started). */
+static bool apic_bus_startup(void *cl, Lapic *t, unsigned vector, uint64_t at)
+{
+    Cpu *c = t->cpu->opaque;
+    if (c->desc->enable != ENABLE_SIPI)
+        return false;
+    if (c->state == CPU_OFF && !c->start.pending)
+        c->start = (CpuStartRequest){ .pending = true, .entry = (uint64_t)vector << SIPI_PAGE_SHIFT, .at = at };
+    return true;
 }
 
 X86Pmu *x86pmu_of(Cpu *c)
@@ -1022,6 +1056,41 @@ static bool engine_set_cpl(Cpu *c, unsigned cpl)
     return uc_context_restore(c->uc, x->engine_ctx) == UC_ERR_OK;
 }
 
+/* Real mode's segments.  In a UC_MODE_64 engine a selector write through the API sets only the
+ * selector of CS, DS, ES and SS, never their hidden base, limit and attributes (Unicorn 2.1.1
+ * qemu/target/i386/unicorn.c, the UC_MODE_64 case of reg_write; docs/engine.md "Real mode"), so
+ * the CPU would run real-mode code at base 0 with the cached 32-bit attributes.  What a real-
+ * mode load gives (QEMU's cpu_x86_load_seg: base selector << 4, limit 0xFFFF, present
+ * writable accessed data; Intel SDM vol. 3A §20.1.1) is written into the saved context, and
+ * the hflags as the engine computes them in real mode: 16-bit code and stack, CPL 0, segment
+ * bases added.  The segment caches follow hflags and hflags2 (CTX_CS_SEL_AFTER_HFLAGS: ES then
+ * CS), 24 bytes each: selector, base, limit, flags.  False if the layout is unknown. */
+enum {
+    HF_SS32 = 1u << 5, HF_ADDSEG = 1u << 6, CTX_SEGS_AFTER_HFLAGS = 8, CTX_SEG_SIZE = 24, CTX_SEG_BASE = 8,
+    CTX_SEG_LIMIT = 16, CTX_SEG_FLAGS = 20, CTX_NSEGS = 6, CTX_SEG_CS = 1, CTX_SEG_SS = 2, REAL_SEG_FLAGS = 0x9300,
+};
+
+static bool engine_real_mode_segs(Cpu *c)
+{
+    X86Cpu *x = X86(c);
+    uint32_t hf;
+    if (!x->hflags_off || uc_context_save(c->uc, x->engine_ctx) != UC_ERR_OK)
+        return false;
+    uint8_t *p = (uint8_t *)x->engine_ctx + x->hflags_off;
+    for (unsigned i = 0; i < CTX_NSEGS; i++) {
+        uint8_t *seg = p + CTX_SEGS_AFTER_HFLAGS + CTX_SEG_SIZE * i;
+        uint32_t sel = load_le(seg, 4) & 0xffff, limit = REAL_MODE_LIMIT, flags = REAL_SEG_FLAGS;
+        uint64_t base = (uint64_t)sel << REAL_MODE_SEG_SHIFT;
+        memcpy(seg + CTX_SEG_BASE, &base, 8);
+        memcpy(seg + CTX_SEG_LIMIT, &limit, 4);
+        memcpy(seg + CTX_SEG_FLAGS, &flags, 4);
+    }
+    memcpy(&hf, p, 4);
+    hf = (hf & ~(HF_CS32 | HF_SS32 | HF_CS64 | HF_CPL_BITS)) | HF_ADDSEG;
+    memcpy(p, &hf, 4);
+    return uc_context_restore(c->uc, x->engine_ctx) == UC_ERR_OK;
+}
+
 static void engine_inflight_set(Cpu *c, int32_t v)
 {
     X86Cpu *x = X86(c);
@@ -1253,7 +1322,7 @@ static bool x86_init(Cpu *c, Error *err)
     x->apic_base = APIC_DEFAULT_BASE | APIC_BASE_EN | (c->index == 0 ? APIC_BASE_BSP : 0);
     x->misc_enable = MISC_POWER_UP;
     x->prof = profile_find(c->model->uc_model);
-    LapicBus bus = { c->cl, apic_bus_count, apic_bus_peer };
+    LapicBus bus = { c->cl, apic_bus_count, apic_bus_peer, apic_bus_init, apic_bus_startup };
     lapic_init(&x->apic, &c->port, bus, vcpu_pin(c, CPU_PIN_IRQ), vcpu_pin(c, CPU_PIN_NMI), c->cl->lapic_hz,
                &x->tsc_offset);
     const CpuModel *md = c->model;
@@ -1300,31 +1369,66 @@ enum {
     BOOT_CR0_PROT32 = 0x11,
 };
 
+/* Out of IA-32e mode the only way the engine knows: clearing CR0.PG (which clears EFER.LMA:
+ * WRMSR cannot, LMA is read-only, and the engine's reset state has LMA set with paging off, so it
+ * must be turned on first).  Then LME, PAE and CR3 go; `cr0` is the mode left in. */
+static void leave_long_mode(Cpu *c, uint64_t cr0)
+{
+    vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_PROT32);
+    msr_engine_write(c, MSR_EFER, 0);
+    vcpu_reg_write(c, UC_X86_REG_CR4, 0);
+    vcpu_reg_write(c, UC_X86_REG_CR3, 0);
+    vcpu_reg_write(c, UC_X86_REG_CR0, cr0);
+}
+
+static void enter_long_mode(Cpu *c)
+{
+    vcpu_reg_write(c, UC_X86_REG_CR3, BOOT_CR3);
+    vcpu_reg_write(c, UC_X86_REG_CR4, BOOT_CR4_LONG);
+    msr_engine_write(c, MSR_EFER, BOOT_EFER_LONG);
+    vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_LONG);
+}
+
+static void load_data_segs(Cpu *c, uint16_t sel)
+{
+    static const int data_segs[] = { UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_SS, UC_X86_REG_FS, UC_X86_REG_GS };
+    for (size_t i = 0; i < ARRAY_SIZE(data_segs); i++)
+        vcpu_reg_write(c, data_segs[i], sel);
+}
+
 static void load_boot_segs(Cpu *c, const BootSegs *b)
 {
     uc_x86_mmr gdtr = { 0, X86_BOOT_GDT_BASE, (uint16_t)(8 * b->n - 1), 0 }, idtr = { 0, 0, 0, 0 };
     uc_reg_write(c->uc, UC_X86_REG_GDTR, &gdtr);
     uc_reg_write(c->uc, UC_X86_REG_IDTR, &idtr);
-    vcpu_reg_write(c, UC_X86_REG_CR3, BOOT_CR3);
-    vcpu_reg_write(c, UC_X86_REG_CR4, BOOT_CR4_LONG);
-    msr_engine_write(c, MSR_EFER, BOOT_EFER_LONG);
-    vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_LONG);
-    if (c->cl->x86_entry == X86_ENTRY_MULTIBOOT) {
-        /* Out of IA-32e mode the only way the engine knows: clearing CR0.PG (which clears
-         * EFER.LMA: WRMSR cannot, LMA is read-only, and the engine's reset state has LMA set
-         * with paging off, so it must be turned on first).  Then LME, PAE and CR3 go. */
-        vcpu_reg_write(c, UC_X86_REG_CR0, BOOT_CR0_PROT32);
-        msr_engine_write(c, MSR_EFER, 0);
-        vcpu_reg_write(c, UC_X86_REG_CR4, 0);
-        vcpu_reg_write(c, UC_X86_REG_CR3, 0);
-    }
+    enter_long_mode(c);
+    if (c->cl->x86_entry == X86_ENTRY_MULTIBOOT)
+        leave_long_mode(c, BOOT_CR0_PROT32);
     vcpu_reg_write(c, UC_X86_REG_CS, b->cs);
-    static const int data_segs[] = { UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_SS, UC_X86_REG_FS, UC_X86_REG_GS };
-    for (size_t i = 0; i < ARRAY_SIZE(data_segs); i++)
-        vcpu_reg_write(c, data_segs[i], b->ds);
+    load_data_segs(c, b->ds);
 }
 
-/* docs/guest-abi.md "Entry state".  arg0 and arg1: RDI and RSI (pmusim's own, Linux's: RSI =
+/* The state a STARTUP IPI leaves: that of INIT (SDM vol. 3A §9.1.1, table 9-1 "IA-32 and Intel 64
+ * Processor States Following Power-up, Reset, or INIT": CR0 = 0x60000010, EFER, CR4 and CR3 0,
+ * GDTR and IDTR base 0 limit 0xFFFF, the data segments selector 0 limit 0xFFFF, RFLAGS 2), then
+ * the STARTUP's (§9.4.4 / §11.6.1 "Start-Up"): CS selector vector << 8, so base vector << 12,
+ * IP 0, real mode.  In real mode a selector write loads base = selector << 4, limit 0xFFFF, a
+ * 16-bit segment (the engine's cpu_x86_load_seg; docs/engine.md "Real mode"). */
+static void load_sipi_state(Cpu *c, uint64_t entry)
+{
+    uc_x86_mmr tab = { 0, 0, REAL_MODE_LIMIT, 0 };
+    uc_reg_write(c->uc, UC_X86_REG_GDTR, &tab);
+    uc_reg_write(c->uc, UC_X86_REG_IDTR, &tab);
+    enter_long_mode(c);
+    leave_long_mode(c, INIT_CR0);
+    vcpu_reg_write(c, UC_X86_REG_CS, entry >> REAL_MODE_SEG_SHIFT);
+    load_data_segs(c, 0);
+    if (!engine_real_mode_segs(c))
+        vcpu_diag(c, entry, "unsupported", "the engine's segment state is not where pmusim looks for it: "
+                  "the CPU cannot start in real mode");
+}
+
+/* docs/guest-abi.md "Entry state"; a CPU that starts by SIPI starts in real mode at `entry`.  arg0 and arg1: RDI and RSI (pmusim's own, Linux's: RSI =
  * the zero page), EAX and EBX for multiboot (the magic and the information structure). */
 static void x86_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
 {
@@ -1334,15 +1438,19 @@ static void x86_reset(Cpu *c, uint64_t entry, uint64_t arg0, uint64_t arg1)
                                 UC_X86_REG_R15 };
     for (size_t i = 0; i < ARRAY_SIZE(gprs); i++)
         vcpu_reg_write(c, gprs[i], 0);
-    load_boot_segs(c, &boot_segs[c->cl->x86_entry]);
+    bool sipi = c->desc->enable == ENABLE_SIPI;
+    if (sipi)
+        load_sipi_state(c, entry);
+    else
+        load_boot_segs(c, &boot_segs[c->cl->x86_entry]);
     vcpu_reg_write(c, UC_X86_REG_RFLAGS, 0x2);
     bool mb = c->cl->x86_entry == X86_ENTRY_MULTIBOOT;
     vcpu_reg_write(c, mb ? UC_X86_REG_RAX : UC_X86_REG_RDI, arg0);
     vcpu_reg_write(c, mb ? UC_X86_REG_RBX : UC_X86_REG_RSI, arg1);
-    vcpu_reg_write(c, UC_X86_REG_RIP, entry);
+    vcpu_reg_write(c, UC_X86_REG_RIP, sipi ? 0 : entry);
     X86(c)->nmi_blocked = false;
     lapic_reset(&X86(c)->apic);
-    vcpu_sync_decode_mode(c);           /* Capstone decodes 32-bit code for multiboot */
+    vcpu_sync_decode_mode(c);           /* 32-bit code for multiboot, 16-bit after a SIPI */
 }
 
 static int x86_trap_kind(Cpu *c, const cs_insn *insn, const uint8_t *bytes)
@@ -1382,6 +1490,9 @@ static void set_edx_eax(Cpu *c, uint64_t v)
 
 /* The value a MOV to CR0 (REX? 0F 22 /r; the r/m field names the source) writes. */
 static int x86_decode_mode(Cpu *c);
+static uint64_t x86_get_pc(Cpu *c);
+static void x86_set_pc(Cpu *c, uint64_t pc);
+static uint64_t stack_top(Cpu *c);
 
 /* The general-purpose registers by their encoding number (SDM vol. 2A table 2-2, REX.B/R as
  * bit 3). */
@@ -1448,7 +1559,7 @@ static void syscall_seg(Cpu *c, uint64_t pc, int reg, const char *name, uint16_t
 static TrapResult x86_syscall(Cpu *c, uint64_t pc, uint64_t next)
 {
     if (!(msr_engine_read(c, MSR_EFER) & EFER_SCE_BIT) || x86_decode_mode(c) != CS_MODE_64) {
-        vcpu_reg_write(c, UC_X86_REG_RIP, pc);
+        x86_set_pc(c, pc);
         x86_fault(c, X86_UD, 0);
         return TRAP_FAULTED;
     }
@@ -1505,7 +1616,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
     case T_RDTSC:
     case T_RDTSCP: {
         if (t->kind == T_RDTSCP && !(x->prof->ext1_edx & FX1D_RDTSCP)) {
-            vcpu_reg_write(c, UC_X86_REG_RIP, pc);      /* not advertised: #UD (SDM vol. 2B RDTSCP) */
+            x86_set_pc(c, pc);      /* not advertised: #UD (SDM vol. 2B RDTSCP) */
             x86_fault(c, X86_UD, 0);
             return TRAP_FAULTED;
         }
@@ -1557,7 +1668,7 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
     case T_MWAIT:
         if (cpl)
             goto gp;
-        vcpu_reg_write(c, UC_X86_REG_RIP, next);
+        x86_set_pc(c, next);
         vcpu_stop(c, CPU_HALTED, "halted");
         return TRAP_DONE;
     case T_IRETQ:
@@ -1607,20 +1718,20 @@ static TrapResult x86_trap(Cpu *c, uint64_t pc, const TrapSite *t)
         bool if_now = vcpu_reg_read(c, UC_X86_REG_RFLAGS) & RFLAGS_IF;
         uint8_t top[8];
         bool if_next = t->kind == T_STI ? cpl <= ((vcpu_reg_read(c, UC_X86_REG_RFLAGS) >> 12) & 3) :
-                       lin_read(c, vcpu_reg_read(c, UC_X86_REG_RSP), top, 8) && (load_le(top, 8) & RFLAGS_IF);
+                       lin_read(c, stack_top(c), top, 8) && (load_le(top, 8) & RFLAGS_IF);
         if (!if_now && if_next && c->pins.irq)
             vcpu_schedule_insns(c, &x->irq_window, c->insns + (t->kind == T_STI ? 2 : 1));
         return TRAP_NATIVE;
     }
     case T_RDRAND:
-        vcpu_reg_write(c, UC_X86_REG_RIP, pc);
+        x86_set_pc(c, pc);
         x86_fault(c, X86_UD, 0);
         return TRAP_FAULTED;
     }
-    vcpu_reg_write(c, UC_X86_REG_RIP, next);
+    x86_set_pc(c, next);
     return TRAP_DONE;
 gp:
-    vcpu_reg_write(c, UC_X86_REG_RIP, pc);
+    x86_set_pc(c, pc);
     x86_fault(c, X86_GP, 0);
     return TRAP_FAULTED;
 }
@@ -1630,7 +1741,7 @@ gp:
  * before it retired. */
 static void x86_intr(Cpu *c, uint32_t intno)
 {
-    uint64_t rip = vcpu_reg_read(c, UC_X86_REG_RIP);
+    uint64_t rip = x86_get_pc(c);
     vcpu_retire_upto(c, rip, false);
     /* INT n with n < 32 reaches us with the same number as the exception: tell them apart by
      * the instruction before RIP, so software interrupts get no error code. */
@@ -1661,7 +1772,7 @@ static void x86_mem_fault(Cpu *c, uint64_t addr, bool write, bool fetch)
     /* Physical addresses below 4 GiB are all RAM, devices or unassigned (all ones); only a
      * guest mapping beyond them gets here: a machine check, as a bus error would be. */
     uint64_t pc = c->fault.pc;
-    vcpu_reg_write(c, UC_X86_REG_RIP, pc);
+    x86_set_pc(c, pc);
     x86_fault(c, X86_MC, 0);
 }
 
@@ -1674,7 +1785,9 @@ static int x86_decode_mode(Cpu *c)
     uint32_t hf;
     if (!x->hflags_off || uc_context_save(c->uc, x->engine_ctx) != UC_ERR_OK)
         return CS_MODE_64;
-    memcpy(&hf, (const uint8_t *)x->engine_ctx + x->hflags_off, 4);
+    const uint8_t *p = (const uint8_t *)x->engine_ctx + x->hflags_off;
+    memcpy(&hf, p, 4);
+    memcpy(&x->cs_base, p + CTX_SEGS_AFTER_HFLAGS + CTX_SEG_SIZE * CTX_SEG_CS + CTX_SEG_BASE, 8);
     return hf & HF_CS64 ? CS_MODE_64 : hf & HF_CS32 ? CS_MODE_32 : CS_MODE_16;
 }
 
@@ -1877,14 +1990,48 @@ static void x86_mmu_fault(Cpu *c, const MmuResult *r)
     x86_fault(c, X86_PF, r->syndrome);
 }
 
+/* The linear address of the top of the stack: RSP in 64-bit mode; else SS base + ESP, or + SP
+ * with a 16-bit stack segment (real mode's), as the engine holds SS (Intel SDM vol. 3A §3.4.5,
+ * the B flag of a stack segment).  RSP when the engine's context layout is unknown. */
+static uint64_t stack_top(Cpu *c)
+{
+    X86Cpu *x = X86(c);
+    uint64_t sp = vcpu_reg_read(c, UC_X86_REG_RSP), base;
+    uint32_t hf;
+    if (x86_decode_mode(c) == CS_MODE_64 || !x->hflags_off)
+        return sp;
+    const uint8_t *p = (const uint8_t *)x->engine_ctx + x->hflags_off;    /* saved by x86_decode_mode */
+    memcpy(&hf, p, 4);
+    memcpy(&base, p + CTX_SEGS_AFTER_HFLAGS + CTX_SEG_SIZE * CTX_SEG_SS + CTX_SEG_BASE, 8);
+    return (uint32_t)(base + (hf & HF_SS32 ? (uint32_t)sp : (uint16_t)sp));
+}
+
+/* pmusim's PC is the linear address of the instruction, as the engine's hooks report it and
+ * as the block cache and the trap sites key code: CS base + RIP (Intel SDM vol. 3A §3.4.5: the
+ * base is 0 in 64-bit mode and in the flat segments of every entry state; real mode's is
+ * CS << 4).  The base is the engine's, re-read after a far transfer (mode_dirty). */
+static uint64_t cs_base(Cpu *c)
+{
+    X86Cpu *x = X86(c);
+    if (x->mode_dirty)
+        x86_decode_mode(c);
+    return x->cs_base;
+}
+
 static uint64_t x86_get_pc(Cpu *c)
 {
-    return vcpu_reg_read(c, UC_X86_REG_RIP);
+    return vcpu_reg_read(c, UC_X86_REG_RIP) + cs_base(c);
 }
 
 static void x86_set_pc(Cpu *c, uint64_t pc)
 {
-    vcpu_reg_write(c, UC_X86_REG_RIP, pc);
+    vcpu_reg_write(c, UC_X86_REG_RIP, pc - cs_base(c));
+}
+
+/* uc_emu_start's begin becomes RIP as it is (a UC_MODE_64 engine's set_pc, Unicorn 2.1.1). */
+static uint64_t x86_engine_pc(Cpu *c, uint64_t pc)
+{
+    return pc - cs_base(c);
 }
 
 /* ------------------------------------------------------------------ checkpoints */
@@ -2200,6 +2347,12 @@ static bool x86_load_finish(Cpu *c, const char *path, Error *err)
     }
     msr_engine_write(c, MSR_FS_BASE, fs_base);
     msr_engine_write(c, MSR_GS_BASE, gs_base);
+    /* In real mode (an AP in its trampoline) the selectors alone do not give the segments: see
+     * engine_real_mode_segs. */
+    if (!(vcpu_reg_read(c, UC_X86_REG_CR0) & CR0_PE_BIT) && !engine_real_mode_segs(c))
+        return err_set(err, "%s: cpu%d: in real mode, and the engine's segment state is not where pmusim looks "
+                       "for it", path, c->index);
+    x->mode_dirty = true;            /* the CS base and decode mode are read again */
     return true;
 }
 
@@ -2226,6 +2379,7 @@ const CpuOps vcpu_x86_64_ops = {
     .mmu_fault = x86_mmu_fault,
     .mem_fault = x86_mem_fault,
     .decode_mode = x86_decode_mode,
+    .engine_pc = x86_engine_pc,
     .take_interrupt = x86_take_interrupt,
     .nmi_take = x86_take_nmi,
     .in_nmi = x86_in_nmi,

@@ -768,6 +768,8 @@ static bool parse_cpus(const void *fdt, Arch arch, MachineDesc *d, Error *err)
         const char *em = fdt_getprop(fdt, node, "enable-method", NULL);
         if (d->ncpus == 0)
             cd->enable = ENABLE_BOOT;
+        else if (!em && arch == ARCH_X86_64)
+            cd->enable = ENABLE_SIPI;       /* a PC's way: INIT/SIPI through the local APIC */
         else if (!em)
             return err_set(err, "node %s: property enable-method is missing: a secondary CPU needs one", path);
         else if (!strcmp(em, "psci") && arch == ARCH_ARM64)

@@ -648,6 +648,16 @@ static bool write_x86_boot(Machine *m, Error *err)
     return true;
 }
 
+/* Linux/x86 wakes its APs with INIT and STARTUP IPIs, the CPUs the MADT lists (arch/x86/kernel/
+ * smpboot.c, wakeup_secondary_cpu_via_init): it never reads a spin table, so on a bzImage boot
+ * every secondary CPU waits for SIPI (docs/machines.md, "x86_64 — pc"). */
+static void linux_x86_sipi(MachineDesc *d)
+{
+    for (int i = 1; i < d->ncpus; i++)
+        if (d->cpus[i].enable == ENABLE_SPIN_TABLE)
+            d->cpus[i].enable = ENABLE_SIPI;
+}
+
 /* Spin tables start "held" (docs/machines.md). */
 static bool init_spin_tables(Machine *m, Error *err)
 {
@@ -1185,6 +1195,8 @@ bool mach_create(Machine *m, const MachineConfig *cfg, Error *err)
         return err_set(err, "%s%s: %.480s", cfg->machine_file ? cfg->machine_file : "built-in board",
                        cfg->mem_size ? " with --mem" : "", tmp);
     }
+    if (m->image.boot == BOOT_BZIMAGE)
+        linux_x86_sipi(&m->desc);
     if (!inject_check(cfg->inject, cfg->ninject, m->desc.ncpus, err))    /* the tree's CPUs, without --cpus */
         return false;
     for (int i = 0; i < m->desc.nmem; i++) {
@@ -1467,7 +1479,7 @@ static void poll_power_on(Machine *m, Cpu *c)
     const CpuDesc *cd = &m->desc.cpus[c->index];
     if (c->start.pending) {
         c->start.pending = false;
-        vcpu_start(c, c->start.entry, c->start.arg, 0, c->start.at, "psci-cpu-on");
+        vcpu_start(c, c->start.entry, c->start.arg, 0, c->start.at, cd->enable == ENABLE_SIPI ? "sipi" : "psci-cpu-on");
         return;
     }
     if (cd->enable != ENABLE_SPIN_TABLE || c->state != CPU_OFF || c->insns)

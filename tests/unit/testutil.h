@@ -50,6 +50,7 @@ TM_BLOB(x86_64_apic);
 TM_BLOB(x86_64_cpu);
 TM_BLOB(x86_64_pit);
 TM_BLOB(x86_64_pitcal);
+TM_BLOB(x86_64_sipi);
 TM_BLOB(ppc32_pmu);
 TM_BLOB(arm64_irq);
 TM_BLOB(arm64_el0);
