@@ -39,6 +39,8 @@
 #define BZ_ZERO_PAGE_SIZE 4096u
 #define BZ_SECTOR 512u
 #define BZ_ENTRY64_OFF 0x200u            /* startup_64: load address + 0x200 (boot.rst) */
+#define BZ_PAYLOAD_OFFSET 0x248u         /* setup header: the compressed kernel's offset and */
+#define BZ_PAYLOAD_LENGTH 0x24cu         /* length in the protected-mode kernel (2.08+) */
 #define BZ_E820_MAX 128u                 /* E820_MAX_ENTRIES_ZEROPAGE */
 /* The 64-bit entry is known to exist from xloadflags (XLF_KERNEL_64), new in protocol 2.12. */
 #define BZ_MIN_VERSION 0x020cu

@@ -831,6 +831,25 @@ static void linux_code_ranges(Image *im)
         im->code[im->ncode++] = (Range){ s->paddr, s->paddr + s->filesz };
 }
 
+/* A bzImage's code before its kernel is unpacked: the decompressor, before and after the
+ * compressed payload (boot.rst: payload_offset, payload_length, from the protected-mode kernel's
+ * start).  The payload is data: the decompressor moves itself and it away and unpacks the kernel
+ * over them, 10^7 stores that would otherwise each be a code write. */
+static void bzimage_code_ranges(Image *im)
+{
+    const Segment *s = &im->segs[0];
+    uint64_t off = load_le(im->data + BZ_PAYLOAD_OFFSET, 4), len = load_le(im->data + BZ_PAYLOAD_LENGTH, 4);
+    im->code = xcalloc(2, sizeof *im->code);
+    if (!len || off > s->filesz || len > s->filesz - off) {
+        im->code[im->ncode++] = (Range){ s->paddr, s->paddr + s->filesz };
+        return;
+    }
+    if (off)
+        im->code[im->ncode++] = (Range){ s->paddr, s->paddr + off };
+    if (off + len < s->filesz)
+        im->code[im->ncode++] = (Range){ s->paddr + off + len, s->paddr + s->filesz };
+}
+
 void image_place_linux(Image *im, uint64_t base)
 {
     im->segs[0].paddr += base;
@@ -840,5 +859,8 @@ void image_place_linux(Image *im, uint64_t base)
     free(im->code);
     im->code = NULL;
     im->ncode = 0;
-    linux_code_ranges(im);
+    if (im->boot == BOOT_BZIMAGE)
+        bzimage_code_ranges(im);
+    else
+        linux_code_ranges(im);
 }

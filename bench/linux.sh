@@ -62,13 +62,12 @@ timed() {
 
 # pmusim_cmd [INITRD]: pmusim's command for the kernel (and the initramfs), the command line to follow
 pmusim_cmd() {
-    echo "$PMUSIM --cpus 2 --max-insns $LIMIT --stats --quiet ${1:+--initrd $1} --kernel $IMAGE --append"
+    echo "$PMUSIM --cpus $CPUS --max-insns $LIMIT --stats --quiet ${1:+--initrd $1} --kernel $IMAGE --append"
 }
 qemu_cmd() {    # qemu_cmd [-icount shift=0] [INITRD]
     _ic=
     [ "$1" = icount ] && _ic="-icount shift=0"
-    echo "$QEMU -M virt,gic-version=3 -cpu cortex-a57 -smp 2 -m 1G -nographic -no-reboot $_ic" \
-        "-kernel $IMAGE ${2:+-initrd $2} -append"
+    echo "$QEMU $QMACHINE -smp $CPUS -nographic -no-reboot $_ic -kernel $IMAGE ${2:+-initrd $2} -append"
 }
 
 # row NAME LABEL END: the figures of configuration NAME, whose log reached END or not
@@ -125,6 +124,7 @@ split() {
                      c, cs, o, k }'
 }
 
+CPUS=2 QMACHINE="-M virt,gic-version=3 -cpu cortex-a57 -m 1G"
 KERNEL=$(sh "$SRC/scripts/fetch-kernel.sh" arm64 "$BUILD/linux-cache")
 IMAGE=$(echo "$KERNEL" | awk '{ print $5 }')
 [ -f "$IMAGE" ] || { echo "linux: no arm64 kernel (scripts/fetch-kernel.sh failed): skipped"; exit 0; }
@@ -139,4 +139,25 @@ fi
 if [ -f "$INITRD" ]; then
     scenario "the whole scenario (initramfs $INITRD)" "${LINUX_SCENARIO_END:-.}" "$INITRD" \
         "${LINUX_SCENARIO_APPEND:-$CMDLINE}"
+fi
+
+# x86-64 (issue 16): Debian's amd64 kernel on pmusim's PC board and on QEMU's `-M pc`, one CPU
+# (pmusim does not start the others yet: no INIT/SIPI), 128 MiB as the board has, to the
+# root-mount panic; `panic=-1` resets at once (pmusim: the ACPI reset register, QEMU:
+# -no-reboot).  The same console and command line on both.
+KERNEL=$(sh "$SRC/scripts/fetch-kernel.sh" amd64 "$BUILD/linux-cache")
+IMAGE=$(echo "$KERNEL" | awk '{ print $5 }')
+QEMU=${QEMU_SYSTEM_X86_64:-qemu-system-x86_64}
+CMDLINE="console=ttyS0 panic=-1"
+CPUS=1 QMACHINE="-M pc -m 128M"
+if [ -f "$IMAGE" ] && command -v "$QEMU" >/dev/null; then
+    echo
+    echo "linux x86-64: Debian $(echo "$KERNEL" | cut -d' ' -f2,3); $($QEMU --version | head -n 1);" \
+        "command line \"$CMDLINE\", 1 CPU"
+    scenario "boot to the root-mount panic (x86-64)" "$PANIC" "" "$CMDLINE"
+    if [ "${PERF:-1}" != 0 ] && command -v perf >/dev/null; then
+        split
+    fi
+else
+    echo "linux x86-64: no amd64 kernel or no $QEMU: skipped"
 fi

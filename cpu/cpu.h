@@ -447,6 +447,14 @@ static inline bool vcpu_stalled_forever(const Cpu *c)
 {
     return c->stall.active && c->stall.end == UINT64_MAX;
 }
+/* Can a CPU stalled for good still do anything?  Its events reach only itself; x86 takes an NMI
+ * in the stall (its PMU's overflow: Linux's perf NMI watchdog on the stuck CPU itself), and the
+ * stall's time is busy, so even a counter of running time (a deferrable event) can bring one;
+ * and while the handler runs (counters off), the CPU executes. */
+static inline bool vcpu_stall_alive(const Cpu *c)
+{
+    return c->ops->nmi_take && (c->stall.in_nmi || c->events.n || c->pins.nmi);
+}
 bool vcpu_stall_update(Cpu *c);
 
 /* Time travel: pause at (insns, entries) (CpuPause), or no longer. */

@@ -13,7 +13,8 @@
 # unmodified arm64 kernel (fetched into BUILD/linux-cache: scripts/fetch-kernel.sh) with the
 # project's initramfs (guest/linux/): tracefs, ftrace, perf counting and sampling, /proc/kallsyms,
 # dmesg; and the kernel's hard-lockup detector against pmusim's fault injection (--inject
-# stall:cpu=1:...), its highlights shown.
+# stall:cpu=1:...), its highlights shown; for x86_64 (issue 16), Debian's amd64 kernel on the PC
+# board, its perf NMI watchdog catching CPU 0 stalled (--inject stall:cpu=0:...).
 set -u
 BUILD=$1
 ARCHES=${2:-all}
@@ -68,5 +69,23 @@ linux_demo() {
     rm -f "$out"
     [ $rc = 0 ] && [ $rc2 = 3 ]
 }
+# x86-64: Debian's amd64 kernel on pmusim's PC, its perf NMI watchdog (an LVTPC NMI from a fixed
+# counter of pmusim's PMU) catching CPU 0 stalled with interrupts off; with one CPU the report is
+# a panic (nmi_watchdog=panic), which flushes the console (tests/e2e/test_linux_x86_lockup.sh)
+linux_x86_demo() {
+    img=$(sh scripts/fetch-kernel.sh amd64 "$BUILD/linux-cache" | awk '{ print $NF }') || return 1
+    out=$(mktemp "${TMPDIR:-/tmp}/pmusim-demo.XXXXXX")
+    echo "=== x86-64 Linux: build/pmusim run --kernel $img --append \"console=ttyS0 nmi_watchdog=panic\" \\"
+    echo "      --inject stall:cpu=0:cycle=3000000000 --max-cycles 80000000000 --stats"
+    "$BUILD/pmusim" run --kernel "$img" --append "console=ttyS0 nmi_watchdog=panic" --stats --quiet \
+        --inject stall:cpu=0:cycle=3000000000 --max-cycles 80000000000 >"$out" 2>&1
+    rc=$?
+    tr -d '\r' <"$out" | grep -E 'Linux version|tsc: Detected|Performance Events|NMI watchdog|IOAPIC\[0\]|Watchdog detected hard LOCKUP|watchdog_hardlockup_check|end Kernel panic|^cpu0:' |
+        awk '!seen[$0]++' | head -n 20
+    echo "(exit status $rc: the kernel's panic)"
+    rm -f "$out"
+    [ $rc = 8 ]
+}
 case " $ARCHES " in *" arm64 "*) linux_demo || status=1 ;; esac
+case " $ARCHES " in *" x86_64 "*) linux_x86_demo || status=1 ;; esac
 exit $status

@@ -1525,8 +1525,10 @@ static bool mach_hung(Machine *m)
         return false;
     for (int i = 0; i < m->cl.ncpus; i++) {
         Cpu *c = m->cl.cpus[i];
-        if (vcpu_stalled_forever(c))    /* its events reach only itself, and it takes none */
+        if (vcpu_stalled_forever(c) && !vcpu_stall_alive(c))
             continue;
+        if (vcpu_stalled_forever(c))
+            return false;
         /* instruction events cannot fire while a CPU sleeps: only its cycle events can wake it */
         if (c->state == CPU_RUNNING || c->start.pending || evq_has_wakers(&c->events) || c->pins.nmi ||
             c->pins.irq)

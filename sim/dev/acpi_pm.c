@@ -135,17 +135,12 @@ static const StateField pm_fields[] = {
 
 static void pm_save(Device *d, Blob *b)
 {
-    size_t at = blob_begin(b, d->name, ACPI_PM_STATE_VERSION);
-    blob_fields(b, d, pm_fields, ARRAY_SIZE(pm_fields));
-    blob_end(b, at);
+    device_save_fields(d, b, ACPI_PM_STATE_VERSION, pm_fields, ARRAY_SIZE(pm_fields));
 }
 
 static bool pm_load(Device *d, BlobReader *r)
 {
-    BrOuter outer;
-    if (!br_begin(r, &outer, d->name, ACPI_PM_STATE_VERSION) || !br_fields(r, d, pm_fields, ARRAY_SIZE(pm_fields)))
-        return false;
-    return br_end(r, &outer);
+    return device_load_fields(d, r, ACPI_PM_STATE_VERSION, pm_fields, ARRAY_SIZE(pm_fields));
 }
 
 static const DeviceOps acpi_pm_ops = {

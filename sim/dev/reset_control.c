@@ -45,18 +45,12 @@ static const StateField rc_fields[] = { STATE_UPTO(ResetControl, val, RST_KEEP) 
 
 static void rc_save(Device *d, Blob *b)
 {
-    size_t at = blob_begin(b, d->name, RESET_CONTROL_STATE_VERSION);
-    blob_fields(b, d, rc_fields, ARRAY_SIZE(rc_fields));
-    blob_end(b, at);
+    device_save_fields(d, b, RESET_CONTROL_STATE_VERSION, rc_fields, ARRAY_SIZE(rc_fields));
 }
 
 static bool rc_load(Device *d, BlobReader *r)
 {
-    BrOuter outer;
-    if (!br_begin(r, &outer, d->name, RESET_CONTROL_STATE_VERSION) ||
-        !br_fields(r, d, rc_fields, ARRAY_SIZE(rc_fields)))
-        return false;
-    return br_end(r, &outer);
+    return device_load_fields(d, r, RESET_CONTROL_STATE_VERSION, rc_fields, ARRAY_SIZE(rc_fields));
 }
 
 static const DeviceOps reset_control_ops = {
