@@ -11,7 +11,7 @@ enum {
     HDR_LOADFLAGS = 0x211, HDR_CODE32_START = 0x214, HDR_RAMDISK_IMAGE = 0x218, HDR_RAMDISK_SIZE = 0x21c,
     HDR_CMD_LINE_PTR = 0x228, HDR_INITRD_ADDR_MAX = 0x22c, HDR_KERNEL_ALIGNMENT = 0x230,
     HDR_RELOCATABLE = 0x234, HDR_XLOADFLAGS = 0x236, HDR_CMDLINE_SIZE = 0x238, HDR_PREF_ADDRESS = 0x258,
-    HDR_PAYLOAD_OFFSET = 0x248, HDR_PAYLOAD_LENGTH = 0x24c, HDR_INIT_SIZE = 0x260,
+    HDR_INIT_SIZE = 0x260,
 };
 /* The zero page beyond the header (zero-page.rst). */
 enum {
@@ -44,8 +44,8 @@ static void read_fields(const uint8_t *d, BzHeader *h)
     h->cmdline_size = (uint32_t)load_le(d + HDR_CMDLINE_SIZE, 4);
     h->pref_address = load_le(d + HDR_PREF_ADDRESS, 8);
     h->init_size = (uint32_t)load_le(d + HDR_INIT_SIZE, 4);
-    h->payload_offset = (uint32_t)load_le(d + HDR_PAYLOAD_OFFSET, 4);
-    h->payload_length = (uint32_t)load_le(d + HDR_PAYLOAD_LENGTH, 4);
+    h->payload_offset = (uint32_t)load_le(d + BZ_PAYLOAD_OFFSET, 4);
+    h->payload_length = (uint32_t)load_le(d + BZ_PAYLOAD_LENGTH, 4);
     h->hdr_end = HDR_MAGIC + (size_t)d[HDR_JUMP_LEN];
     h->pm_offset = (size_t)(h->setup_sects + 1) * BZ_SECTOR;
     h->pm_size = (size_t)h->syssize * PARAGRAPH;
