@@ -67,7 +67,7 @@ void _start(void)
     long out = sys(SYS_OPENAT, AT_FDCWD, (long)"/dev/console", O_WRONLY, 0);
     if (out < 0)
         out = 1;                    /* the console the kernel opened for init (init/main.c) */
-    say(out, "KSTART\n");
+    say(out, "\nKSTART\n");    /* on a line of its own, whatever the console printed last */
     for (long n; (n = sys(SYS_READ, in, (long)buf, sizeof buf, 0)) > 0;)
         sys(SYS_WRITE, out, (long)buf, n, 0);
     say(out, "KEND\n");
