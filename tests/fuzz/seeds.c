@@ -11,17 +11,15 @@
  * the files are only rewritten when their contents change.
  */
 #include <errno.h>
-#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "fuzz.h"
 #include "ksbuild.h"
 #include "lxbuild.h"
+#include "paybuild.h"
 #include "sim/checkpoint.h"
 #include "sim/conlog.h"
 
@@ -174,87 +172,25 @@ static void x86_boot_images(void)
     free(elf);
 }
 
-/* A vmlinux as a bzImage's payload holds it: the tiny x86_64 ELF, then (8-aligned) kallsyms
- * tables of an x86-64 kernel (absolute per-CPU symbols below _text), for fuzz_x86boot. */
+/* The seed bzImage with a payload of each format holding a vmlinux with x86-64 kallsyms tables. */
 #define SEED_PAYLOAD_SYMS 40
-static uint8_t *seed_vmlinux(size_t *len)
-{
-    static char names[SEED_PAYLOAD_SYMS][16];
-    KsbSym syms[SEED_PAYLOAD_SYMS];
-    uint64_t text = 0xffffffff81000000ull;
-    for (int i = 0; i < SEED_PAYLOAD_SYMS; i++) {
-        snprintf(names[i], sizeof names[i], i == 4 ? "_text" : "sym_%d", i);
-        syms[i] = (KsbSym){ i < 4 ? 0x100u * i : text + 0x10u * (i - 4), i < 4 ? 'A' : "TtDd"[i % 4], names[i] };
-    }
-    KsbOptions o = { true, false, false, true, 0 };
-    size_t elen, tlen;
-    KSymLayout at;
-    uint8_t *elf = fz_tiny_elf(ARCH_X86_64, false, &elen);
-    uint8_t *tab = ksb_build(syms, SEED_PAYLOAD_SYMS, text, &o, &tlen, &at);
-    size_t off = (elen + 7) & ~(size_t)7;
-    uint8_t *v = xcalloc(1, off + tlen);
-    memcpy(v, elf, elen);
-    memcpy(v + off, tab, tlen);
-    free(elf);
-    free(tab);
-    *len = off + tlen;
-    return v;
-}
-
-/* The vmlinux compressed as `kind` (gzip, zstd, xz, lzma): its bytes in dst (room for cap); 0 if it failed. */
-static size_t seed_compress(const char *kind, const uint8_t *in, size_t n, uint8_t *dst, size_t cap)
-{
-    size_t len = 0;
-    if (!strcmp(kind, "zstd")) {
-        len = ZSTD_compress(dst, cap, in, n, 3);
-        return ZSTD_isError(len) ? 0 : len;
-    }
-    if (!strcmp(kind, "gzip")) {
-        z_stream z = { 0 };
-        deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-        z.next_in = (Bytef *)in, z.avail_in = (uInt)n, z.next_out = dst, z.avail_out = (uInt)cap;
-        int rc = deflate(&z, Z_FINISH);
-        len = rc == Z_STREAM_END ? z.total_out : 0;
-        deflateEnd(&z);
-        return len;
-    }
-    if (!strcmp(kind, "xz"))
-        return lzma_easy_buffer_encode(0, LZMA_CHECK_CRC32, NULL, in, n, dst, &len, cap) == LZMA_OK ? len : 0;
-    lzma_options_lzma opt;
-    lzma_stream s = LZMA_STREAM_INIT;
-    if (lzma_lzma_preset(&opt, 0) || lzma_alone_encoder(&s, &opt) != LZMA_OK)
-        return 0;
-    s.next_in = in, s.avail_in = n, s.next_out = dst, s.avail_out = cap;
-    lzma_ret rc = lzma_code(&s, LZMA_FINISH);
-    len = rc == LZMA_STREAM_END ? cap - s.avail_out : 0;
-    lzma_end(&s);
-    return len;
-}
-
-/* The seed bzImage (its header) with a payload of each kind after the protected-mode kernel's
- * first page: payload_offset, payload_length and syssize set. */
 static void bz_payload_seeds(const uint8_t *bz)
 {
-    static const char *const kinds[] = { "gzip", "zstd", "xz", "lzma" };
-    size_t vlen;
-    uint8_t *v = seed_vmlinux(&vlen);
-    size_t cap = vlen + 4096, head = SEED_BZ_PM + 0x400;
+    static const char *const kinds[] = PAY_KINDS;
+    size_t elen, vlen, len;
+    uint8_t *elf = fz_tiny_elf(ARCH_X86_64, false, &elen);
+    uint8_t *v = pay_vmlinux(elf, elen, SEED_PAYLOAD_SYMS, &vlen);
     for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
-        uint8_t *img = xcalloc(1, head + cap);
-        memcpy(img, bz, SEED_BZ_PM + SEED_BZ_PM_SIZE);
-        size_t plen = seed_compress(kinds[k], v, vlen, img + head, cap);
-        if (!plen)
+        uint8_t *img = pay_bzimage(bz, SEED_BZ_PM, SEED_BZ_PM_SIZE, kinds[k], v, vlen, &len);
+        if (!img)
             fz_fail("seeds: the %s compressor failed", kinds[k]);
-        size_t pm = (head - SEED_BZ_PM + plen + 15) / 16 * 16;
-        store_le(img + 0x1f4, 4, pm / 16);
-        store_le(img + 0x248, 4, head - SEED_BZ_PM);
-        store_le(img + 0x24c, 4, plen);
         char name[32];
         snprintf(name, sizeof name, "bzimage-%s", kinds[k]);
-        seed("x86boot", name, img, SEED_BZ_PM + pm);
+        seed("x86boot", name, img, len);
         free(img);
     }
     free(v);
+    free(elf);
 }
 
 /* fuzz_kallsyms: tables of every flavour (the flags byte first, fuzz_kallsyms.c), 300 symbols
