@@ -42,6 +42,7 @@ typedef struct KaslrProbe {
     uint64_t text;              /* _text's link address */
     uint64_t align;             /* the offset's granule: kernel_alignment (CONFIG_PHYSICAL_ALIGN) */
     uint64_t offset;            /* the offset applied (kaslr_offset()), once found */
+    unsigned misses;            /* looks that found no candidate (machine.c gives up after a few) */
     uint8_t bytes[KASLR_PROBE_LEN];
 } KaslrProbe;
 
