@@ -44,6 +44,8 @@ static void read_fields(const uint8_t *d, BzHeader *h)
     h->cmdline_size = (uint32_t)load_le(d + HDR_CMDLINE_SIZE, 4);
     h->pref_address = load_le(d + HDR_PREF_ADDRESS, 8);
     h->init_size = (uint32_t)load_le(d + HDR_INIT_SIZE, 4);
+    h->payload_offset = (uint32_t)load_le(d + BZ_PAYLOAD_OFFSET, 4);
+    h->payload_length = (uint32_t)load_le(d + BZ_PAYLOAD_LENGTH, 4);
     h->hdr_end = HDR_MAGIC + (size_t)d[HDR_JUMP_LEN];
     h->pm_offset = (size_t)(h->setup_sects + 1) * BZ_SECTOR;
     h->pm_size = (size_t)h->syssize * PARAGRAPH;

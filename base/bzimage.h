@@ -22,6 +22,8 @@
  *   0x230 u32 kernel_alignment  0x234 u8 relocatable_kernel   0x235 u8 min_alignment
  *   0x236 u16 xloadflags        bit 0 XLF_KERNEL_64: the 64-bit entry at load address + 0x200
  *   0x238 u32 cmdline_size      the longest command line, without its NUL
+ *   0x248 u32 payload_offset    the compressed kernel, from the protected-mode kernel's start
+ *   0x24c u32 payload_length    its length (2.08+; bzimage_payload checks both)
  *   0x258 u64 pref_address      where the kernel wants to run (its CONFIG_PHYSICAL_START)
  *   0x260 u32 init_size         bytes the kernel needs from its runtime start while it unpacks
  *
@@ -53,6 +55,7 @@ typedef struct BzHeader {
     uint16_t version, xloadflags;
     uint8_t loadflags, relocatable;
     uint32_t kernel_alignment, initrd_addr_max, cmdline_size, init_size;
+    uint32_t payload_offset, payload_length;    /* relative to pm_offset; not checked here */
     uint64_t pref_address;
     size_t hdr_end;                  /* one past the header's last byte (0x202 + byte 0x201) */
     size_t pm_offset, pm_size;       /* the protected-mode kernel in the file */

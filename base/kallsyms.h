@@ -42,7 +42,9 @@ typedef struct KSymTable {
 
 /* The kallsyms tables in buf (a kernel image, size bytes, `path` for messages) of a kernel of
  * the given word size and byte order.  The tables must sit at the alignment the kernel gave
- * them relative to the start of buf (true of an arm64 Image: its first byte is _text). */
+ * them relative to the start of buf (true of an arm64 Image: its first byte is _text; and of
+ * the ELF vmlinux in an x86 bzImage's payload: its segments keep their link alignment in the
+ * file, base/bzpayload.h). */
 bool ksyms_find(KSymTable *t, const uint8_t *buf, size_t size, bool is64, bool big_endian, const char *path,
                 Error *err);
 

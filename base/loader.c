@@ -2,6 +2,7 @@
 #include "base/loader.h"
 
 #include "base/bzimage.h"
+#include "base/bzpayload.h"
 #include "base/linux_image.h"
 #include "base/multiboot.h"
 
@@ -411,6 +412,17 @@ static void take_ksyms(Image *im, KSymTable *t)
     size_to_next(im);
 }
 
+/* The last per-CPU symbol (CONFIG_KALLSYMS_ABSOLUTE_PERCPU: absolute, from 0) would otherwise
+ * reach up to the kernel's mapping and name every physical address below it (the
+ * decompressor's): its size is left unknown-but-small, so only addresses near it are named. */
+static void bound_percpu(Image *im)
+{
+    for (int i = 0; i < im->nsyms; i++)
+        if (im->syms[i].addr < X86_START_KERNEL_MAP &&
+            (i + 1 == im->nsyms || im->syms[i + 1].addr >= X86_START_KERNEL_MAP))
+            im->syms[i].size = 1;
+}
+
 /* An arm64 Image's first byte is _text (booting.rst: the header is the start of the image):
  * its link address is the segment's. */
 static void link_linux(Image *im)
@@ -472,6 +484,8 @@ bool image_load_symbols(Image *im, const char *path, Error *err)
         take_ksyms(im, &t);
     if (!ok)
         return false;
+    if (im->boot == BOOT_BZIMAGE)
+        bound_percpu(im);
     free(im->nosyms);
     im->nosyms = NULL;
     link_linux(im);
@@ -592,6 +606,15 @@ const Symbol *image_symbol_at(const Image *im, uint64_t addr, uint64_t *off)
     return s;
 }
 
+void image_kaslr_apply(Image *im, uint64_t offset)
+{
+    for (int i = 0; i < im->nsyms; i++)
+        if (im->syms[i].addr >= X86_START_KERNEL_MAP)
+            im->syms[i].addr += offset;
+    im->kaslr.pending = false;
+    im->kaslr.offset = offset;
+}
+
 bool image_symbol_addr(const Image *im, const char *name, uint64_t *addr)
 {
     for (int i = 0; i < im->nsyms; i++)
@@ -635,9 +658,45 @@ static bool load_a64_image(Image *im, Error *err)
     return true;
 }
 
+/* What KASLR moves: the first bytes of _text, to be found among the running kernel's mappings
+ * (machine.c), in steps of the header's kernel_alignment. */
+static void kaslr_probe(Image *im, const BzHeader *h, const uint8_t *elf, size_t len)
+{
+    uint64_t text;
+    const uint8_t *p;
+    if (!image_symbol_addr(im, "_text", &text) || !(p = bzpayload_elf_bytes(elf, len, text, KASLR_PROBE_LEN)))
+        return;
+    im->kaslr = (KaslrProbe){ .pending = true, .text = text, .align = h->kernel_alignment };
+    memcpy(im->kaslr.bytes, p, KASLR_PROBE_LEN);
+}
+
+/* A bzImage's symbols: its payload unpacked (base/bzpayload.h) and the kallsyms tables read from
+ * the ELF inside.  The ELF's loadable segments sit in the file at their link addresses' offsets
+ * modulo p_align (2 MiB), so the tables keep, from the buffer's start, the 8-byte alignment
+ * ksyms_find relies on.  None, and the reason in nosyms, if anything fails. */
+static void bz_symbols(Image *im, const BzHeader *h)
+{
+    uint8_t *elf = NULL;
+    size_t len = 0;
+    Error e;
+    KSymTable t;
+    char inner[sizeof e.msg];
+    snprintf(inner, sizeof inner, "%s (its unpacked kernel)", im->path);
+    if (!bzpayload_unpack(im->data, im->size, h, im->path, &elf, &len, &e) ||
+        !bzpayload_check_elf(elf, len, inner, &e) || !ksyms_find(&t, elf, len, true, false, inner, &e)) {
+        im->nosyms = xstrdup(e.msg);
+        free(elf);
+        return;
+    }
+    take_ksyms(im, &t);
+    bound_percpu(im);
+    kaslr_probe(im, h, elf, len);
+    free(elf);
+}
+
 /* An x86 bzImage: one segment, the protected-mode kernel, taking init_size bytes from the base
  * (its decompressor unpacks the kernel there), entered at startup_64, base + 0x200.  Its
- * kallsyms are in the compressed payload, out of reach. */
+ * symbols are the kallsyms tables of the kernel in its compressed payload. */
 static bool load_bzimage(Image *im, Error *err)
 {
     BzHeader h;
@@ -651,8 +710,7 @@ static bool load_bzimage(Image *im, Error *err)
     im->segs[0] = (Segment){ 0, 0, h.pm_offset, h.pm_size, h.init_size, PF_R | PF_W | PF_X };
     im->nsegs = 1;
     im->entry = BZ_ENTRY64_OFF;
-    im->nosyms = xstrdup("an x86 bzImage's kallsyms are inside its compressed kernel; give --symbols with the "
-                         "vmlinux or System.map");
+    bz_symbols(im, &h);
     return true;
 }
 

@@ -34,6 +34,18 @@ typedef struct Section {
     bool nobits, alloc;
 } Section;
 
+/* An x86 kernel that may randomise its virtual base (KASLR): the bytes of its first page of
+ * text at their link address, to find among the running kernel's mappings (image_kaslr_*). */
+#define KASLR_PROBE_LEN 256u
+typedef struct KaslrProbe {
+    bool pending;               /* symbols at link addresses, the running kernel's offset not found yet */
+    uint64_t text;              /* _text's link address */
+    uint64_t align;             /* the offset's granule: kernel_alignment (CONFIG_PHYSICAL_ALIGN) */
+    uint64_t offset;            /* the offset applied (kaslr_offset()), once found */
+    unsigned misses;            /* looks that found no candidate (machine.c gives up after a few) */
+    uint8_t bytes[KASLR_PROBE_LEN];
+} KaslrProbe;
+
 /* How the image is started: pmusim's own entry state (an ELF, a raw binary), or a boot
  * protocol (docs/guest-abi.md, "Booting Linux", "Multiboot"). */
 typedef enum BootProto {
@@ -59,7 +71,8 @@ typedef struct Image {
     Section *secs;              /* every named section (none for stripped or raw images) */
     int nsecs;
     char *secnames;             /* copy of the section-name string table */
-    char *nosyms;               /* an arm64 Linux Image without readable kallsyms: why, or NULL */
+    char *nosyms;               /* a Linux image without readable kallsyms: why, or NULL */
+    KaslrProbe kaslr;           /* an x86 bzImage's: how to find where its kernel runs */
 } Image;
 
 bool image_load_elf(Image *im, const char *path, Error *err);
@@ -94,6 +107,14 @@ void image_linux_symbols(Image *im);
  * symbols; for an arm64 Linux Image the segment's link address becomes the new _text's. */
 bool image_load_symbols(Image *im, const char *path, Error *err);
 void image_free(Image *im);
+
+/* x86-64 Linux's kernel text mapping (arch/x86/include/asm/page_64_types.h __START_KERNEL_map)
+ * and the room KASLR moves the kernel in (KERNEL_IMAGE_SIZE with CONFIG_RANDOMIZE_BASE). */
+#define X86_START_KERNEL_MAP 0xffffffff80000000ull
+#define X86_KERNEL_IMAGE_SIZE (1ull << 30)
+/* The running kernel's offset found (kaslr_offset() = _text - __START_KERNEL): every symbol in
+ * the kernel's mapping moves by it (per-CPU symbols, absolute, stay), once. */
+void image_kaslr_apply(Image *im, uint64_t offset);
 
 /* The symbol containing addr (or the closest one below it); NULL if none.  *off = addr - sym.
  * An addr in a segment's load range and in no segment's link range is first taken to its link

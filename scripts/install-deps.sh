@@ -24,7 +24,7 @@
 # names them, because an update without them deletes the foreign lists.
 set -eu
 UNICORN_MIN=2.1.1
-PKGS="cmake make pkg-config gcc libc6-dev libcapstone-dev libfdt-dev zlib1g-dev check device-tree-compiler \
+PKGS="cmake make pkg-config gcc libc6-dev libcapstone-dev libfdt-dev zlib1g-dev libzstd-dev liblzma-dev check device-tree-compiler \
 gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu gcc-powerpc-linux-gnu binutils-powerpc-linux-gnu \
 clang libclang-rt-14-dev llvm trace-cmd libtracecmd-dev libtraceevent-dev python3 gdb-multiarch acpica-tools"
 if [ "${1:-}" = "--bench" ]; then

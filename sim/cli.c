@@ -73,7 +73,7 @@ static const CliOption run_options[] = {
     { "initrd", "FILE", O_INITRD, false, NULL,
       "load FILE into RAM above the image; /chosen gets\nlinux,initrd-start and linux,initrd-end; a bzImage's zero page,\na multiboot kernel's module list (docs/guest-abi.md)" },
     { "symbols", "FILE", O_SYMBOLS, false, NULL,
-      "the kernel's symbols from FILE, a vmlinux (ELF) or a\nSystem.map, instead of the image's own (an arm64 Linux\nImage's kallsyms tables; docs/guest-abi.md)" },
+      "the kernel's symbols from FILE, a vmlinux (ELF) or a\nSystem.map, instead of the image's own (the kallsyms tables\nof an arm64 Linux Image or of an x86 bzImage's payload;\ndocs/guest-abi.md)" },
     { "dump-symbols", NULL, O_DUMP_SYMBOLS, false, NULL,
       "print the image's symbols as a System.map and exit" },
     { "quantum", "CYCLES", O_QUANTUM, false, "Run:", "scheduling quantum, 1 to 2^32 (default 100000)" },

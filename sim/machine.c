@@ -61,8 +61,45 @@
 
 /* ------------------------------------------------------------------ diagnostics, console */
 
+/* ------------------------------------------------------------------ KASLR */
+
+/* Where an x86 kernel runs (CONFIG_RANDOMIZE_BASE).  Its decompressor picks a virtual offset
+ * (arch/x86/boot/compressed/kaslr.c choose_random_location: a multiple of CONFIG_PHYSICAL_ALIGN,
+ * the header's kernel_alignment, below KERNEL_IMAGE_SIZE) and relocates the kernel by it
+ * (misc.c handle_relocations); the kernel then maps only its own image in that 1 GiB window
+ * (arch/x86/kernel/head64.c __startup_64: "invalidate pages before/after the kernel image").
+ * So once the boot CPU runs at a kernel virtual address (head_64.S startup_64 ends with
+ * `jmp *0f(%rip)` to common_startup_64's relocated address), exactly one candidate offset maps
+ * _text + offset to _text's bytes: that is kaslr_offset() (arch/x86/include/asm/setup.h: _text -
+ * __START_KERNEL), what the kernel's panic prints as "Kernel Offset: 0x... from
+ * 0xffffffff81000000", and 0 with `nokaslr`.  Looked for at the end of each round (a point of
+ * simulated time: the same every run) and before a name is needed; the probe's page walks have
+ * no side effects (translate's probe mode).  A kernel whose _text bytes are not found (changed
+ * by then: none of Debian's 6.12 patch sites is in them) is looked for at KASLR_MAX_MISSES round ends,
+ * then its symbols stay at their link addresses: the search costs 512 page walks. */
+#define KASLR_MAX_MISSES 64
+static void kaslr_follow(Machine *m, bool at_round_end)
+{
+    KaslrProbe *k = &m->image.kaslr;
+    if (!k->pending || !k->align || !m->cl.ncpus)
+        return;
+    Cpu *c = m->cl.cpus[0];
+    if (c->ops->get_pc(c) < X86_START_KERNEL_MAP)
+        return;
+    uint8_t buf[KASLR_PROBE_LEN];
+    for (uint64_t d = 0; d < X86_KERNEL_IMAGE_SIZE; d += k->align)
+        if (vcpu_fetch_read(c, k->text + d, buf, sizeof buf) && !memcmp(buf, k->bytes, sizeof buf)) {
+            image_kaslr_apply(&m->image, d);
+            return;
+        }
+    if (at_round_end && ++k->misses >= KASLR_MAX_MISSES)     /* counted where every run counts them */
+        k->pending = false;
+}
+
 const char *mach_describe(Machine *m, uint64_t addr, char *buf, size_t len)
 {
+    if (addr >= X86_START_KERNEL_MAP)
+        kaslr_follow(m, false);
     return image_describe(&m->image, addr, buf, len);
 }
 
@@ -1614,6 +1651,7 @@ static bool round_finish(Machine *m, uint64_t end)
             return false;
         }
     }
+    kaslr_follow(m, true);
     if (m->hooks.round_end)
         m->hooks.round_end(m->hooks.opaque, m);
     return !m->cl.stopping;
@@ -1681,6 +1719,7 @@ int mach_finish(Machine *m)
     if (m->cfg.save_file && !m->saved)
         fprintf(stderr, "pmusim: --save-at %" PRIu64 ": the run ended before a quantum boundary at or after"
                 " that cycle; %s was not written\n", m->cfg.save_at, m->cfg.save_file);
+    kaslr_follow(m, false);
     finish_outputs(m);
     if (m->output_lost)
         return EXIT_OUTPUT;

@@ -181,7 +181,7 @@ static int run(MachineConfig *cfg, const StatConfig *stat)
         !(cfg->quiet && machine.exit_status == EXIT_LIMIT))
     {
         fprintf(stderr, "pmusim: run ended: %s (status %d)\n", machine.exit_reason, status);
-        if (machine.exit_status == EXIT_LIMIT || machine.exit_status == EXIT_HUNG)
+        if (machine.exit_status == EXIT_LIMIT || machine.exit_status == EXIT_HUNG || machine.exit_status == EXIT_PANIC)
             mach_print_pcs(&machine, stderr);
     }
     if (cfg->stats)

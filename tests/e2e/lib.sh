@@ -95,6 +95,22 @@ need_linux_image() {
     echo "kernel: $LINUX_IMAGE (Debian $(cat "$(dirname "$LINUX_IMAGE")/PACKAGE" 2>/dev/null) $LINUX_VERSION)"
 }
 
+# init_cpio INIT OUT: an initramfs of the program INIT as /init, in the newc cpio format
+# (usr/gen_init_cpio.c): /dev, /dev/console (c 5 1), /init, the trailer
+init_cpio() {
+    python3 - "$1" "$2" <<'PY'
+import sys
+def entry(name, mode, data=b"", rdev=(0, 0)):
+    f = [0, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1], len(name) + 1, 0]
+    b = ("070701" + "".join("%08x" % v for v in f) + name + "\0").encode()
+    b += b"\0" * (-len(b) % 4) + data
+    return b + b"\0" * (-len(b) % 4)
+init = open(sys.argv[1], "rb").read()
+out = entry("dev", 0o40755) + entry("dev/console", 0o20600, rdev=(5, 1)) + entry("init", 0o100755, init)
+open(sys.argv[2], "wb").write(out + entry("TRAILER!!!", 0))
+PY
+}
+
 finish() {
     echo "$(basename "$0"): $CHECKS checks passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]

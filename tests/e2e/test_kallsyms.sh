@@ -91,18 +91,7 @@ if ! command -v qemu-system-aarch64 >/dev/null || ! command -v aarch64-linux-gnu
 fi
 aarch64-linux-gnu-gcc -O1 -static -nostdlib -ffreestanding -fno-stack-protector -o "$T/init" \
     "$SRC/tests/e2e/data/kallsyms-init.c"
-# newc cpio (usr/gen_init_cpio.c's format): /dev, /dev/console (c 5 1), /init, the trailer
-python3 - "$T/init" "$T/initrd.cpio" <<'PY'
-import sys
-def entry(name, mode, data=b"", rdev=(0, 0)):
-    f = [0, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1], len(name) + 1, 0]
-    b = ("070701" + "".join("%08x" % v for v in f) + name + "\0").encode()
-    b += b"\0" * (-len(b) % 4) + data
-    return b + b"\0" * (-len(b) % 4)
-init = open(sys.argv[1], "rb").read()
-out = entry("dev", 0o40755) + entry("dev/console", 0o20600, rdev=(5, 1)) + entry("init", 0o100755, init)
-open(sys.argv[2], "wb").write(out + entry("TRAILER!!!", 0))
-PY
+init_cpio "$T/init" "$T/initrd.cpio"
 timeout -k 10 600 qemu-system-aarch64 -M virt -cpu cortex-a57 -m 1G -nographic -no-reboot -kernel "$IMAGE" \
     -initrd "$T/initrd.cpio" -append "console=ttyAMA0 nokaslr rdinit=/init" </dev/null >"$T/q.out" 2>&1
 tr -d '\r' <"$T/q.out" | sed -n '/^KSTART$/,/^KEND$/p' | sed '1d;$d' >"$T/proc_kallsyms"

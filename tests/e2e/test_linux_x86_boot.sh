@@ -55,6 +55,13 @@ check "Linux's Intel PMU driver on pmusim's PMU" grep -q "Performance Events: .*
 check "the NMI watchdog enabled" grep -q "NMI watchdog: Enabled. Permanently consumes one hw-PMU counter" "$con"
 check "no unchecked MSR access" sh -c "! grep -q 'unchecked MSR access error' '$con'"
 check "the panic's last line" grep -q "end Kernel panic - not syncing: VFS: Unable to mount root fs" "$con"
+# KASLR followed (docs/guest-abi.md, "Booting Linux"): the PC report at the panic names where
+# CPU 0 is; with the --dump-symbols address of that name, the offset is the one the kernel prints
+run "$T/syms" --dump-symbols --kernel "$LINUX_IMAGE"
+koff=$(sed -n 's/.*Kernel Offset: \(0x[0-9a-f]*\) from 0xffffffff81000000.*/\1/p' "$con")
+poff=$(python3 "$SRC/tests/e2e/data/kaslr_offset.py" "$T/a.err" "$T/syms.out")
+check "KASLR: pmusim names the PC at the kernel's own offset ($koff; the PC report's: $poff)" \
+    sh -c "[ -n '$koff' ] && [ '$koff' != 0x0 ] && [ '$koff' = '$poff' ]"
 
 boot b
 check "deterministic: the same console" cmp -s "$T/a.con" "$T/b.con"

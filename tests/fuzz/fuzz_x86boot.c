@@ -11,11 +11,16 @@
  * of RAM, the input as --kernel (image_load_kernel: an ELF, a bzImage, a multiboot image) with a
  * command line and an initrd: placement, the zero page or the multiboot information in RAM; it
  * must succeed or refuse with a message.
+ * An accepted bzImage's compressed payload (base/bzpayload.h) is unpacked (gzip, zstd, xz, lzma;
+ * bounded) or refused naming the file; what comes out is checked as the ELF vmlinux it should
+ * be, and its kallsyms tables read (base/kallsyms.h), as the loader does.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/bzimage.h"
+#include "base/bzpayload.h"
+#include "base/kallsyms.h"
 #include "base/multiboot.h"
 #include "fuzz.h"
 
@@ -32,6 +37,33 @@ static void named(const char *what, const char *path, const Error *err)
     fz_note("%s: %s", what, err->msg);
     if (!err->msg[0] || !strstr(err->msg, path))
         fz_fail("%s refused %s without naming it: '%s'", what, path, err->msg);
+}
+
+/* The payload of an accepted header: unpacked, its ELF and kallsyms read. */
+static void payload(const uint8_t *data, size_t size, const BzHeader *h, const char *path)
+{
+    uint8_t *elf = NULL;
+    size_t len = 0;
+    Error err = { { 0 } };
+    if (!bzpayload_unpack(data, size, h, path, &elf, &len, &err)) {
+        named("bzpayload_unpack", path, &err);
+        return;
+    }
+    if (len > BZ_PAYLOAD_MAX)
+        fz_fail("bzpayload_unpack gave %zu bytes, more than its bound", len);
+    KSymTable t;
+    if (!bzpayload_check_elf(elf, len, path, &err)) {
+        named("bzpayload_check_elf", path, &err);
+    } else {
+        const uint8_t *p = bzpayload_elf_bytes(elf, len, 0xffffffff81000000ull, 16);
+        if (p && (p < elf || p + 16 > elf + len))
+            fz_fail("bzpayload_elf_bytes points outside the ELF");
+        if (ksyms_find(&t, elf, len, true, false, path, &err))
+            ksyms_free(&t);
+        else
+            named("ksyms_find", path, &err);
+    }
+    free(elf);
 }
 
 static void bzimage(const uint8_t *data, size_t size, const char *path)
@@ -52,6 +84,7 @@ static void bzimage(const uint8_t *data, size_t size, const char *path)
     bzimage_zero_page(zp, data, &h, &b);
     if (memcmp(zp + 0x1f1, data + 0x1f1, 0x1fa - 0x1f1) || zp[0x210] != BZ_LOADER_ID || zp[0x1e8] != 2)
         fz_fail("the zero page does not hold the header and the loader's fields");
+    payload(data, size, &h, path);
 }
 
 static void multiboot(const uint8_t *data, size_t size, const char *path)

@@ -19,6 +19,7 @@
 #include "fuzz.h"
 #include "ksbuild.h"
 #include "lxbuild.h"
+#include "paybuild.h"
 #include "sim/checkpoint.h"
 #include "sim/conlog.h"
 
@@ -135,6 +136,7 @@ static void images(void)
 #define SEED_BZ_SETUP_SECTS 1
 #define SEED_BZ_PM (2 * 512)
 #define SEED_BZ_PM_SIZE 0x400
+static void bz_payload_seeds(const uint8_t *bz);
 static void x86_boot_images(void)
 {
     static uint8_t bz[SEED_BZ_PM + SEED_BZ_PM_SIZE];
@@ -156,6 +158,7 @@ static void x86_boot_images(void)
     store_le(bz + 0x260, 4, 0x100000);
     bz[SEED_BZ_PM + 0x200] = 0xf4;                  /* hlt at startup_64 */
     seed("x86boot", "bzimage", bz, sizeof bz);
+    bz_payload_seeds(bz);
     static uint8_t mb[0x200];
     uint32_t magic = 0x1badb002, flags = 0x10003;
     uint32_t words[] = { magic, flags, -(magic + flags), 0x100010, 0x100000, 0x100100, 0x101000, 0x100040 };
@@ -166,6 +169,27 @@ static void x86_boot_images(void)
     size_t len;
     uint8_t *elf = fz_tiny_elf(ARCH_X86_64, false, &len);
     seed("x86boot", "tiny-x86_64.elf", elf, len);
+    free(elf);
+}
+
+/* The seed bzImage with a payload of each format holding a vmlinux with x86-64 kallsyms tables. */
+#define SEED_PAYLOAD_SYMS 40
+static void bz_payload_seeds(const uint8_t *bz)
+{
+    static const char *const kinds[] = PAY_KINDS;
+    size_t elen, vlen, len;
+    uint8_t *elf = fz_tiny_elf(ARCH_X86_64, false, &elen);
+    uint8_t *v = pay_vmlinux(elf, elen, SEED_PAYLOAD_SYMS, &vlen);
+    for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+        uint8_t *img = pay_bzimage(bz, SEED_BZ_PM, SEED_BZ_PM_SIZE, kinds[k], v, vlen, &len);
+        if (!img)
+            fz_fail("seeds: the %s compressor failed", kinds[k]);
+        char name[32];
+        snprintf(name, sizeof name, "bzimage-%s", kinds[k]);
+        seed("x86boot", name, img, len);
+        free(img);
+    }
+    free(v);
     free(elf);
 }
 

@@ -1,12 +1,18 @@
 /* test_bzimage.c — the Linux/x86 boot protocol (base/bzimage.h): the setup header and its
  * refusals, the zero page, the e820 map, and a machine booting a synthetic bzImage: where the
- * kernel goes, what the zero page in RAM holds, the entry state of boot.rst's 64-bit protocol. */
+ * kernel goes, what the zero page in RAM holds, the entry state of boot.rst's 64-bit protocol.
+ * The compressed payload (base/bzpayload.h) in each format, its refusals, and the symbols the
+ * loader reads from the kernel inside (tests/unit/paybuild.c builds them), KASLR's offset
+ * applied to them. */
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <unicorn/unicorn.h>
 
 #include "base/bzimage.h"
+#include "base/bzpayload.h"
 #include "base/loader.h"
+#include "paybuild.h"
 #include "testutil.h"
 
 #define SETUP_SECTS 3
@@ -300,6 +306,147 @@ START_TEST(machine_placement_and_refusals)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ the payload */
+
+#define VM_TEXT 0xffffffff81000000ull
+#define VM_ELF 0x1000u                  /* the ELF's bytes: one PT_LOAD of them at _text */
+#define VM_SYMS 300                     /* two kallsyms markers */
+
+/* A vmlinux: an ELF64 x86-64 executable whose one PT_LOAD maps its VM_ELF bytes at _text, then
+ * the kallsyms tables (paybuild.c). */
+static uint8_t *vmlinux(size_t *len)
+{
+    static uint8_t elf[VM_ELF];
+    Elf64_Ehdr eh = { .e_type = ET_EXEC, .e_machine = EM_X86_64, .e_version = EV_CURRENT, .e_entry = VM_TEXT,
+                      .e_phoff = sizeof eh, .e_ehsize = sizeof eh, .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 };
+    memcpy(eh.e_ident, ELFMAG, SELFMAG);
+    eh.e_ident[EI_CLASS] = ELFCLASS64, eh.e_ident[EI_DATA] = ELFDATA2LSB, eh.e_ident[EI_VERSION] = EV_CURRENT;
+    Elf64_Phdr ph = { .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = 0, .p_vaddr = VM_TEXT,
+                      .p_paddr = 0x1000000, .p_filesz = VM_ELF, .p_memsz = VM_ELF, .p_align = 0x200000 };
+    memcpy(elf, &eh, sizeof eh);
+    memcpy(elf + sizeof eh, &ph, sizeof ph);
+    for (unsigned i = sizeof eh + sizeof ph; i < VM_ELF; i++)
+        elf[i] = (uint8_t)(i * 7 + 3);
+    return pay_vmlinux(elf, VM_ELF, VM_SYMS, len);
+}
+
+static uint8_t *bz_with(const char *kind, const uint8_t *in, size_t n, size_t *len)
+{
+    uint8_t *img = pay_bzimage(bz(), PM_OFF, PM_SIZE, kind, in, n, len);
+    ck_assert_msg(img, "the %s compressor", kind);
+    return img;
+}
+
+/* Each format unpacks to the vmlinux, whose ELF and bytes at _text are found. */
+START_TEST(payload_formats)
+{
+    static const char *const kinds[] = PAY_KINDS;
+    size_t vlen, len, out_len;
+    uint8_t *v = vmlinux(&vlen), *out;
+    for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+        uint8_t *img = bz_with(kinds[k], v, vlen, &len);
+        BzHeader h;
+        Error err = { { 0 } };
+        ck_assert_msg(bzimage_header(img, len, "k", &h, &err), "%s: %s", kinds[k], err.msg);
+        ck_assert_msg(bzpayload_unpack(img, len, &h, "k", &out, &out_len, &err), "%s: %s", kinds[k], err.msg);
+        ck_assert_uint_eq(out_len, vlen);
+        ck_assert(!memcmp(out, v, vlen));
+        ck_assert_msg(bzpayload_check_elf(out, out_len, "k", &err), "%s", err.msg);
+        ck_assert_ptr_eq(bzpayload_elf_bytes(out, out_len, VM_TEXT + 0x40, 16), out + 0x40);
+        ck_assert_ptr_null(bzpayload_elf_bytes(out, out_len, VM_TEXT + VM_ELF - 8, 16));   /* past the segment */
+        free(out);
+        free(img);
+    }
+    free(v);
+}
+END_TEST
+
+/* The payload of the bzImage img (of format `kind`) refused with a message holding want. */
+static void payload_refused(const char *kind, uint8_t *img, size_t len, const char *want)
+{
+    BzHeader h;
+    Error err = { { 0 } };
+    uint8_t *out = NULL;
+    size_t out_len;
+    ck_assert_msg(bzimage_header(img, len, "vmlinuz", &h, &err), "%s", err.msg);
+    ck_assert_msg(!bzpayload_unpack(img, len, &h, "vmlinuz", &out, &out_len, &err), "%s accepted: want %s", kind, want);
+    ck_assert_msg(strstr(err.msg, want), "%s: '%s' lacks '%s'", kind, err.msg, want);
+}
+
+START_TEST(payload_refusals)
+{
+    size_t vlen, len;
+    uint8_t *v = vmlinux(&vlen);
+    static const char *const kinds[] = PAY_KINDS;
+    char want[96];
+    snprintf(want, sizeof want, "vmlinuz: payload at offset 0x%x: ", PM_OFF + PM_SIZE);
+    for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+        uint8_t *img = bz_with(kinds[k], v, vlen, &len);
+        uint32_t plen = (uint32_t)load_le(img + BZ_PAYLOAD_LENGTH, 4);
+        store_le(img + BZ_PAYLOAD_LENGTH, 4, plen / 2);             /* truncated */
+        payload_refused(kinds[k], img, len, want);
+        payload_refused(kinds[k], img, len, "truncated");
+        store_le(img + BZ_PAYLOAD_LENGTH, 4, plen);
+        memset(img + PM_OFF + PM_SIZE + plen / 2, 0x55, 32);        /* corrupt */
+        payload_refused(kinds[k], img, len, want);
+        free(img);
+    }
+    uint8_t *img = bz_with("zstd", v, vlen, &len);
+    memcpy(img + PM_OFF + PM_SIZE, "BZh9", 4);
+    payload_refused("zstd", img, len, "a bzip2 payload: pmusim reads gzip, zstd, xz and lzma payloads");
+    memcpy(img + PM_OFF + PM_SIZE, "\x01\x02\x03\x04", 4);
+    payload_refused("zstd", img, len, "is none of the kernel's compressors");
+    store_le(img + BZ_PAYLOAD_LENGTH, 4, (uint32_t)len);
+    payload_refused("zstd", img, len, "offset 0x248: the payload");
+    store_le(img + BZ_PAYLOAD_LENGTH, 4, 0);
+    payload_refused("zstd", img, len, "is empty");
+    free(img);
+    /* not an ELF inside */
+    img = bz_with("gzip", (const uint8_t *)"plain text, not a kernel", 24, &len);
+    BzHeader h;
+    Error err = { { 0 } };
+    uint8_t *out;
+    size_t out_len;
+    ck_assert(bzimage_header(img, len, "k", &h, &err) && bzpayload_unpack(img, len, &h, "k", &out, &out_len, &err));
+    ck_assert(!bzpayload_check_elf(out, out_len, "k (its unpacked kernel)", &err));
+    ck_assert_msg(strstr(err.msg, "k (its unpacked kernel): offset 0: not an ELF"), "%s", err.msg);
+    free(out);
+    free(img);
+    free(v);
+}
+END_TEST
+
+/* The loader's symbols of a bzImage: the kernel's own tables, per-CPU ones absolute and not
+ * naming the decompressor's physical PCs; KASLR's offset moves the kernel's, not those. */
+START_TEST(payload_symbols_and_kaslr)
+{
+    size_t vlen, len;
+    uint8_t *v = vmlinux(&vlen);
+    uint8_t *img = bz_with("zstd", v, vlen, &len);
+    Image im;
+    Error err = { { 0 } };
+    ck_assert_msg(image_load_kernel(&im, testutil_temp_file(img, len, ".bz"), &err), "%s", err.msg);
+    ck_assert_msg(im.nsyms == VM_SYMS, "%d symbols: %s", im.nsyms, im.nosyms ? im.nosyms : "");
+    uint64_t a;
+    ck_assert(image_symbol_addr(&im, "_text", &a) && a == VM_TEXT);
+    ck_assert(image_symbol_addr(&im, "sym_1", &a) && a == 0x100);
+    ck_assert_int_eq(im.syms[1].type, 'A');
+    ck_assert(im.kaslr.pending && im.kaslr.text == VM_TEXT && im.kaslr.align == 0x200000);
+    ck_assert(!memcmp(im.kaslr.bytes, v, KASLR_PROBE_LEN));
+    uint64_t off;
+    ck_assert_ptr_null(image_symbol_at(&im, PREF + 0x200, &off));      /* startup_64 of the decompressor */
+    image_kaslr_apply(&im, 0xe00000);
+    ck_assert(!im.kaslr.pending && im.kaslr.offset == 0xe00000);
+    ck_assert(image_symbol_addr(&im, "_text", &a) && a == VM_TEXT + 0xe00000);
+    ck_assert(image_symbol_addr(&im, "sym_1", &a) && a == 0x100);
+    const Symbol *s = image_symbol_at(&im, VM_TEXT + 0xe00000 + 0x24, &off);
+    ck_assert(s && !strcmp(s->name, "sym_6") && off == 4);
+    image_free(&im);
+    free(img);
+    free(v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bzimage");
@@ -311,6 +458,9 @@ int main(void)
     tcase_add_test(t, machine_boots_bzimage);
     tcase_add_test(t, machine_placement_and_refusals);
     tcase_add_test(t, machine_bzimage_panic_ends_the_run);
+    tcase_add_test(t, payload_formats);
+    tcase_add_test(t, payload_refusals);
+    tcase_add_test(t, payload_symbols_and_kaslr);
     suite_add_tcase(s, t);
     return testutil_run(s);
 }
