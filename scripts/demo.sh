@@ -14,7 +14,7 @@
 # project's initramfs (guest/linux/): tracefs, ftrace, perf counting and sampling, /proc/kallsyms,
 # dmesg; and the kernel's hard-lockup detector against pmusim's fault injection (--inject
 # stall:cpu=1:...), its highlights shown; for x86_64 (issue 16), Debian's amd64 kernel on the PC
-# board, its perf NMI watchdog catching CPU 0 stalled (--inject stall:cpu=0:...).
+# board on 2 CPUs, its perf NMI watchdog catching CPU 1 stalled (--inject stall:cpu=1:...).
 set -u
 BUILD=$1
 ARCHES=${2:-all}
@@ -69,18 +69,20 @@ linux_demo() {
     rm -f "$out"
     [ $rc = 0 ] && [ $rc2 = 3 ]
 }
-# x86-64: Debian's amd64 kernel on pmusim's PC, its perf NMI watchdog (an LVTPC NMI from a fixed
-# counter of pmusim's PMU) catching CPU 0 stalled with interrupts off; with one CPU the report is
-# a panic (nmi_watchdog=panic), which flushes the console (tests/e2e/test_linux_x86_lockup.sh)
+# x86-64: Debian's amd64 kernel on pmusim's PC, 2 CPUs, its perf NMI watchdog (an LVTPC NMI from
+# a fixed counter of pmusim's PMU) catching CPU 1 stalled with interrupts off; the report from NMI
+# context is made a panic (nmi_watchdog=panic), which flushes the console
+# (tests/e2e/test_linux_x86_lockup.sh)
 linux_x86_demo() {
     img=$(sh scripts/fetch-kernel.sh amd64 "$BUILD/linux-cache" | awk '{ print $NF }') || return 1
     out=$(mktemp "${TMPDIR:-/tmp}/pmusim-demo.XXXXXX")
-    echo "=== x86-64 Linux: build/pmusim run --kernel $img --append \"console=ttyS0 nmi_watchdog=panic\" \\"
-    echo "      --inject stall:cpu=0:cycle=3000000000 --max-cycles 80000000000 --stats"
-    "$BUILD/pmusim" run --kernel "$img" --append "console=ttyS0 nmi_watchdog=panic" --stats --quiet \
-        --inject stall:cpu=0:cycle=3000000000 --max-cycles 80000000000 >"$out" 2>&1
+    app="console=ttyS0 root=/dev/vda rootwait nmi_watchdog=panic"
+    echo "=== x86-64 Linux: build/pmusim run --kernel $img --cpus 2 --append \"$app\" \\"
+    echo "      --inject stall:cpu=1:cycle=3000000000 --max-cycles 80000000000 --stats"
+    "$BUILD/pmusim" run --kernel "$img" --cpus 2 --append "$app" --stats --quiet \
+        --inject stall:cpu=1:cycle=3000000000 --max-cycles 80000000000 >"$out" 2>&1
     rc=$?
-    tr -d '\r' <"$out" | grep -E 'Linux version|tsc: Detected|Performance Events|NMI watchdog|IOAPIC\[0\]|Watchdog detected hard LOCKUP|watchdog_hardlockup_check|end Kernel panic|^cpu0:' |
+    tr -d '\r' <"$out" | grep -E 'Linux version|tsc: Detected|Performance Events|NMI watchdog|IOAPIC\[0\]|smp: Brought up|Watchdog detected hard LOCKUP|watchdog_hardlockup_check|end Kernel panic|^cpu[01]:' |
         awk '!seen[$0]++' | head -n 20
     echo "(exit status $rc: the kernel's panic)"
     rm -f "$out"
