@@ -91,12 +91,32 @@ START_TEST(init_sipi_sipi_brings_up_every_ap_through_real_mode)
 }
 END_TEST
 
+/* Save stopped machine m, restore it into a fresh one of n CPUs, run that to the end: every AP
+ * reports once and every CPU's counts are those of the run that never stopped (whole). */
+static void restore_and_finish(Machine *m, int n, const uint64_t *whole)
+{
+    uint64_t restored[2 * 8];
+    ck_assert_int_le(n, 8);
+    const char *path = testutil_temp_file("", 0, ".ck");
+    Error err = { { 0 } };
+    ck_assert_msg(checkpoint_save(m, path, &err), "checkpoint_save: %s", err.msg);
+    Machine *r = sipi_machine(n, 0);
+    ck_assert_msg(checkpoint_restore(r, path, &err), "checkpoint_restore: %s", err.msg);
+    ck_assert_int_eq(mach_run(r), EXIT_HUNG);
+    check_reports(r, n);
+    fingerprint(r, restored);
+    ck_assert_mem_eq(whole, restored, 2 * (size_t)n * sizeof *whole);
+    unlink(path);
+    tm_destroy(r);
+    tm_destroy(m);
+}
+
 /* Stopped before the boot CPU's first INIT: the APs wait for SIPI in the checkpoint, and the
  * restored machine brings them up on the same cycles as a run that never stopped. */
 START_TEST(checkpoint_while_aps_wait_for_sipi)
 {
     enum { N = 4, EARLY = 3 };
-    uint64_t whole[2 * N], restored[2 * N];
+    uint64_t whole[2 * N];
     run_n(N, whole);
     Machine *m = sipi_machine(N, EARLY);
     ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
@@ -104,18 +124,7 @@ START_TEST(checkpoint_while_aps_wait_for_sipi)
         ck_assert_int_eq(m->cl.cpus[i]->state, CPU_OFF);
         ck_assert_uint_eq(m->cl.cpus[i]->insns, 0);
     }
-    const char *path = testutil_temp_file("", 0, ".ck");
-    Error err = { { 0 } };
-    ck_assert_msg(checkpoint_save(m, path, &err), "checkpoint_save: %s", err.msg);
-    Machine *r = sipi_machine(N, 0);
-    ck_assert_msg(checkpoint_restore(r, path, &err), "checkpoint_restore: %s", err.msg);
-    ck_assert_int_eq(mach_run(r), EXIT_HUNG);
-    check_reports(r, N);
-    fingerprint(r, restored);
-    ck_assert_mem_eq(whole, restored, sizeof whole);
-    unlink(path);
-    tm_destroy(r);
-    tm_destroy(m);
+    restore_and_finish(m, N, whole);
 }
 END_TEST
 
@@ -135,7 +144,7 @@ static uint64_t ap_insns_at(uint64_t limit)
 START_TEST(checkpoint_in_real_mode)
 {
     enum { N = 2 };
-    uint64_t whole[2 * N], restored[2 * N], lo = 1, hi = 1;
+    uint64_t whole[2 * N], lo = 1, hi = 1;
     run_n(N, whole);
     while (ap_insns_at(hi) == 0)
         lo = hi, hi *= 2;
@@ -147,18 +156,7 @@ START_TEST(checkpoint_in_real_mode)
     ck_assert_int_eq(tm_run(m), EXIT_LIMIT);
     ck_assert_uint_gt(m->cl.cpus[1]->insns, 0);
     ck_assert_uint_eq(vcpu_reg_read(m->cl.cpus[1], UC_X86_REG_CR0) & 1, 0);     /* real mode */
-    const char *path = testutil_temp_file("", 0, ".ck");
-    Error err = { { 0 } };
-    ck_assert_msg(checkpoint_save(m, path, &err), "checkpoint_save: %s", err.msg);
-    Machine *r = sipi_machine(N, 0);
-    ck_assert_msg(checkpoint_restore(r, path, &err), "checkpoint_restore: %s", err.msg);
-    ck_assert_int_eq(mach_run(r), EXIT_HUNG);
-    check_reports(r, N);
-    fingerprint(r, restored);
-    ck_assert_mem_eq(whole, restored, sizeof whole);
-    unlink(path);
-    tm_destroy(r);
-    tm_destroy(m);
+    restore_and_finish(m, N, whole);
 }
 END_TEST
 
