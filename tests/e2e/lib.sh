@@ -95,6 +95,26 @@ need_linux_image() {
     echo "kernel: $LINUX_IMAGE (Debian $(cat "$(dirname "$LINUX_IMAGE")/PACKAGE" 2>/dev/null) $LINUX_VERSION)"
 }
 
+# check_scenario_traces OUT: the Linux userspace scenario's tracefs and ftrace lines in the init's
+# output OUT (docs/guest-abi.md, "Linux userspace scenario"): the same on every architecture
+check_scenario_traces() {
+    # tracefs: the format file and the events of the workload
+    check "tracefs: sched_switch's format has prev_pid" grep -q "^pmusim-init: tracefs: format: .*field:pid_t prev_pid;" "$1"
+    for ev in sched_switch sched_process_fork sched_process_exit; do
+        check "tracefs: $ev recorded" grep -q "^pmusim-init: tracefs: events: $ev [1-9]" "$1"
+    done
+    check "tracefs: trace lines printed" grep -q "^pmusim-init: tracefs: trace: .* sched_[a-z_]*: " "$1"
+    check "tracefs: the workload ran" grep -q "^pmusim-init: tracefs: workload: 2 children, 512 bytes through pipes, exit codes sum 1\$" "$1"
+
+    # ftrace: each filtered function traced by name, and vfs_read's graph
+    for f in schedule do_sys_openat2 vfs_read; do
+        check "ftrace: $f traced" grep -q "^pmusim-init: ftrace: function: $f [1-9]" "$1"
+    done
+    check "ftrace: the function tracer's lines name a filtered function" \
+        grep -Eq "^pmusim-init: ftrace: function: .*: (schedule|do_sys_openat2|vfs_read) <-" "$1"
+    check "ftrace: function_graph shows vfs_read() {" grep -q "^pmusim-init: ftrace: function_graph: vfs_read [1-9]" "$1"
+}
+
 finish() {
     echo "$(basename "$0"): $CHECKS checks passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]

@@ -85,21 +85,9 @@ check "perf: not ok (no PMU)" sh -c "! grep -q '^pmusim-init: perf ok' '$out'"
 check "perf: the kernel said it has no PMU" \
     grep -q "^pmusim-init: dmesg: Performance Events: PMU not available due to virtualization" "$out"
 
-# tracefs: the format file and the events of the workload
-check "tracefs: sched_switch's format has prev_pid" grep -q "^pmusim-init: tracefs: format: .*field:pid_t prev_pid;" "$out"
-for ev in sched_switch sched_process_fork sched_process_exit; do
-    check "tracefs: $ev recorded" grep -q "^pmusim-init: tracefs: events: $ev [1-9]" "$out"
-done
-check "tracefs: trace lines printed" grep -q "^pmusim-init: tracefs: trace: .* sched_[a-z_]*: " "$out"
-check "tracefs: the workload ran" grep -q "^pmusim-init: tracefs: workload: 2 children, 512 bytes through pipes, exit codes sum 1\$" "$out"
-
-# ftrace: each filtered function traced by name (x86-64's entry: __x64_sys_openat), vfs_read's graph
-for f in schedule do_sys_openat2 vfs_read; do
-    check "ftrace: $f traced" grep -q "^pmusim-init: ftrace: function: $f [1-9]" "$out"
-done
+check_scenario_traces "$out"
 check "ftrace: do_sys_openat2 called from x86-64's syscall wrapper" \
     grep -q "^pmusim-init: ftrace: function: .*: do_sys_openat2 <-__x64_sys_openat" "$out"
-check "ftrace: function_graph shows vfs_read() {" grep -q "^pmusim-init: ftrace: function_graph: vfs_read [1-9]" "$out"
 
 # kallsyms: the names looked up, with addresses in the kernel's top 2 GiB (kptr_restrict=0)
 for s in _text _stext schedule vfs_read do_sys_openat2 start_kernel; do
