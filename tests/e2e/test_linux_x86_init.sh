@@ -13,7 +13,9 @@
 #     names with addresses, the PMU driver's line in dmesg).  QEMU TCG gives the guest no PMU:
 #     Linux says "PMU not available due to virtualization", perf_event_open of a hardware event
 #     fails with ENOENT and the perf step is skipped (not failed), consistently with what the
-#     kernel printed; done: 5 ok, 0 failed, 1 skipped; the init powers the machine off.
+#     kernel printed; done: 5 ok, 0 failed, 1 skipped; the init powers the machine off;
+#   - the lockup step's mechanics under QEMU on 2 CPUs (its settings read and written; with no
+#     PMU, no NMI watchdog: it fails after its timeout, as it must).
 # pmusim does not take this kernel to userspace yet (the report of issue 16 says how far it
 # gets): no pmusim run here.
 #
@@ -100,4 +102,23 @@ check "dmesg: the 16550" grep -q "^pmusim-init: dmesg: .*ttyS0 at I/O 0x3f8" "$o
 
 grep -a "^pmusim-init: \(perf\|kallsyms: [0-9]* of\|done\)" "$out"
 [ "$FAILS" -eq 0 ] || { echo "--- the init's lines:"; grep -a "pmusim-init" "$out" | head -n 200; }
+
+# ---- the lockup step's mechanics under QEMU, 2 CPUs: pinned to CPU 0, the watchdog's settings
+# read, watchdog_thresh written; without a PMU Linux's perf NMI watchdog is off (nmi_watchdog 0:
+# "Perf NMI watchdog permanently disabled"), so nothing reports and the step fails after its
+# timeout, as it must when no detector runs
+timeout -k 10 600 "$QEMU" -m 512 -smp 2 -nographic -no-reboot -kernel "$LINUX_IMAGE" -initrd "$CPIO" \
+    -append "console=ttyS0 panic=-1 -- lockup thresh=1 timeout=3" >"$T/lockup.raw" 2>"$T/lockup.err"
+status=$?
+out=$T/lockup.txt
+tr -d '\r' <"$T/lockup.raw" >"$out"
+check "lockup: qemu exit status 0 (the init powered off)" [ "$status" = 0 ]
+check "lockup: begin" grep -q "^pmusim-init: lockup begin\$" "$out"
+check "lockup: the soft-lockup watchdog on" grep -q "^pmusim-init: lockup: /proc/sys/kernel/watchdog = 1\$" "$out"
+check "lockup: the NMI watchdog off without a PMU" \
+    grep -q "^pmusim-init: lockup: /proc/sys/kernel/nmi_watchdog = 0\$" "$out"
+check "lockup: watchdog_thresh set to 1" grep -q "^pmusim-init: lockup: /proc/sys/kernel/watchdog_thresh = 1\$" "$out"
+check "lockup: nothing reported, the step fails" \
+    grep -q "^pmusim-init: lockup FAIL: no hard lockup reported in time\$" "$out"
+check "lockup: done: 1 ok, 1 failed" grep -q "^pmusim-init: done: 1 ok, 1 failed\$" "$out"
 finish
