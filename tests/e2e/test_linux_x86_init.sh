@@ -59,66 +59,71 @@ check "loop: its last instruction before the kernel is the SYSCALL" \
     sh -c "sed -n '/<measured_loop_end>:/,/ret/p' '$T/init.dis' | tail -n 2 | head -n 1 | grep -q syscall"
 
 # ---- QEMU (TCG): the kernel to userspace, the scenario's steps
-if ! command -v "$QEMU" >/dev/null; then
+qemu_checks() {
+    start=$(date +%s)
+    timeout -k 10 900 "$QEMU" -m 512 -smp 1 -nographic -no-reboot -kernel "$LINUX_IMAGE" -initrd "$CPIO" \
+        -append "console=ttyS0 panic=-1 -- $STEPS" >"$T/qemu.raw" 2>"$T/qemu.err"
+    status=$?
+    tr -d '\r' <"$T/qemu.raw" >"$T/qemu.txt"
+    out=$T/qemu.txt
+    echo "qemu: $(($(date +%s) - start)) host seconds (status $status)"
+    check "qemu: exit status 0 (the init powered off)" [ "$status" = 0 ]
+    check "qemu: the kernel powered down" grep -q "reboot: Power down" "$out"
+    check "the init started with its steps" grep -q "^pmusim-init: start (5 arguments)" "$out"
+    for step in mount tracefs ftrace kallsyms dmesg; do
+        check "$step: begin" grep -q "^pmusim-init: $step begin\$" "$out"
+        check "$step: ok" grep -q "^pmusim-init: $step ok\$" "$out"
+    done
+    check "no step failed" sh -c "! grep -q '^pmusim-init: .*FAIL' '$out'"
+    check "done: 5 ok, 0 failed, 1 skipped" grep -q "^pmusim-init: done: 5 ok, 0 failed, 1 skipped\$" "$out"
+
+    # perf: no PMU under TCG, so the kernel says and so the step says
+    check "perf: begin" grep -q "^pmusim-init: perf begin\$" "$out"
+    check "perf: skipped: no hardware PMU (ENOENT)" grep -q "^pmusim-init: perf skipped: no hardware PMU (ENOENT)\$" "$out"
+    check "perf: not ok (no PMU)" sh -c "! grep -q '^pmusim-init: perf ok' '$out'"
+    check "perf: the kernel said it has no PMU" \
+        grep -q "^pmusim-init: dmesg: Performance Events: PMU not available due to virtualization" "$out"
+
+    check_scenario_traces "$out"
+    check "ftrace: do_sys_openat2 called from x86-64's syscall wrapper" \
+        grep -q "^pmusim-init: ftrace: function: .*: do_sys_openat2 <-__x64_sys_openat" "$out"
+
+    # kallsyms: the names looked up, with addresses in the kernel's top 2 GiB (kptr_restrict=0)
+    for s in _text _stext schedule vfs_read do_sys_openat2 start_kernel; do
+        check "kallsyms: $s" grep -q "^pmusim-init: kallsyms: ffffffff[89a-f][0-9a-f]\{7\} [TtDdRr] $s\$" "$out"
+    done
+
+    # dmesg: the PMU driver's line and the PC's devices
+    check "dmesg: the I/O APIC" grep -q "^pmusim-init: dmesg: IOAPIC\[0\]: " "$out"
+    check "dmesg: the 16550" grep -q "^pmusim-init: dmesg: .*ttyS0 at I/O 0x3f8" "$out"
+
+    grep -a "^pmusim-init: \(perf\|kallsyms: [0-9]* of\|done\)" "$out"
+    [ "$FAILS" -eq 0 ] || { echo "--- the init's lines:"; grep -a "pmusim-init" "$out" | head -n 200; }
+
+    # ---- the lockup step's mechanics under QEMU, 2 CPUs: pinned to CPU 0, the watchdog's settings
+    # read, watchdog_thresh written; without a PMU Linux's perf NMI watchdog is off (nmi_watchdog 0:
+    # "Perf NMI watchdog permanently disabled"), so nothing reports and the step fails after its
+    # timeout, as it must when no detector runs
+    timeout -k 10 600 "$QEMU" -m 512 -smp 2 -nographic -no-reboot -kernel "$LINUX_IMAGE" -initrd "$CPIO" \
+        -append "console=ttyS0 panic=-1 -- lockup thresh=1 timeout=3" >"$T/lockup.raw" 2>"$T/lockup.err"
+    status=$?
+    out=$T/lockup.txt
+    tr -d '\r' <"$T/lockup.raw" >"$out"
+    check "lockup: qemu exit status 0 (the init powered off)" [ "$status" = 0 ]
+    check "lockup: begin" grep -q "^pmusim-init: lockup begin\$" "$out"
+    check "lockup: the soft-lockup watchdog on" grep -q "^pmusim-init: lockup: /proc/sys/kernel/watchdog = 1\$" "$out"
+    check "lockup: the NMI watchdog off without a PMU" \
+        grep -q "^pmusim-init: lockup: /proc/sys/kernel/nmi_watchdog = 0\$" "$out"
+    check "lockup: watchdog_thresh set to 1" grep -q "^pmusim-init: lockup: /proc/sys/kernel/watchdog_thresh = 1\$" "$out"
+    check "lockup: nothing reported, the step fails" \
+        grep -q "^pmusim-init: lockup FAIL: no hard lockup reported in time\$" "$out"
+    check "lockup: done: 1 ok, 1 failed" grep -q "^pmusim-init: done: 1 ok, 1 failed\$" "$out"
+}
+
+if command -v "$QEMU" >/dev/null; then
+    qemu_checks
+else
     echo "note: no $QEMU: the scenario under QEMU is not run (Debian: qemu-system-x86)"
-    finish
 fi
-start=$(date +%s)
-timeout -k 10 900 "$QEMU" -m 512 -smp 1 -nographic -no-reboot -kernel "$LINUX_IMAGE" -initrd "$CPIO" \
-    -append "console=ttyS0 panic=-1 -- $STEPS" >"$T/qemu.raw" 2>"$T/qemu.err"
-status=$?
-tr -d '\r' <"$T/qemu.raw" >"$T/qemu.txt"
-out=$T/qemu.txt
-echo "qemu: $(($(date +%s) - start)) host seconds (status $status)"
-check "qemu: exit status 0 (the init powered off)" [ "$status" = 0 ]
-check "qemu: the kernel powered down" grep -q "reboot: Power down" "$out"
-check "the init started with its steps" grep -q "^pmusim-init: start (5 arguments)" "$out"
-for step in mount tracefs ftrace kallsyms dmesg; do
-    check "$step: begin" grep -q "^pmusim-init: $step begin\$" "$out"
-    check "$step: ok" grep -q "^pmusim-init: $step ok\$" "$out"
-done
-check "no step failed" sh -c "! grep -q '^pmusim-init: .*FAIL' '$out'"
-check "done: 5 ok, 0 failed, 1 skipped" grep -q "^pmusim-init: done: 5 ok, 0 failed, 1 skipped\$" "$out"
 
-# perf: no PMU under TCG, so the kernel says and so the step says
-check "perf: begin" grep -q "^pmusim-init: perf begin\$" "$out"
-check "perf: skipped: no hardware PMU (ENOENT)" grep -q "^pmusim-init: perf skipped: no hardware PMU (ENOENT)\$" "$out"
-check "perf: not ok (no PMU)" sh -c "! grep -q '^pmusim-init: perf ok' '$out'"
-check "perf: the kernel said it has no PMU" \
-    grep -q "^pmusim-init: dmesg: Performance Events: PMU not available due to virtualization" "$out"
-
-check_scenario_traces "$out"
-check "ftrace: do_sys_openat2 called from x86-64's syscall wrapper" \
-    grep -q "^pmusim-init: ftrace: function: .*: do_sys_openat2 <-__x64_sys_openat" "$out"
-
-# kallsyms: the names looked up, with addresses in the kernel's top 2 GiB (kptr_restrict=0)
-for s in _text _stext schedule vfs_read do_sys_openat2 start_kernel; do
-    check "kallsyms: $s" grep -q "^pmusim-init: kallsyms: ffffffff[89a-f][0-9a-f]\{7\} [TtDdRr] $s\$" "$out"
-done
-
-# dmesg: the PMU driver's line and the PC's devices
-check "dmesg: the I/O APIC" grep -q "^pmusim-init: dmesg: IOAPIC\[0\]: " "$out"
-check "dmesg: the 16550" grep -q "^pmusim-init: dmesg: .*ttyS0 at I/O 0x3f8" "$out"
-
-grep -a "^pmusim-init: \(perf\|kallsyms: [0-9]* of\|done\)" "$out"
-[ "$FAILS" -eq 0 ] || { echo "--- the init's lines:"; grep -a "pmusim-init" "$out" | head -n 200; }
-
-# ---- the lockup step's mechanics under QEMU, 2 CPUs: pinned to CPU 0, the watchdog's settings
-# read, watchdog_thresh written; without a PMU Linux's perf NMI watchdog is off (nmi_watchdog 0:
-# "Perf NMI watchdog permanently disabled"), so nothing reports and the step fails after its
-# timeout, as it must when no detector runs
-timeout -k 10 600 "$QEMU" -m 512 -smp 2 -nographic -no-reboot -kernel "$LINUX_IMAGE" -initrd "$CPIO" \
-    -append "console=ttyS0 panic=-1 -- lockup thresh=1 timeout=3" >"$T/lockup.raw" 2>"$T/lockup.err"
-status=$?
-out=$T/lockup.txt
-tr -d '\r' <"$T/lockup.raw" >"$out"
-check "lockup: qemu exit status 0 (the init powered off)" [ "$status" = 0 ]
-check "lockup: begin" grep -q "^pmusim-init: lockup begin\$" "$out"
-check "lockup: the soft-lockup watchdog on" grep -q "^pmusim-init: lockup: /proc/sys/kernel/watchdog = 1\$" "$out"
-check "lockup: the NMI watchdog off without a PMU" \
-    grep -q "^pmusim-init: lockup: /proc/sys/kernel/nmi_watchdog = 0\$" "$out"
-check "lockup: watchdog_thresh set to 1" grep -q "^pmusim-init: lockup: /proc/sys/kernel/watchdog_thresh = 1\$" "$out"
-check "lockup: nothing reported, the step fails" \
-    grep -q "^pmusim-init: lockup FAIL: no hard lockup reported in time\$" "$out"
-check "lockup: done: 1 ok, 1 failed" grep -q "^pmusim-init: done: 1 ok, 1 failed\$" "$out"
 finish
