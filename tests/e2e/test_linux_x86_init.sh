@@ -16,8 +16,10 @@
 #     kernel printed; done: 5 ok, 0 failed, 1 skipped; the init powers the machine off;
 #   - the lockup step's mechanics under QEMU on 2 CPUs (its settings read and written; with no
 #     PMU, no NMI watchdog: it fails after its timeout, as it must).
-# pmusim does not take this kernel to userspace yet (the report of issue 16 says how far it
-# gets): no pmusim run here.
+#   - on pmusim, 1 CPU, `-- perf kallsyms dmesg`: Linux's Intel PMU driver and NMI watchdog on
+#     pmusim's PMU, the perf step's exact count of the loop (2 per iteration + 4) and its
+#     samples in the loop, the init's power-off (ACPI S5).  The other steps run on pmusim too
+#     (tracefs passed in a trial), but ftrace costs many more guest instructions: not here.
 #
 # SKIP (77) without the kernel (the fetched Debian kernel: need_linux_image, lib.sh).
 . "$(dirname "$0")/lib.sh" "$@"
@@ -125,5 +127,46 @@ if command -v "$QEMU" >/dev/null; then
 else
     echo "note: no $QEMU: the scenario under QEMU is not run (Debian: qemu-system-x86)"
 fi
+
+# ---- pmusim, 1 CPU: the kernel to the init, whose perf step counts on pmusim's PMU
+# (3.7·10^9 guest instructions: minutes).  The steps that need the PMU, kallsyms and dmesg.
+pmusim_checks() {
+    out=$1 err=$2 status=$3
+    check "pmusim: exit status 0 (status $status: the init powered off)" [ "$status" = 0 ]
+    check "pmusim: ended by the ACPI power-off" grep -q "^cpu0: .* exit=acpi-poweroff" "$err"
+    check "pmusim: the init started with its steps" grep -q "^pmusim-init: start (3 arguments)" "$out"
+    for step in mount perf kallsyms dmesg; do
+        check "pmusim: $step: begin" grep -q "^pmusim-init: $step begin\$" "$out"
+        check "pmusim: $step: ok" grep -q "^pmusim-init: $step ok\$" "$out"
+    done
+    check "pmusim: no step failed" sh -c "! grep -q '^pmusim-init: .*FAIL' '$out'"
+    check "pmusim: done: 4 ok, 0 failed" grep -q "^pmusim-init: done: 4 ok, 0 failed\$" "$out"
+    # perf: the exact user instruction count, 2 per iteration + 4 (the disassembly's, above)
+    want=$((1000000 * want_iter + want_fixed))
+    line=$(grep "^pmusim-init: perf: loop of 1000000 iterations" "$out")
+    exp=$(echo "$line" | sed -n 's/.* expected \([0-9]*\) measured.*/\1/p')
+    got=$(echo "$line" | sed -n 's/.* measured \([0-9]*\)$/\1/p')
+    check "pmusim: perf: expected ($exp) = the loop's count ($want)" [ "$exp" = "$want" ]
+    check "pmusim: perf: instructions measured ($got) = expected ($exp)" [ -n "$got" ] && [ "$exp" = "$got" ]
+    check "pmusim: perf: cycles counted" grep -q "^pmusim-init: perf: cycles measured [1-9]" "$out"
+    check "pmusim: perf: samples, in the loop" \
+        grep -q "^pmusim-init: perf: sampling every 100000 instructions: [1-9][0-9]* samples, [1-9][0-9]* in the loop" "$out"
+    body=$(sed -n 's/^0*\([0-9a-f]*\) <measured_loop_body>:$/\1/p' "$T/init.dis")
+    check "pmusim: perf: a sample at the loop (0x$body)" grep -q "^pmusim-init: perf: sample ip 0x$body\$" "$out"
+    # dmesg: Linux's Intel PMU driver on pmusim's PMU, and its NMI watchdog
+    check "pmusim: dmesg: the Intel PMU driver" \
+        grep -q "^pmusim-init: dmesg: Performance Events: .*Intel PMU driver\.\$" "$out"
+    check "pmusim: dmesg: the NMI watchdog" \
+        grep -q "^pmusim-init: dmesg: NMI watchdog: Enabled. Permanently consumes one hw-PMU counter.\$" "$out"
+    check "pmusim: kallsyms: 6 of 6 names found" grep -q "^pmusim-init: kallsyms: 6 of 6 names found\$" "$out"
+}
+start=$(date +%s)
+RUN_TIMEOUT=3000 run "$T/p" run --kernel "$LINUX_IMAGE" --initrd "$CPIO" \
+    --append "console=ttyS0 -- perf kallsyms dmesg" --max-insns 6000000000 --stats --quiet
+tr -d '\r' <"$T/p.out" >"$T/p.txt"
+echo "pmusim: $(grep -o 'cpu0: insns=[0-9]*' "$T/p.err"), $(($(date +%s) - start)) host seconds (status $(cat "$T/p.status"))"
+pmusim_checks "$T/p.txt" "$T/p.err" "$(cat "$T/p.status")"
+grep -a "^pmusim-init: \(perf: [lcs]\|done\)" "$T/p.txt"
+[ "$FAILS" -eq 0 ] || { echo "--- the init's lines under pmusim:"; grep -a "pmusim-init" "$T/p.txt" | head -n 100; }
 
 finish
