@@ -95,6 +95,21 @@ need_linux_image() {
     echo "kernel: $LINUX_IMAGE (Debian $(cat "$(dirname "$LINUX_IMAGE")/PACKAGE" 2>/dev/null) $LINUX_VERSION)"
 }
 
+# check_initramfs ARCH: the Linux scenario's initramfs of ARCH, $CPIO (GUESTS/ARCH/initramfs.cpio),
+# is reproducible: built twice in other directories, the same bytes as the build's; SKIP (77) when
+# the build has none
+check_initramfs() {
+    [ -f "$CPIO" ] || { echo "SKIP: $CPIO not built (guest/Makefile, LINUX_ARCHES)"; exit 77; }
+    for d in g1 g2; do
+        make -s -C "$SRC/guest" O="$T/$d" ARCHES=$1 "$T/$d/$1/initramfs.cpio" >"$T/$d.log" 2>&1 ||
+            fail "initramfs: make into $T/$d: $(tail -n 3 "$T/$d.log")"
+    done
+    check "initramfs: built twice, the same bytes" cmp -s "$T/g1/$1/initramfs.cpio" "$T/g2/$1/initramfs.cpio"
+    check "initramfs: the same bytes as the build's" cmp -s "$T/g1/$1/initramfs.cpio" "$CPIO"
+    check "initramfs: a whole number of 512-byte blocks" [ $(($(wc -c <"$CPIO") % 512)) = 0 ]
+    check "initramfs: /init is the init" sh -c "grep -q 'pmusim-init: %s begin' '$CPIO'"
+}
+
 # check_scenario_traces OUT: the Linux userspace scenario's tracefs and ftrace lines in the init's
 # output OUT (docs/guest-abi.md, "Linux userspace scenario"): the same on every architecture
 check_scenario_traces() {

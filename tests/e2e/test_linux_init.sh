@@ -23,15 +23,7 @@ MAX_INSNS=${PMUSIM_LINUX_MAX_INSNS:-20000000000}
 STEPS="tracefs ftrace perf kallsyms dmesg"
 
 # ---- the initramfs: reproducible from any build directory
-[ -f "$CPIO" ] || { echo "SKIP: $CPIO not built (guest/Makefile, LINUX_ARCHES)"; exit 77; }
-for d in g1 g2; do
-    make -s -C "$SRC/guest" O="$T/$d" ARCHES=arm64 "$T/$d/arm64/initramfs.cpio" >"$T/$d.log" 2>&1 ||
-        fail "initramfs: make into $T/$d: $(tail -n 3 "$T/$d.log")"
-done
-check "initramfs: built twice, the same bytes" cmp -s "$T/g1/arm64/initramfs.cpio" "$T/g2/arm64/initramfs.cpio"
-check "initramfs: the same bytes as the build's" cmp -s "$T/g1/arm64/initramfs.cpio" "$CPIO"
-check "initramfs: a whole number of 512-byte blocks" [ $(($(wc -c <"$CPIO") % 512)) = 0 ]
-check "initramfs: /init is the init" sh -c "grep -q 'pmusim-init: %s begin' '$CPIO'"
+check_initramfs arm64
 
 # ---- the boot
 [ -f "$IMAGE" ] || { echo "SKIP: no arm64 kernel at $IMAGE (PMUSIM_LINUX_ARM64_IMAGE)"; finish_skip=1; }

@@ -32,15 +32,7 @@ STEPS="tracefs ftrace perf kallsyms dmesg"
 QEMU=${QEMU_X86_64:-qemu-system-x86_64}
 
 # ---- the initramfs: reproducible from any build directory
-[ -f "$CPIO" ] || { echo "SKIP: $CPIO not built (guest/Makefile, LINUX_ARCHES)"; exit 77; }
-for d in g1 g2; do
-    make -s -C "$SRC/guest" O="$T/$d" ARCHES=x86_64 "$T/$d/x86_64/initramfs.cpio" >"$T/$d.log" 2>&1 ||
-        fail "initramfs: make into $T/$d: $(tail -n 3 "$T/$d.log")"
-done
-check "initramfs: built twice, the same bytes" cmp -s "$T/g1/x86_64/initramfs.cpio" "$T/g2/x86_64/initramfs.cpio"
-check "initramfs: the same bytes as the build's" cmp -s "$T/g1/x86_64/initramfs.cpio" "$CPIO"
-check "initramfs: a whole number of 512-byte blocks" [ $(($(wc -c <"$CPIO") % 512)) = 0 ]
-check "initramfs: /init is the init" sh -c "grep -q 'pmusim-init: %s begin' '$CPIO'"
+check_initramfs x86_64
 check "init: a static x86-64 executable" sh -c "file '$INIT' | grep -q 'ELF 64-bit LSB executable, x86-64.*statically linked'"
 
 # ---- the measured loop's instruction count, from its disassembly
