@@ -1,8 +1,9 @@
 /* lib.h — the init's freestanding runtime: system calls, strings, formatted output, files.
  *
  * No libc: the init is built -static -nostdlib -ffreestanding, so everything it uses is here
- * (lib.c), in ../common/string.c or in arch/<arch>/ (sys.h: the system-call instruction and numbers; start.S: _start
- * and the measured loop).  Output goes to file descriptor 1, Linux's /dev/console
+ * (lib.c), in ../common/string.c or in arch/<arch>/ (sys.h: the system-call instruction and numbers, the
+ * measured loop's instruction count, the kernel log lines of the dmesg step; start.S: _start and
+ * the measured loop).  Output goes to file descriptor 1, Linux's /dev/console
  * (init/main.c, console_on_rootfs), a line at a time.
  */
 #ifndef INIT_LIB_H
@@ -24,6 +25,7 @@
 #define AT_FDCWD    (-100)
 #define SEEK_END    2
 #define SIGCHLD     17
+#define ENOENT      2
 #define EAGAIN      11
 #define EINTR       4
 #define EPIPE       32

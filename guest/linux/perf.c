@@ -18,7 +18,7 @@
 #define PERF_SELF 0                     /* pid 0: this process */
 #define PERF_ANY_CPU (-1)
 #define PERF_NO_GROUP (-1)
-#define PAGE_SIZE 4096                  /* Debian's arm64 kernel: 4 KiB pages */
+#define PAGE_SIZE 4096                  /* Debian's arm64 and amd64 kernels: 4 KiB pages */
 #define RING_DATA_PAGES 8
 #define RING_DATA_HEAD 1024             /* struct perf_event_mmap_page's data_head */
 
@@ -63,8 +63,10 @@ long perf_count(PerfCount *c, unsigned long iters)
     memset(c, 0, sizeof *c);
     c->expected = (uint64_t)iters * LOOP_INSNS_PER_ITER + LOOP_FIXED_INSNS;
     long lead = open_counter(PERF_COUNT_HW_INSTRUCTIONS, 0, PERF_NO_GROUP), r;
-    if (lead < 0)
+    if (lead < 0) {
+        c->no_pmu = lead == -ENOENT;
         return c->what = "perf_event_open instructions", lead;
+    }
     long cyc = open_counter(PERF_COUNT_HW_CPU_CYCLES, 0, (int)lead);
     if (cyc < 0) {
         sys_close((int)lead);

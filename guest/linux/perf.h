@@ -23,6 +23,7 @@
 typedef struct PerfCount {
     uint64_t expected, insns, cycles;
     const char *what;                   /* what failed */
+    int no_pmu;                         /* the kernel has no PMU for hardware events (ENOENT) */
 } PerfCount;
 
 typedef struct PerfSamples {
@@ -32,7 +33,9 @@ typedef struct PerfSamples {
     const char *what;
 } PerfSamples;
 
-/* 0 or -errno (then c->what says what failed) */
+/* 0 or -errno (then c->what says what failed).  perf_event_open(2) of a hardware event fails
+ * with ENOENT when no PMU driver claims PERF_TYPE_HARDWARE (kernel/events/core.c, perf_init_event:
+ * no PMU takes the type): c->no_pmu says so. */
 long perf_count(PerfCount *c, unsigned long iters);
 long perf_sample(PerfSamples *s, unsigned long iters, unsigned period);
 

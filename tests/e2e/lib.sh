@@ -111,6 +111,41 @@ open(sys.argv[2], "wb").write(out + entry("TRAILER!!!", 0))
 PY
 }
 
+# check_initramfs ARCH: the Linux scenario's initramfs of ARCH, $CPIO (GUESTS/ARCH/initramfs.cpio),
+# is reproducible: built twice in other directories, the same bytes as the build's; SKIP (77) when
+# the build has none
+check_initramfs() {
+    [ -f "$CPIO" ] || { echo "SKIP: $CPIO not built (guest/Makefile, LINUX_ARCHES)"; exit 77; }
+    for d in g1 g2; do
+        make -s -C "$SRC/guest" O="$T/$d" ARCHES=$1 "$T/$d/$1/initramfs.cpio" >"$T/$d.log" 2>&1 ||
+            fail "initramfs: make into $T/$d: $(tail -n 3 "$T/$d.log")"
+    done
+    check "initramfs: built twice, the same bytes" cmp -s "$T/g1/$1/initramfs.cpio" "$T/g2/$1/initramfs.cpio"
+    check "initramfs: the same bytes as the build's" cmp -s "$T/g1/$1/initramfs.cpio" "$CPIO"
+    check "initramfs: a whole number of 512-byte blocks" [ $(($(wc -c <"$CPIO") % 512)) = 0 ]
+    check "initramfs: /init is the init" sh -c "grep -q 'pmusim-init: %s begin' '$CPIO'"
+}
+
+# check_scenario_traces OUT: the Linux userspace scenario's tracefs and ftrace lines in the init's
+# output OUT (docs/guest-abi.md, "Linux userspace scenario"): the same on every architecture
+check_scenario_traces() {
+    # tracefs: the format file and the events of the workload
+    check "tracefs: sched_switch's format has prev_pid" grep -q "^pmusim-init: tracefs: format: .*field:pid_t prev_pid;" "$1"
+    for ev in sched_switch sched_process_fork sched_process_exit; do
+        check "tracefs: $ev recorded" grep -q "^pmusim-init: tracefs: events: $ev [1-9]" "$1"
+    done
+    check "tracefs: trace lines printed" grep -q "^pmusim-init: tracefs: trace: .* sched_[a-z_]*: " "$1"
+    check "tracefs: the workload ran" grep -q "^pmusim-init: tracefs: workload: 2 children, 512 bytes through pipes, exit codes sum 1\$" "$1"
+
+    # ftrace: each filtered function traced by name, and vfs_read's graph
+    for f in schedule do_sys_openat2 vfs_read; do
+        check "ftrace: $f traced" grep -q "^pmusim-init: ftrace: function: $f [1-9]" "$1"
+    done
+    check "ftrace: the function tracer's lines name a filtered function" \
+        grep -Eq "^pmusim-init: ftrace: function: .*: (schedule|do_sys_openat2|vfs_read) <-" "$1"
+    check "ftrace: function_graph shows vfs_read() {" grep -q "^pmusim-init: ftrace: function_graph: vfs_read [1-9]" "$1"
+}
+
 finish() {
     echo "$(basename "$0"): $CHECKS checks passed, $FAILS failed"
     [ "$FAILS" -eq 0 ]

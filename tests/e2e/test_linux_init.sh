@@ -23,15 +23,7 @@ MAX_INSNS=${PMUSIM_LINUX_MAX_INSNS:-20000000000}
 STEPS="tracefs ftrace perf kallsyms dmesg"
 
 # ---- the initramfs: reproducible from any build directory
-[ -f "$CPIO" ] || { echo "SKIP: $CPIO not built (guest/Makefile, LINUX_ARCHES)"; exit 77; }
-for d in g1 g2; do
-    make -s -C "$SRC/guest" O="$T/$d" ARCHES=arm64 "$T/$d/arm64/initramfs.cpio" >"$T/$d.log" 2>&1 ||
-        fail "initramfs: make into $T/$d: $(tail -n 3 "$T/$d.log")"
-done
-check "initramfs: built twice, the same bytes" cmp -s "$T/g1/arm64/initramfs.cpio" "$T/g2/arm64/initramfs.cpio"
-check "initramfs: the same bytes as the build's" cmp -s "$T/g1/arm64/initramfs.cpio" "$CPIO"
-check "initramfs: a whole number of 512-byte blocks" [ $(($(wc -c <"$CPIO") % 512)) = 0 ]
-check "initramfs: /init is the init" sh -c "grep -q 'pmusim-init: %s begin' '$CPIO'"
+check_initramfs arm64
 
 # ---- the boot
 [ -f "$IMAGE" ] || { echo "SKIP: no arm64 kernel at $IMAGE (PMUSIM_LINUX_ARM64_IMAGE)"; finish_skip=1; }
@@ -57,21 +49,7 @@ done
 check "no step failed" sh -c "! grep -q '^pmusim-init: .*FAIL' '$out'"
 check "done: 6 ok, 0 failed" grep -q "^pmusim-init: done: 6 ok, 0 failed\$" "$out"
 
-# tracefs: the format file and the events of the workload
-check "tracefs: sched_switch's format has prev_pid" grep -q "^pmusim-init: tracefs: format: .*field:pid_t prev_pid;" "$out"
-for ev in sched_switch sched_process_fork sched_process_exit; do
-    check "tracefs: $ev recorded" grep -q "^pmusim-init: tracefs: events: $ev [1-9]" "$out"
-done
-check "tracefs: trace lines printed" grep -q "^pmusim-init: tracefs: trace: .* sched_[a-z_]*: " "$out"
-check "tracefs: the workload ran" grep -q "^pmusim-init: tracefs: workload: 2 children, 512 bytes through pipes, exit codes sum 1\$" "$out"
-
-# ftrace: each filtered function traced by name, and vfs_read's graph
-for f in schedule do_sys_openat2 vfs_read; do
-    check "ftrace: $f traced" grep -q "^pmusim-init: ftrace: function: $f [1-9]" "$out"
-done
-check "ftrace: the function tracer's lines name a filtered function" \
-    grep -Eq "^pmusim-init: ftrace: function: .*: (schedule|do_sys_openat2|vfs_read) <-" "$out"
-check "ftrace: function_graph shows vfs_read() {" grep -q "^pmusim-init: ftrace: function_graph: vfs_read [1-9]" "$out"
+check_scenario_traces "$out"
 
 # perf: the exact user instruction count of the known loop, and samples
 line=$(grep "^pmusim-init: perf: loop of" "$out")

@@ -56,4 +56,9 @@ static inline long sys6(long nr, long a, long b, long c, long d, long e, long f)
 #define LOOP_INSNS_PER_ITER 2
 #define LOOP_FIXED_INSNS (4 + 1)
 
+/* What the dmesg step looks for in the kernel's log (drivers/perf/arm_pmu.c "hw perfevents: ...",
+ * the GIC's, arch timer's and PL011's probe lines).  The step passes when the PMU line is there. */
+#define ARCH_DMESG_KEYS "hw perfevents", "GIC", "arch_timer", "ttyAMA", "pl011"
+#define ARCH_DMESG_PMU "hw perfevents"
+
 #endif
